@@ -1,0 +1,119 @@
+/**
+ * The agent flavor registry (spec section 8): the one place that knows anything about a flavor.
+ * Behaviour reads these declarations; no code branches on a flavor's id.
+ */
+
+/** The hub events an agent hook can be mapped to. */
+export type HookAction =
+  | 'session-start'
+  | 'prompt-submit'
+  | 'tool-use'
+  | 'turn-stop'
+  | 'session-end'
+  | 'session-finalize';
+
+/** Where a flavor's hook payload keeps each field the bridge needs (dot paths allowed). */
+export interface HookFields {
+  sessionId: string;
+  event: string;
+  cwd: string;
+  source: string;
+  reason: string;
+  prompt: string;
+  toolName: string;
+  toolInput: string;
+  toolResponse: string;
+  toolUseId: string;
+  response: string;
+}
+
+export interface FlavorDeclaration {
+  id: string;
+  displayName: string;
+  /** The metadata key that holds this agent's resume token; protected by the merge rules. */
+  resumeTokenKey: string;
+  /** Keys that live and die with the token (carried only while the token is carried). */
+  pairedKeys: readonly string[];
+  /** True when the agent fires its session-end hook after every turn, not once at exit. */
+  sessionEndIsTurnBoundary: boolean;
+  /** The agent's own hook event names, mapped to hub events. */
+  hooks: Readonly<Record<string, HookAction>>;
+  /** Overrides of the payload field names, where they differ from Claude Code's. */
+  hookFields?: Partial<HookFields>;
+}
+
+/** Claude Code's hook payload fields; other flavors override only what differs. */
+export const DEFAULT_HOOK_FIELDS: HookFields = {
+  sessionId: 'session_id',
+  event: 'hook_event_name',
+  cwd: 'cwd',
+  source: 'source',
+  reason: 'reason',
+  prompt: 'prompt',
+  toolName: 'tool_name',
+  toolInput: 'tool_input',
+  toolResponse: 'tool_response',
+  toolUseId: 'tool_use_id',
+  response: 'last_assistant_message',
+};
+
+const CLAUDE_STYLE_HOOKS = {
+  SessionStart: 'session-start',
+  UserPromptSubmit: 'prompt-submit',
+  PostToolUse: 'tool-use',
+  Stop: 'turn-stop',
+  SessionEnd: 'session-end',
+} as const satisfies Record<string, HookAction>;
+
+const declarations: FlavorDeclaration[] = [
+  { id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  {
+    id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
+    hooks: { sessionStart: 'session-start', beforeSubmitPrompt: 'prompt-submit', afterShellExecution: 'tool-use', afterFileEdit: 'tool-use', afterMCPExecution: 'tool-use', stop: 'turn-stop', sessionEnd: 'session-end' },
+    hookFields: { sessionId: 'conversation_id', toolName: 'tool_name', toolInput: 'tool_input', toolResponse: 'result_json' },
+  },
+  {
+    id: 'gemini', displayName: 'Gemini CLI', resumeTokenKey: 'geminiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
+    hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end' },
+    hookFields: { response: 'prompt_response' },
+  },
+  { id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'copilot', displayName: 'GitHub Copilot CLI', resumeTokenKey: 'copilotSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'pi', displayName: 'Pi', resumeTokenKey: 'piSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'grok', displayName: 'Grok CLI', resumeTokenKey: 'grokSessionId', pairedKeys: [], sessionEndIsTurnBoundary: true, hooks: CLAUDE_STYLE_HOOKS },
+  { id: 'antigravity', displayName: 'Antigravity', resumeTokenKey: 'agySessionId', pairedKeys: [], sessionEndIsTurnBoundary: true, hooks: CLAUDE_STYLE_HOOKS },
+  {
+    id: 'hermes', displayName: 'Hermes Agent', resumeTokenKey: 'hermesSessionId', pairedKeys: [], sessionEndIsTurnBoundary: true,
+    hooks: { on_session_start: 'session-start', pre_llm_call: 'prompt-submit', post_tool_call: 'tool-use', on_session_end: 'session-end', on_session_finalize: 'session-finalize' },
+    hookFields: { event: 'event', toolName: 'tool_name', toolInput: 'args', toolResponse: 'result', prompt: 'user_message', response: 'response' },
+  },
+];
+
+export const FLAVORS: ReadonlyMap<string, FlavorDeclaration> = new Map(declarations.map((d) => [d.id, d]));
+
+/** The declaration of a known flavor, or undefined: unknown flavors get no token key and ordinary semantics. */
+export function getFlavor(id: string | null | undefined): FlavorDeclaration | undefined {
+  return id == null ? undefined : FLAVORS.get(id);
+}
+
+export function resumeTokenKeyOf(flavorId: string | null | undefined): string | null {
+  return getFlavor(flavorId)?.resumeTokenKey ?? null;
+}
+
+export function sessionEndIsTurnBoundary(flavorId: string | null | undefined): boolean {
+  return getFlavor(flavorId)?.sessionEndIsTurnBoundary ?? false;
+}
+
+export function hookFieldsOf(flavorId: string): HookFields {
+  return { ...DEFAULT_HOOK_FIELDS, ...getFlavor(flavorId)?.hookFields };
+}
+
+/** Every flavor's resume-token key. */
+export const RESUME_TOKEN_KEYS: readonly string[] = declarations.map((d) => d.resumeTokenKey);
+
+/** Paired key → the token key it belongs to (cursorSessionProtocol → cursorSessionId). */
+export const PAIRED_KEYS: ReadonlyMap<string, string> = new Map(
+  declarations.flatMap((d) => d.pairedKeys.map((k) => [k, d.resumeTokenKey] as const)),
+);

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { ErrorCodeSchema } from './acks.js';
+import {
+  EpochMsSchema,
+  LifecycleSchema,
+  PresenceSchema,
+  SessionSnapshotSchema,
+  TurnSummarySchema,
+  VersionedAgentStateSchema,
+  VersionedMetadataSchema,
+} from './session.js';
+
+/** The fields of a session that changed, with their stored values; null where unchanged. */
+export const UpdateSessionBodySchema = z.object({
+  t: z.literal('update-session'),
+  sid: z.string(),
+  metadata: VersionedMetadataSchema.nullable(),
+  agentState: VersionedAgentStateSchema.nullable(),
+  lifecycle: LifecycleSchema.nullable(),
+  presence: PresenceSchema.nullable(),
+});
+export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
+
+export const SessionCreatedBodySchema = z.object({ t: z.literal('session-created'), sid: z.string(), session: SessionSnapshotSchema });
+export type SessionCreatedBody = z.infer<typeof SessionCreatedBodySchema>;
+
+export const TurnBodySchema = z.object({ t: z.literal('turn'), sid: z.string(), turn: TurnSummarySchema });
+export type TurnBody = z.infer<typeof TurnBodySchema>;
+
+export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema]);
+export type UpdateBody = z.infer<typeof UpdateBodySchema>;
+
+export const UpdateEventSchema = z.object({
+  id: z.string(),
+  seq: z.number().int().positive(),
+  createdAt: EpochMsSchema,
+  body: UpdateBodySchema,
+});
+export type UpdateEvent = z.infer<typeof UpdateEventSchema>;
+
+export const ResyncEventSchema = z.object({ reason: z.literal('gap') });
+export type ResyncEvent = z.infer<typeof ResyncEventSchema>;
+
+/** Sent for a failed event that came without an ack callback. */
+export const ServerErrorEventSchema = z.object({ code: ErrorCodeSchema, message: z.string(), event: z.string() });
+export type ServerErrorEvent = z.infer<typeof ServerErrorEventSchema>;

@@ -1,0 +1,61 @@
+/**
+ * The Socket.IO event maps, typed from the zod schemas. The hub builds
+ * `Server<…ClientToServer, …ServerToClient>`; the SDK uses the same maps swapped.
+ */
+import type { Ack } from './acks.js';
+import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
+import type { SubscribeAck, SubscribePayload, UnsubscribePayload } from './dashboard.js';
+import type {
+  OkAck,
+  PromptSubmitAck,
+  PromptSubmitPayload,
+  ResumeFailedAck,
+  ResumeFailedPayload,
+  SessionAck,
+  SessionAlivePayload,
+  SessionArchivePayload,
+  SessionEndPayload,
+  SessionJoinPayload,
+  SessionStartAck,
+  SessionStartPayload,
+  ToolUseAck,
+  ToolUsePayload,
+  TurnStopAck,
+  TurnStopPayload,
+} from './lifecycle.js';
+import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from './versioned.js';
+
+/** Events a runner sends on `/runner`. Every one takes an ack (optional only for `session-alive`). */
+export interface RunnerClientToServerEvents {
+  'update-metadata': (payload: UpdateMetadataPayload, ack: Ack<UpdateMetadataAck>) => void;
+  'update-state': (payload: UpdateStatePayload, ack: Ack<UpdateStateAck>) => void;
+  'session-start': (payload: SessionStartPayload, ack: Ack<SessionStartAck>) => void;
+  'session-join': (payload: SessionJoinPayload, ack: Ack<SessionAck>) => void;
+  'prompt-submit': (payload: PromptSubmitPayload, ack: Ack<PromptSubmitAck>) => void;
+  'tool-use': (payload: ToolUsePayload, ack: Ack<ToolUseAck>) => void;
+  'turn-stop': (payload: TurnStopPayload, ack: Ack<TurnStopAck>) => void;
+  'session-end': (payload: SessionEndPayload, ack: Ack<SessionAck>) => void;
+  'session-finalize': (payload: SessionEndPayload, ack: Ack<SessionAck>) => void;
+  'session-archive': (payload: SessionArchivePayload, ack: Ack<SessionAck>) => void;
+  'session-alive': (payload: SessionAlivePayload, ack?: Ack<OkAck>) => void;
+  'resume-failed': (payload: ResumeFailedPayload, ack: Ack<ResumeFailedAck>) => void;
+}
+
+/** Events a dashboard sends on `/dashboard` (read only). */
+export interface DashboardClientToServerEvents {
+  subscribe: (payload: SubscribePayload, ack: Ack<SubscribeAck>) => void;
+  unsubscribe: (payload: UnsubscribePayload, ack: Ack<OkAck>) => void;
+}
+
+/** Events the hub sends on both namespaces. */
+export interface ServerToClientEvents {
+  update: (event: UpdateEvent) => void;
+  resync: (event: ResyncEvent) => void;
+  error: (event: ServerErrorEvent) => void;
+}
+
+/** The hub's processes talk to each other through the adapter only. */
+export type InterServerEvents = Record<string, never>;
+
+export type RunnerEventName = keyof RunnerClientToServerEvents;
+export type DashboardEventName = keyof DashboardClientToServerEvents;

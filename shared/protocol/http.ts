@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { JsonValueSchema } from './json.js';
+import {
+  HistoryEntrySchema,
+  LastRunSchema,
+  LifecycleStateSchema,
+  SessionSnapshotSchema,
+  TurnWithActivitySchema,
+} from './session.js';
+
+/** HTTP error body (spec section 11): `{ error: <code>, message }`, plus `reason` on 409s of section 7. */
+export const HttpErrorSchema = z.object({ error: z.string(), message: z.string(), reason: z.string().optional() });
+export type HttpError = z.infer<typeof HttpErrorSchema>;
+
+export const SidParamsSchema = z.object({ sid: z.string().min(1).max(128) });
+
+export const ListSessionsQuerySchema = z.object({
+  state: LifecycleStateSchema.optional(),
+  flavor: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(512).optional(),
+});
+export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>;
+export const ListSessionsResponseSchema = z.object({
+  sessions: z.array(SessionSnapshotSchema),
+  nextCursor: z.string().nullable(),
+});
+export type ListSessionsResponse = z.infer<typeof ListSessionsResponseSchema>;
+
+export const HistoryResponseSchema = z.object({ sid: z.string(), history: z.array(HistoryEntrySchema) });
+export type HistoryResponse = z.infer<typeof HistoryResponseSchema>;
+
+export const TurnsResponseSchema = z.array(TurnWithActivitySchema);
+
+export const ResumePolicySchema = z.enum(['safe', 'force']);
+export type ResumePolicy = z.infer<typeof ResumePolicySchema>;
+export const ResumeRequestSchema = z.object({ policy: ResumePolicySchema.default('safe') }).default({ policy: 'safe' });
+export const ResumeResponseSchema = z.object({
+  sid: z.string(),
+  flavor: z.string(),
+  tokenKey: z.string(),
+  token: JsonValueSchema,
+  path: z.string().nullable(),
+  policy: ResumePolicySchema,
+  lastRun: LastRunSchema.nullable(),
+});
+export type ResumeResponse = z.infer<typeof ResumeResponseSchema>;
+export const ResumeUnavailableReasonSchema = z.enum(['no_token', 'token_rejected', 'token_expired']);
+export type ResumeUnavailableReason = z.infer<typeof ResumeUnavailableReasonSchema>;
+
+export const ArchiveRequestSchema = z.object({ reason: z.string().min(1).max(1024) });
+export const ArchiveResponseSchema = SessionSnapshotSchema;
+
+export const RepairRequestSchema = z.object({ keys: z.array(z.string().min(1).max(128)).max(100).optional() }).default({});
+export const RepairResponseSchema = z.object({ restored: z.record(z.string(), JsonValueSchema), version: z.number().int() });
+export type RepairResponse = z.infer<typeof RepairResponseSchema>;
+
+export const HealthResponseSchema = z.object({ ok: z.literal(true) });

@@ -1,0 +1,12 @@
+export * from './acks.js';
+export * from './auth.js';
+export * from './broadcast.js';
+export * from './dashboard.js';
+export type * from './events.js';
+export * from './http.js';
+export * from './json.js';
+export * from './lifecycle.js';
+export * from './limits.js';
+export * from './session.js';
+export * from './validation.js';
+export * from './versioned.js';

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { okAck } from './acks.js';
+import { JsonObjectSchema, JsonValueSchema } from './json.js';
+import { EpochMsSchema, RunEndStatusSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
+
+const ShortText = z.string().max(1024, 'must be at most 1024 characters');
+const SeqSchema = z.number().int().nonnegative();
+
+export const SessionSourceSchema = z.enum(['startup', 'resume', 'clear', 'compact']);
+export type SessionSource = z.infer<typeof SessionSourceSchema>;
+
+export const SessionStartPayloadSchema = z.object({
+  tag: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+  flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  source: SessionSourceSchema,
+  sid: SidSchema.optional(),
+  metadata: JsonObjectSchema.optional(),
+  parentSid: SidSchema.optional(),
+  pid: z.number().int().nonnegative().optional(),
+});
+export type SessionStartPayload = z.infer<typeof SessionStartPayloadSchema>;
+export const SessionStartAckSchema = okAck({ session: SessionSnapshotSchema, created: z.boolean() });
+export type SessionStartAck = z.infer<typeof SessionStartAckSchema>;
+
+export const SessionJoinPayloadSchema = z.object({ sid: SidSchema, sinceSeq: SeqSchema.optional() });
+export type SessionJoinPayload = z.infer<typeof SessionJoinPayloadSchema>;
+export const SessionAckSchema = okAck({ session: SessionSnapshotSchema });
+export type SessionAck = z.infer<typeof SessionAckSchema>;
+
+export const PromptSubmitPayloadSchema = z.object({
+  sid: SidSchema,
+  prompt: z.string(),
+  promptId: ShortText.optional(),
+});
+export type PromptSubmitPayload = z.infer<typeof PromptSubmitPayloadSchema>;
+export const PromptSubmitAckSchema = okAck({ turnId: z.string() });
+export type PromptSubmitAck = z.infer<typeof PromptSubmitAckSchema>;
+
+export const ToolUsePayloadSchema = z.object({
+  sid: SidSchema,
+  tool: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+  toolUseId: ShortText.optional(),
+  input: JsonValueSchema.optional(),
+  output: JsonValueSchema.optional(),
+  at: EpochMsSchema.optional(),
+});
+export type ToolUsePayload = z.infer<typeof ToolUsePayloadSchema>;
+export const ToolUseAckSchema = okAck({ turnId: z.string(), activityId: z.string() });
+export type ToolUseAck = z.infer<typeof ToolUseAckSchema>;
+
+export const TurnStopPayloadSchema = z.object({
+  sid: SidSchema,
+  response: z.string().optional(),
+  status: z.enum(['completed', 'aborted', 'error']).optional(),
+});
+export type TurnStopPayload = z.infer<typeof TurnStopPayloadSchema>;
+/** `turn` is the turn that was closed, or null when none was open. */
+export const TurnStopAckSchema = okAck({ turn: TurnSummarySchema.nullable() });
+export type TurnStopAck = z.infer<typeof TurnStopAckSchema>;
+
+/** `session-end` and `session-finalize` share one payload. */
+export const SessionEndPayloadSchema = z.object({
+  sid: SidSchema,
+  reason: ShortText.optional(),
+  status: RunEndStatusSchema.optional(),
+});
+export type SessionEndPayload = z.infer<typeof SessionEndPayloadSchema>;
+
+export const SessionArchivePayloadSchema = z.object({
+  sid: SidSchema,
+  reason: ShortText,
+  status: RunEndStatusSchema.optional(),
+});
+export type SessionArchivePayload = z.infer<typeof SessionArchivePayloadSchema>;
+
+export const SessionAlivePayloadSchema = z.object({
+  sid: SidSchema,
+  time: z.number().finite(),
+  thinking: z.boolean().optional(),
+});
+export type SessionAlivePayload = z.infer<typeof SessionAlivePayloadSchema>;
+export const OkAckSchema = okAck({});
+export type OkAck = z.infer<typeof OkAckSchema>;
+
+export const ResumeFailedPayloadSchema = z.object({
+  sid: SidSchema,
+  tokenKey: z.string().min(1).max(128),
+  token: z.string().max(1024),
+  stage: z.enum(['resume', 'first-send']),
+  emitted: z.boolean(),
+  aborted: z.boolean(),
+  error: z.string().max(4096).optional(),
+});
+export type ResumeFailedPayload = z.infer<typeof ResumeFailedPayloadSchema>;
+export const ResumeFailedAckSchema = okAck({
+  action: z.enum(['fresh-start', 'fail']),
+  replay: z.array(TurnSummarySchema).optional(),
+});
+export type ResumeFailedAck = z.infer<typeof ResumeFailedAckSchema>;

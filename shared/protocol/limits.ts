@@ -1,0 +1,14 @@
+/** Spec section 12. Sizes are UTF-8 bytes of the JSON text. */
+export const LIMITS = {
+  /** A metadata or agentState document, a merge patch, or session-start metadata. */
+  maxDocumentBytes: 64 * 1024,
+  /** Longer prompts are stored cut at a character boundary and flagged, never rejected. */
+  maxPromptBytes: 256 * 1024,
+  /** Longer tool inputs or outputs are stored cut and flagged, never rejected. */
+  maxToolFieldBytes: 64 * 1024,
+  /** The transport accepts frames at least this large, so oversized documents reach validation. */
+  maxFrameBytes: 2 * 1024 * 1024,
+  /** Deepest nesting accepted in a JSON document. */
+  maxJsonDepth: 64,
+  maxStringField: 1024,
+} as const;
