@@ -1,0 +1,64 @@
+// @ts-check
+/** The HTTP API (spec section 11) with the bearer token; errors carry the hub's message. */
+
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * @param {string} token
+ */
+export function createApi(token) {
+  /**
+   * @param {'GET' | 'POST'} method
+   * @param {string} path
+   * @param {unknown} [body]
+   * @returns {Promise<any>}
+   */
+  async function call(method, path, body) {
+    /** @type {Record<string, string>} */
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      throw new ApiError(0, 'network', `The hub did not answer (${err instanceof Error ? err.message : String(err)})`);
+    }
+    const data = await res.json().catch(() => null);
+    if (res.ok) return data;
+    const code = typeof data?.error === 'string' ? data.error : `http_${res.status}`;
+    const reason = typeof data?.reason === 'string' ? ` (${data.reason})` : '';
+    const message = typeof data?.message === 'string' && data.message ? data.message : `${code}${reason}`;
+    throw new ApiError(res.status, code, message);
+  }
+
+  const sid = (/** @type {string} */ s) => `/api/sessions/${encodeURIComponent(s)}`;
+  return {
+    /** @returns {Promise<{ role: 'runner' | 'dashboard' | 'admin', namespace: string }>} */
+    whoami: () => call('GET', '/api/whoami'),
+    /** @param {string} s */
+    session: (s) => call('GET', sid(s)),
+    /** @param {string} s */
+    history: (s) => call('GET', `${sid(s)}/history`),
+    /** @param {string} s */
+    turns: (s) => call('GET', `${sid(s)}/turns`),
+    /** @param {string} s @param {'safe' | 'force'} policy */
+    resume: (s, policy) => call('POST', `${sid(s)}/resume`, { policy }),
+    /** @param {string} s @param {string} reason */
+    archive: (s, reason) => call('POST', `${sid(s)}/archive`, { reason }),
+    /** @param {string} s */
+    repair: (s) => call('POST', `${sid(s)}/repair`, {}),
+  };
+}
+
+/** @typedef {ReturnType<typeof createApi>} Api */
