@@ -1,0 +1,65 @@
+import { parseArgs } from 'node:util';
+import { ENV_VARS, loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { startHub } from '../main.js';
+
+export const START_HELP = `session-hub start [options]
+
+Starts the hub. Every option also reads from its environment variable; flags win.
+
+Options:
+  --host <addr>        address to listen on            (${ENV_VARS.host}, default 127.0.0.1)
+  --port <n>           port; 0 picks a free one        (${ENV_VARS.port}, default 3737)
+  --data <dir>         data directory (<dir>/hub.db)   (${ENV_VARS.dataDir}, default ./data)
+  --log-level <level>  fatal|error|warn|info|debug     (LOG_LEVEL, default info)
+  -h, --help           show this help
+
+Tokens come from ${ENV_VARS.tokens} (role:namespace:token, comma-separated). Without it the hub
+creates a runner, a dashboard and an admin token for namespace "default" on first start and prints
+them once; only their hashes are stored.
+
+Timings: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
+${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
+${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs} (see README).`;
+
+export async function startCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      data: { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${START_HELP}\n`);
+    return;
+  }
+  const config = loadConfig(process.env, { host: values.host, port: values.port, dataDir: values.data, logLevel: values['log-level'] });
+  const log = createLogger(config.logLevel);
+  const hub = await startHub(config, { log });
+  if (hub.generatedTokens.length > 0) {
+    const lines = hub.generatedTokens.map((t) => `  ${t.role.padEnd(9)} ${t.namespace}  ${t.token}`);
+    process.stdout.write(
+      `\nFirst start: created these tokens. They are shown only now (the hub keeps only their hashes):\n${lines.join('\n')}\n` +
+        `Open ${hub.url}/ and sign in with the dashboard or admin token.\n\n`,
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'signal received');
+    hub.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Spec section 13: every setting, its environment variable and its default. */
+const ConfigSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(3737),
+  dataDir: z.string().min(1).default('./data'),
+  tokens: z.string().optional(),
+  sweepMs: z.coerce.number().int().positive().default(60_000),
+  aliveTimeoutMs: z.coerce.number().int().positive().default(30_000),
+  runGraceMs: z.coerce.number().int().nonnegative().default(120_000),
+  turnTimeoutMs: z.coerce.number().int().positive().default(300_000),
+  idleMs: z.coerce.number().int().positive().default(3_600_000),
+  tokenTtlMs: z.coerce.number().int().positive().default(2_592_000_000),
+  eventKeep: z.coerce.number().int().nonnegative().default(100_000),
+  eventKeepMs: z.coerce.number().int().nonnegative().default(86_400_000),
+  rateLimitPerSecond: z.coerce.number().positive().default(200),
+  rateLimitBurst: z.coerce.number().positive().default(400),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
+
+/** Environment variable for each setting; the CLI's flags use the same names in kebab-case. */
+export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
+  host: 'SESSION_HUB_HOST',
+  port: 'SESSION_HUB_PORT',
+  dataDir: 'SESSION_HUB_DATA',
+  tokens: 'SESSION_HUB_TOKENS',
+  sweepMs: 'SESSION_HUB_SWEEP_MS',
+  aliveTimeoutMs: 'SESSION_HUB_ALIVE_TIMEOUT_MS',
+  runGraceMs: 'SESSION_HUB_RUN_GRACE_MS',
+  turnTimeoutMs: 'SESSION_HUB_TURN_TIMEOUT_MS',
+  idleMs: 'SESSION_HUB_IDLE_MS',
+  tokenTtlMs: 'SESSION_HUB_TOKEN_TTL_MS',
+  eventKeep: 'SESSION_HUB_EVENT_KEEP',
+  eventKeepMs: 'SESSION_HUB_EVENT_KEEP_MS',
+  rateLimitPerSecond: 'SESSION_HUB_RATE_LIMIT',
+  rateLimitBurst: 'SESSION_HUB_RATE_BURST',
+  logLevel: 'LOG_LEVEL',
+};
+
+/** Reads the configuration from the environment, overridden by explicit values (flags, tests). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof typeof ENV_VARS, unknown>> = {}): HubConfig {
+  const raw: Record<string, unknown> = {};
+  for (const [key, variable] of Object.entries(ENV_VARS)) {
+    const value = overrides[key as keyof typeof ENV_VARS] ?? env[variable];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0]) as keyof typeof ENV_VARS;
+    throw new Error(`invalid configuration: ${ENV_VARS[key] ?? key}: ${issue.message}`);
+  }
+  return { ...parsed.data, databaseFile: resolve(parsed.data.dataDir, 'hub.db') };
+}

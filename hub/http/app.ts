@@ -1,0 +1,40 @@
+import type { Server as HttpServer } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import type { Logger } from '../log.js';
+import type { HubDeps } from '../services/deps.js';
+import type { TokenRegistry } from '../services/tokens.js';
+import { dashboardPagePlugin } from './dashboard-page.js';
+import { httpErrorHandler } from './errors.js';
+import { healthRoutes } from './health.js';
+import { sessionRoutes } from './sessions.js';
+import { whoamiRoutes } from './whoami.js';
+
+/**
+ * Fastify on a server we own, so Socket.IO can attach to the same server after Fastify's request
+ * listener is in place (engine.io then answers /socket.io before Fastify sees it).
+ */
+export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit: LIMITS.maxFrameBytes,
+    serverFactory: (handler) => {
+      server.on('request', handler);
+      return server;
+    },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(httpErrorHandler);
+  return app as unknown as FastifyInstance;
+}
+
+/** Health, the session API, whoami and the dashboard page. */
+export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry }): void {
+  // health checks and static files would drown the log; the API's requests are logged
+  app.register(healthRoutes, { logLevel: 'warn' });
+  app.register(whoamiRoutes, { tokens: input.tokens });
+  app.register(sessionRoutes, { deps: input.deps, tokens: input.tokens });
+  app.register(dashboardPagePlugin, { logLevel: 'warn' });
+}

@@ -1,0 +1,32 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { HubError } from '../../shared/errors.js';
+import { ResumeRefused } from '../services/resume.js';
+
+export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, string> = {}) {
+  return reply.code(status).send({ error, message, ...extra });
+}
+
+/**
+ * Maps every failure to the spec's `{ error, message }` body by its class or code, never by its
+ * message: validation → 400 invalid_payload naming the field, HubError by its code (not_found is
+ * `session_not_found` over HTTP), ResumeRefused → 409 with its reason, anything else → 500.
+ */
+export function httpErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issue = error.validation[0];
+    const field = issue?.instancePath ? issue.instancePath.replace(/^\//, '').replaceAll('/', '.') : error.validationContext;
+    return sendError(reply, 400, 'invalid_payload', `${error.validationContext ?? 'request'} ${field}: ${issue?.message ?? 'invalid'}`);
+  }
+  if (error instanceof ResumeRefused) return sendError(reply, 409, error.error, error.message, { reason: error.reason });
+  if (error instanceof HubError) {
+    request.log.info({ code: error.code, reason: error.message }, 'request rejected');
+    return sendError(reply, error.status, error.code === 'not_found' ? 'session_not_found' : error.code, error.message);
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    const code = error.statusCode === 413 ? 'payload_too_large' : error.statusCode === 429 ? 'rate_limited' : 'invalid_payload';
+    return sendError(reply, error.statusCode, code, error.message);
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendError(reply, 500, 'internal', 'internal error; nothing was written');
+}

@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { hubError } from '../../shared/errors.js';
+import {
+  ArchiveRequestSchema,
+  ArchiveResponseSchema,
+  HistoryResponseSchema,
+  ListSessionsQuerySchema,
+  ListSessionsResponseSchema,
+  RepairRequestSchema,
+  RepairResponseSchema,
+  ResumeRequestSchema,
+  ResumeResponseSchema,
+  SidParamsSchema,
+  TurnsResponseSchema,
+} from '../../shared/protocol/http.js';
+import { SessionSnapshotSchema } from '../../shared/protocol/session.js';
+import { archive } from '../lifecycle/session-events.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { repairSession } from '../services/repair.js';
+import { resumeSession } from '../services/resume.js';
+import { toSnapshot } from '../services/snapshots.js';
+import type { TokenRegistry } from '../services/tokens.js';
+import { listHistory } from '../store/history.js';
+import { getSession, listSessionsPage } from '../store/sessions.js';
+import { listActivities, listTurns } from '../store/turns.js';
+import { identityOf, requireToken } from './auth.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { FastifyRequest } from 'fastify';
+
+/** HTTP actions are a person's: attributed to `user`. */
+function userActor(request: FastifyRequest): Actor {
+  const { namespace, role } = identityOf(request);
+  return { namespace, role, by: 'user' };
+}
+
+/** The session API (spec section 11). */
+export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: TokenRegistry }> = async (app, { deps, tokens }) => {
+  const anyToken = requireToken(tokens);
+  const runnerOrAdmin = requireToken(tokens, ['runner', 'admin']);
+  const adminOnly = requireToken(tokens, ['admin']);
+
+  const sessionOr404 = (request: FastifyRequest, sid: string) => {
+    const session = getSession(deps.db, { namespace: identityOf(request).namespace, sid });
+    if (!session) throw hubError.notFound(sid);
+    return session;
+  };
+
+  app.get(
+    '/api/sessions',
+    { preHandler: anyToken, schema: { querystring: ListSessionsQuerySchema, response: { 200: ListSessionsResponseSchema } } },
+    async (request) => {
+      const { state, flavor, limit, cursor } = request.query;
+      const rows = listSessionsPage(deps.db, {
+        namespace: identityOf(request).namespace,
+        state,
+        flavor,
+        limit: limit + 1,
+        after: cursor === undefined ? undefined : decodeCursor(cursor),
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        sessions: page.map((session) => toSnapshot(deps, session)),
+        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/api/sessions/:sid',
+    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: SessionSnapshotSchema } } },
+    async (request) => toSnapshot(deps, sessionOr404(request, request.params.sid)),
+  );
+
+  app.get(
+    '/api/sessions/:sid/history',
+    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
+    async (request) => {
+      const session = sessionOr404(request, request.params.sid);
+      return { sid: session.sid, history: listHistory(deps.db, session.sid) };
+    },
+  );
+
+  app.get(
+    '/api/sessions/:sid/turns',
+    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: TurnsResponseSchema } } },
+    async (request) => {
+      const session = sessionOr404(request, request.params.sid);
+      return listTurns(deps.db, session.sid).map((turn) => ({ ...turn, activities: listActivities(deps.db, turn.turnId) }));
+    },
+  );
+
+  app.post(
+    '/api/sessions/:sid/resume',
+    { preHandler: runnerOrAdmin, schema: { params: SidParamsSchema, body: ResumeRequestSchema, response: { 200: ResumeResponseSchema } } },
+    async (request) => resumeSession(deps, userActor(request), request.params.sid, request.body.policy),
+  );
+
+  app.post(
+    '/api/sessions/:sid/archive',
+    { preHandler: runnerOrAdmin, schema: { params: SidParamsSchema, body: ArchiveRequestSchema, response: { 200: ArchiveResponseSchema } } },
+    async (request) => archive(deps, userActor(request), { sid: request.params.sid, reason: request.body.reason }, 'cancelled'),
+  );
+
+  app.post(
+    '/api/sessions/:sid/repair',
+    { preHandler: adminOnly, schema: { params: SidParamsSchema, body: RepairRequestSchema, response: { 200: RepairResponseSchema } } },
+    async (request) => repairSession(deps, userActor(request), request.params.sid, request.body.keys),
+  );
+};

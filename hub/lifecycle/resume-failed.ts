@@ -1,0 +1,31 @@
+import { hubError } from '../../shared/errors.js';
+import type { ResumeFailedAck, ResumeFailedPayload } from '../../shared/protocol/lifecycle.js';
+import { runWrite } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { markResumeTokenRejected } from '../store/resume-tokens.js';
+import { claimResumeRetry } from '../store/runs.js';
+import { getSession } from '../store/sessions.js';
+import { listTurns } from '../store/turns.js';
+
+/**
+ * `resume-failed` (spec section 7): an agent the vendor already expired fails its first turn. One
+ * fresh start per run — never after output was emitted, never after an abort — with the turns to
+ * replay; the token is marked rejected (never deleted) so it is not handed out again.
+ */
+export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedPayload): Extract<ResumeFailedAck, { ok: true }> {
+  return runWrite(
+    deps,
+    (changes) => {
+      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
+      if (!session) throw hubError.notFound(payload.sid);
+      const run = session.lastRun;
+      const retryAllowed = !payload.emitted && !payload.aborted && run?.status === 'running';
+      if (!retryAllowed || !claimResumeRetry(deps.db, run.runId)) return { ok: true as const, action: 'fail' as const };
+      markResumeTokenRejected(deps.db, { sid: session.sid, key: payload.tokenKey, value: payload.token });
+      changes.changed(session.sid, 'lifecycle');
+      const replay = listTurns(deps.db, session.sid).filter((turn) => turn.kind === 'prompt');
+      return { ok: true as const, action: 'fresh-start' as const, replay };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}

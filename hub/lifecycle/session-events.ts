@@ -1,0 +1,136 @@
+import { sessionEndIsTurnBoundary } from '../../shared/flavors.js';
+import { hubError } from '../../shared/errors.js';
+import type { SessionAlivePayload, SessionArchivePayload, SessionEndPayload, SessionJoinPayload } from '../../shared/protocol/lifecycle.js';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import { runWrite } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { toSnapshot } from '../services/snapshots.js';
+import { setRunDisconnected } from '../store/runs.js';
+import { getSession, getSessionAnyNamespace, updatePresence, type StoredSession } from '../store/sessions.js';
+import type { RunnerBindings } from './bindings.js';
+import { runStatusFromReason } from './run-status.js';
+import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle } from './transitions.js';
+
+/** A heartbeat older than this is ignored (spec section 6). */
+const STALE_HEARTBEAT_MS = 10 * 60_000;
+
+function sessionOf(deps: HubDeps, actor: Actor, sid: string): StoredSession {
+  const session = getSession(deps.db, { namespace: actor.namespace, sid });
+  if (!session) throw hubError.notFound(sid);
+  return session;
+}
+
+function snapshotOf(deps: HubDeps, actor: Actor, sid: string): SessionSnapshot {
+  return toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid })!);
+}
+
+/** `session-join`: a reconnected runner rebinds to its session and, within the grace, to its live run. */
+export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionJoinPayload): SessionSnapshot {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      if (actor.socketId !== undefined) bindings.bind(actor.socketId, session.sid);
+      if (session.lastRun?.status === 'running') setRunDisconnected(deps.db, { runId: session.lastRun.runId, at: null });
+      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: session.presence.active ? session.presence.activeAt : now, aliveAt: now, thinking: session.presence.thinking });
+      if (!session.presence.active) changes.changed(session.sid, 'presence');
+      return snapshotOf(deps, actor, session.sid);
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** Ends the run and the lifecycle, leaving an archived session archived. */
+function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      const reason = payload.reason ?? null;
+      endLiveRun(deps.db, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
+      if (session.lifecycle.state !== 'ended' && session.lifecycle.state !== 'archived') {
+        setLifecycle(deps.db, changes, session, { state: 'ended', reason, by: actor.by, now });
+      }
+      noteActivity(deps.db, changes, session, now);
+      return snapshotOf(deps, actor, session.sid);
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/**
+ * `session-end`: for a flavor that fires it after every turn it is only a turn boundary (the run and
+ * its restore record stay); for every other flavor it ends the run and the lifecycle.
+ */
+export function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
+  const probe = sessionOf(deps, actor, payload.sid);
+  if (!sessionEndIsTurnBoundary(probe.flavor)) return endRunAndLifecycle(deps, actor, payload);
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      closeOpenTurn(deps.db, changes, session, { status: 'completed', response: null, now });
+      noteActivity(deps.db, changes, session, now);
+      return snapshotOf(deps, actor, session.sid);
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** `session-finalize`: the true end for every flavor; also releases the runner's binding. */
+export function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
+  const snapshot = endRunAndLifecycle(deps, actor, payload);
+  if (actor.socketId !== undefined) bindings.unbind(actor.socketId, payload.sid);
+  return snapshot;
+}
+
+/** `session-archive` (runner) and the HTTP archive (user): lifecycle archived; a live run ends. */
+export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayload, defaultStatus?: 'cancelled'): SessionSnapshot {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      const status = payload.status ?? defaultStatus ?? runStatusFromReason(payload.reason);
+      archiveSession(deps.db, changes, session, { reason: payload.reason, by: actor.by, status, now });
+      noteActivity(deps.db, changes, session, now);
+      return snapshotOf(deps, actor, session.sid);
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** `session-alive`: presence heartbeat. Broadcast only when active or thinking changes. */
+export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayload): void {
+  runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      if (payload.time < now - STALE_HEARTBEAT_MS) return;
+      const aliveAt = Math.min(Math.trunc(payload.time), now);
+      const thinking = payload.thinking ?? session.presence.thinking;
+      const wasActive = session.presence.active;
+      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: wasActive ? session.presence.activeAt : now, aliveAt, thinking });
+      if (!wasActive || thinking !== session.presence.thinking) changes.changed(session.sid, 'presence');
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/**
+ * The last runner socket on these sessions went away: inactive at once, and the live run's grace
+ * starts. Hub-originated, so every remaining socket in the room hears of it.
+ */
+export function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): void {
+  if (sids.length === 0) return;
+  runWrite(deps, (changes, now) => {
+    for (const sid of sids) {
+      const session = getSessionAnyNamespace(deps.db, sid);
+      if (!session) continue;
+      if (isRunLive(session)) setRunDisconnected(deps.db, { runId: session.lastRun!.runId, at: now });
+      if (session.presence.active || session.presence.thinking) {
+        updatePresence(deps.db, { sid, active: false, activeAt: session.presence.activeAt, aliveAt: session.presence.aliveAt, thinking: false });
+        changes.changed(sid, 'presence');
+      }
+    }
+  });
+}

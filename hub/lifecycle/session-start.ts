@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { hubError } from '../../shared/errors.js';
+import type { SessionStartPayload } from '../../shared/protocol/lifecycle.js';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
+import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
+import { toSnapshot } from '../services/snapshots.js';
+import { insertHistory } from '../store/history.js';
+import { getSession, getSessionByTag, insertSession, updateFlavor, updatePresence, type StoredSession } from '../store/sessions.js';
+import { noteActivity, openRun, setLifecycle } from './transitions.js';
+
+const LINKING_SOURCES = new Set(['clear', 'compact']);
+
+function createSession(deps: HubDeps, changes: ChangeSet, actor: Actor, payload: SessionStartPayload, parentSid: string | null, now: number) {
+  const sid = randomUUID();
+  const { document, cleared, dropped } = mergeWholeDocument({}, payload.metadata ?? {});
+  insertSession(deps.db, { sid, namespace: actor.namespace, tag: payload.tag, flavor: payload.flavor, parentSid, metadata: document, now });
+  insertHistory(deps.db, { sid, version: 1, at: now, by: actor.by, carried: [], cleared, dropped, metadata: document });
+  trackResumeTokenChanges(deps.db, { sid, before: {}, after: document, now });
+  changes.sessionCreated(sid);
+  return getSession(deps.db, { namespace: actor.namespace, sid })!;
+}
+
+/** Marks the parent of a clear/compact superseded by its child, as a hub-owned metadata key. */
+function linkToParent(deps: HubDeps, changes: ChangeSet, parent: StoredSession, childSid: string, now: number): void {
+  if (parent.metadata.hubSupersededBy === childSid) return;
+  const document = { ...parent.metadata, hubSupersededBy: childSid };
+  commitMetadataVersion(deps.db, changes, { session: parent, outcome: { document, carried: [], cleared: [], dropped: [] }, by: 'hub', now });
+}
+
+/**
+ * `session-start`: get-or-create by (namespace, tag), reopen an ended, idle or archived session and
+ * open a new run. A `sid` that names a session of the namespace picks that session; any other sid is
+ * ignored, exactly as if it did not exist. Metadata sent for an existing session is applied as a merge
+ * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
+ */
+export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): { session: SessionSnapshot; created: boolean } {
+  if (payload.metadata) assertDocumentSize(payload.metadata, 'metadata');
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const linking = LINKING_SOURCES.has(payload.source) && payload.parentSid !== undefined;
+      const parent = linking ? getSession(deps.db, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;
+      if (linking && !parent) throw hubError.notFound(payload.parentSid!);
+
+      const existing =
+        (payload.sid !== undefined ? getSession(deps.db, { namespace: actor.namespace, sid: payload.sid }) : undefined) ??
+        getSessionByTag(deps.db, { namespace: actor.namespace, tag: payload.tag });
+      const created = existing === undefined;
+      const session = existing ?? createSession(deps, changes, actor, payload, parent?.sid ?? null, now);
+
+      if (!created) {
+        if (session.flavor !== payload.flavor) updateFlavor(deps.db, { sid: session.sid, flavor: payload.flavor });
+        session.flavor = payload.flavor;
+        if (payload.metadata && Object.keys(payload.metadata).length > 0) {
+          const outcome = applyMetadataPatch(session.metadata, payload.metadata);
+          if (JSON.stringify(outcome.document) !== JSON.stringify(session.metadata)) {
+            commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
+          }
+        }
+        if (session.lifecycle.state !== 'running') setLifecycle(deps.db, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
+        noteActivity(deps.db, changes, session, now);
+      }
+      openRun(deps.db, changes, session, { now, pid: payload.pid ?? null });
+      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: now, aliveAt: now, thinking: false });
+      if (!created && !session.presence.active) changes.changed(session.sid, 'presence');
+      if (parent && parent.sid !== session.sid) linkToParent(deps, changes, parent, session.sid, now);
+
+      return { session: toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid: session.sid })!), created };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * State changes of runs, turns and the lifecycle, each done inside the caller's unit of work. None of
+ * them touches metadata, so no end, archive, crash or sweep can ever remove a resume token.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } from '../../shared/protocol/session.js';
+import type { ChangeSet } from '../services/changes.js';
+import type { Db } from '../store/db.js';
+import { endRun, insertRun } from '../store/runs.js';
+import { touchActivity, updateCurrentTurn, updateLastRun, updateLifecycle, type StoredSession } from '../store/sessions.js';
+import { closeTurn, getTurn } from '../store/turns.js';
+
+export function setLifecycle(
+  db: Db,
+  changes: ChangeSet,
+  session: StoredSession,
+  input: { state: LifecycleState; reason: string | null; by: Writer | null; now: number },
+): void {
+  updateLifecycle(db, { sid: session.sid, state: input.state, since: input.now, reason: input.reason, by: input.by });
+  session.lifecycle = { state: input.state, since: input.now, reason: input.reason, by: input.by };
+  changes.changed(session.sid, 'lifecycle');
+}
+
+/** Lifecycle events and writes are activity; an idle session with a live run wakes up. */
+export function noteActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): void {
+  touchActivity(db, { sid: session.sid, now });
+  session.lastActivityAt = now;
+  if (session.lifecycle.state === 'idle' && session.lastRun?.status === 'running') {
+    setLifecycle(db, changes, session, { state: 'running', reason: null, by: 'runner', now });
+  }
+}
+
+export function isRunLive(session: StoredSession): boolean {
+  return session.lastRun?.status === 'running';
+}
+
+/** Closes the session's open turn, if any; returns it closed. */
+export function closeOpenTurn(
+  db: Db,
+  changes: ChangeSet,
+  session: StoredSession,
+  input: { status: TurnStatus; response: string | null; now: number },
+): TurnSummary | null {
+  if (session.currentTurnId === null) return null;
+  const turnId = session.currentTurnId;
+  const closed = closeTurn(db, { turnId, status: input.status, closedAt: input.now, response: input.response });
+  updateCurrentTurn(db, { sid: session.sid, turnId: null, now: input.now });
+  session.currentTurnId = null;
+  if (!closed) return null;
+  const turn = getTurn(db, turnId)!;
+  changes.turn(turn);
+  return turn;
+}
+
+/** Opens a new run; a run still live (its runner restarted without ending it) ends as interrupted. */
+export function openRun(db: Db, changes: ChangeSet, session: StoredSession, input: { now: number; pid: number | null }): string {
+  if (isRunLive(session)) endLiveRun(db, changes, session, { status: 'interrupted', reason: 'superseded_by_new_run', now: input.now });
+  const runId = randomUUID();
+  insertRun(db, { runId, sid: session.sid, now: input.now, pid: input.pid });
+  updateLastRun(db, { sid: session.sid, runId, status: 'running', endedAt: null, reason: null, now: input.now });
+  session.lastRun = { runId, status: 'running', endedAt: null, reason: null };
+  changes.changed(session.sid, 'lifecycle');
+  return runId;
+}
+
+/**
+ * Ends the live run, if any, closing its open turn (completed when the run succeeded, else aborted).
+ * Returns false when no run was live.
+ */
+export function endLiveRun(
+  db: Db,
+  changes: ChangeSet,
+  session: StoredSession,
+  input: { status: RunEndStatus; reason: string | null; now: number },
+): boolean {
+  closeOpenTurn(db, changes, session, { status: input.status === 'success' ? 'completed' : 'aborted', response: null, now: input.now });
+  const lastRun = session.lastRun;
+  if (lastRun === null || lastRun.status !== 'running') return false;
+  if (!endRun(db, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason })) return false;
+  updateLastRun(db, { sid: session.sid, runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason, now: input.now });
+  session.lastRun = { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason };
+  changes.changed(session.sid, 'lifecycle');
+  return true;
+}
+
+/** Archives the session; a live run ends first (as `status`, cancelled by default). */
+export function archiveSession(
+  db: Db,
+  changes: ChangeSet,
+  session: StoredSession,
+  input: { reason: string; by: Writer; status?: RunEndStatus; now: number },
+): void {
+  endLiveRun(db, changes, session, { status: input.status ?? 'cancelled', reason: input.reason, now: input.now });
+  setLifecycle(db, changes, session, { state: 'archived', reason: input.reason, by: input.by, now: input.now });
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { hubError } from '../../shared/errors.js';
+import type { JsonValue } from '../../shared/protocol/json.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import type { PromptSubmitPayload, ToolUsePayload, TurnStopPayload } from '../../shared/protocol/lifecycle.js';
+import type { TurnSummary } from '../../shared/protocol/session.js';
+import { runWrite } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
+import { getSession, updateCurrentTurn, type StoredSession } from '../store/sessions.js';
+import { findActivityByToolUseId, findTurnByPromptId, getLatestTurn, getTurn, insertActivity, insertTurn } from '../store/turns.js';
+import { closeOpenTurn, noteActivity } from './transitions.js';
+import type { Db } from '../store/db.js';
+import type { ChangeSet } from '../services/changes.js';
+
+/** Tool activity within this long after a turn closed still belongs to it (spec section 6). */
+const LATE_ACTIVITY_WINDOW_MS = 60_000;
+
+function sessionOf(deps: HubDeps, actor: Actor, sid: string): StoredSession {
+  const session = getSession(deps.db, { namespace: actor.namespace, sid });
+  if (!session) throw hubError.notFound(sid);
+  return session;
+}
+
+/** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
+export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): { turnId: string } {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      if (payload.promptId !== undefined) {
+        const existing = findTurnByPromptId(deps.db, { sid: session.sid, promptId: payload.promptId });
+        if (existing) return { turnId: existing.turnId };
+      }
+      closeOpenTurn(deps.db, changes, session, { status: 'superseded', response: null, now });
+      const { text, truncated } = truncateUtf8(payload.prompt, LIMITS.maxPromptBytes);
+      const turnId = randomUUID();
+      insertTurn(deps.db, {
+        turnId,
+        sid: session.sid,
+        kind: 'prompt',
+        prompt: text,
+        promptTruncated: truncated,
+        promptId: payload.promptId ?? null,
+        status: 'open',
+        openedAt: now,
+        closedAt: null,
+      });
+      updateCurrentTurn(deps.db, { sid: session.sid, turnId, now });
+      session.currentTurnId = turnId;
+      changes.turn(getTurn(deps.db, turnId)!);
+      noteActivity(deps.db, changes, session, now);
+      return { turnId };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** Where tool activity goes: the open turn, else the latest turn if it closed within a minute, else a new recovery turn. */
+export function turnForActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): TurnSummary {
+  if (session.currentTurnId !== null) {
+    const open = getTurn(db, session.currentTurnId);
+    if (open?.status === 'open') return open;
+  }
+  const latest = getLatestTurn(db, session.sid);
+  if (latest && latest.closedAt !== null && now - latest.closedAt <= LATE_ACTIVITY_WINDOW_MS) return latest;
+  const turnId = randomUUID();
+  insertTurn(db, {
+    turnId,
+    sid: session.sid,
+    kind: 'recovery',
+    prompt: null,
+    promptTruncated: false,
+    promptId: null,
+    status: 'completed',
+    openedAt: now,
+    closedAt: now,
+  });
+  return getTurn(db, turnId)!;
+}
+
+/** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
+export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): { turnId: string; activityId: string } {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      if (payload.toolUseId !== undefined) {
+        const existing = findActivityByToolUseId(deps.db, { sid: session.sid, toolUseId: payload.toolUseId });
+        if (existing) return { turnId: existing.turnId, activityId: existing.activityId };
+      }
+      const turn = turnForActivity(deps.db, changes, session, now);
+      const input = truncateJsonField(payload.input ?? null, LIMITS.maxToolFieldBytes);
+      const output = truncateJsonField(payload.output ?? null, LIMITS.maxToolFieldBytes);
+      const activityId = randomUUID();
+      insertActivity(deps.db, {
+        activityId,
+        turnId: turn.turnId,
+        sid: session.sid,
+        toolUseId: payload.toolUseId ?? null,
+        tool: payload.tool,
+        input: input.value as JsonValue | null,
+        output: output.value as JsonValue | null,
+        at: Math.min(payload.at ?? now, now),
+        truncated: input.truncated || output.truncated,
+      });
+      changes.turn(getTurn(deps.db, turn.turnId)!);
+      noteActivity(deps.db, changes, session, now);
+      return { turnId: turn.turnId, activityId };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** `turn-stop`: closes the open turn with the response summary. */
+export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): { turn: TurnSummary | null } {
+  return runWrite(
+    deps,
+    (changes, now) => {
+      const session = sessionOf(deps, actor, payload.sid);
+      const response = payload.response === undefined ? null : truncateUtf8(payload.response, LIMITS.maxPromptBytes).text;
+      const turn = closeOpenTurn(deps.db, changes, session, { status: payload.status ?? 'completed', response, now });
+      noteActivity(deps.db, changes, session, now);
+      return { turn };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}

@@ -1,0 +1,36 @@
+import type { Role } from '../../shared/protocol/auth.js';
+import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { Writer } from '../../shared/protocol/session.js';
+import type { Clock } from '../clock.js';
+import type { HubConfig } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+
+/** An event on its way out: who may see it is decided by namespace and session. */
+export interface OutgoingEvent {
+  namespace: string;
+  sid: string;
+  event: UpdateEvent;
+}
+
+/** Delivers committed events to sockets; the socket layer implements it over Socket.IO rooms. */
+export interface Publisher {
+  publish(events: readonly OutgoingEvent[], options?: { exceptSocketId?: string }): void;
+}
+
+/** What every service needs; built once by the composition root. */
+export interface HubDeps {
+  db: Db;
+  clock: Clock;
+  config: HubConfig;
+  log: Logger;
+  publisher: Publisher;
+}
+
+/** Who is asking: the token's namespace and role, how writes are attributed, and the socket to skip. */
+export interface Actor {
+  namespace: string;
+  role: Role;
+  by: Writer;
+  socketId?: string;
+}

@@ -1,0 +1,56 @@
+import { RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
+import { hubError } from '../../shared/errors.js';
+import { jsonByteLength, type JsonObject } from '../../shared/protocol/json.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import type { Writer } from '../../shared/protocol/session.js';
+import type { Db } from '../store/db.js';
+import { insertHistory } from '../store/history.js';
+import { trackResumeToken } from '../store/resume-tokens.js';
+import { updateMetadata, type StoredSession } from '../store/sessions.js';
+import type { ChangeSet } from './changes.js';
+import type { MergeOutcome } from './metadata-merge.js';
+
+export function assertDocumentSize(document: unknown, field: string): void {
+  const bytes = jsonByteLength(document);
+  if (bytes > LIMITS.maxDocumentBytes) {
+    throw hubError.tooLarge(`${field} is ${bytes} bytes of JSON; the limit is ${LIMITS.maxDocumentBytes}`);
+  }
+}
+
+/**
+ * Stores a merged metadata document as the session's next version, with its history row and the
+ * resume-token clocks. Every metadata write (runner, user, hub) goes through here.
+ */
+export function commitMetadataVersion(
+  db: Db,
+  changes: ChangeSet,
+  input: { session: StoredSession; outcome: MergeOutcome; by: Writer; now: number },
+): number {
+  const { session, outcome, by, now } = input;
+  assertDocumentSize(outcome.document, 'the merged metadata');
+  const version = session.metadataVersion + 1;
+  updateMetadata(db, {
+    sid: session.sid,
+    metadata: outcome.document,
+    version,
+    now,
+    countsAsActivity: by !== 'hub',
+    previousActivityAt: session.lastActivityAt,
+  });
+  insertHistory(db, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document });
+  trackResumeTokenChanges(db, { sid: session.sid, before: session.metadata, after: outcome.document, now });
+  changes.changed(session.sid, 'metadata');
+  session.metadata = outcome.document;
+  session.metadataVersion = version;
+  return version;
+}
+
+/** Restarts a token's TTL clock only when its value changed. */
+export function trackResumeTokenChanges(db: Db, input: { sid: string; before: JsonObject; after: JsonObject; now: number }): void {
+  for (const key of RESUME_TOKEN_KEYS) {
+    const before = input.before[key];
+    const after = input.after[key];
+    if (before === after || (before !== undefined && after !== undefined && JSON.stringify(before) === JSON.stringify(after))) continue;
+    trackResumeToken(db, { sid: input.sid, key, value: after, now: input.now });
+  }
+}

@@ -1,0 +1,40 @@
+import { hubError } from '../../shared/errors.js';
+import type { ResumePolicy, ResumeResponse } from '../../shared/protocol/http.js';
+import { getSession } from '../store/sessions.js';
+import type { Actor, HubDeps } from './deps.js';
+import { resumeVerdictOf } from './snapshots.js';
+
+/** A 409 of section 7: `resume_unavailable` or `resume_unsafe`, with its reason. */
+export class ResumeRefused extends Error {
+  constructor(
+    readonly error: 'resume_unavailable' | 'resume_unsafe',
+    readonly reason: string,
+  ) {
+    super(
+      error === 'resume_unavailable'
+        ? `this session cannot be resumed: ${reason}`
+        : `resuming is unsafe (${reason}); retry with policy "force" to resume anyway`,
+    );
+    this.name = 'ResumeRefused';
+  }
+}
+
+/** `POST /api/sessions/:sid/resume`: the token to resume with, or why not. `force` skips only the safety gate. */
+export function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: ResumePolicy): ResumeResponse {
+  const session = getSession(deps.db, { namespace: actor.namespace, sid });
+  if (!session) throw hubError.notFound(sid);
+  const verdict = resumeVerdictOf(deps, session);
+  if (verdict.kind === 'unavailable') throw new ResumeRefused('resume_unavailable', verdict.reason);
+  if (verdict.kind === 'unsafe' && policy === 'safe') throw new ResumeRefused('resume_unsafe', verdict.reason);
+  const path = session.metadata.path;
+  const lastRun = session.lastRun;
+  return {
+    sid: session.sid,
+    flavor: session.flavor,
+    tokenKey: verdict.tokenKey,
+    token: verdict.token as ResumeResponse['token'],
+    path: typeof path === 'string' ? path : null,
+    policy,
+    lastRun: lastRun === null ? null : { status: lastRun.status, endedAt: lastRun.endedAt, reason: lastRun.reason },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * `update-metadata` and `update-state` (spec section 3): compare-and-set on the version, the merge
+ * rules, the history row and the event in one transaction; `requestId` makes a retry a no-op.
+ */
+import { hubError } from '../../shared/errors.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
+import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
+import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
+import { runStatusFromReason } from '../lifecycle/run-status.js';
+import { findAppliedRequest, recordAppliedRequest } from '../store/applied-requests.js';
+import { getSession, updateAgentState } from '../store/sessions.js';
+import type { Actor, HubDeps } from './deps.js';
+import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
+import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
+import { runWrite } from './changes.js';
+
+/** A metadata write that sets `lifecycleState: 'archived'` is also an archive (spec section 6). */
+function archiveRequest(incoming: JsonObject): { reason: string } | null {
+  if (incoming.lifecycleState !== 'archived') return null;
+  const reason = typeof incoming.archiveReason === 'string' && incoming.archiveReason !== '' ? incoming.archiveReason : 'archived';
+  return { reason };
+}
+
+export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): UpdateMetadataAck {
+  const incoming = (payload.patch ?? payload.metadata)!;
+  assertDocumentSize(incoming, payload.patch ? 'patch' : 'metadata');
+  return runWrite(
+    deps,
+    (changes, now): UpdateMetadataAck => {
+      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
+      if (!session) throw hubError.notFound(payload.sid);
+      if (payload.requestId !== undefined) {
+        const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'metadata', requestId: payload.requestId });
+        if (applied) return { result: 'success', version: applied.version, metadata: applied.value as JsonObject };
+      }
+      if (session.metadataVersion !== payload.expectedVersion) {
+        return { result: 'version-mismatch', version: session.metadataVersion, metadata: session.metadata };
+      }
+      const outcome = payload.patch ? applyMetadataPatch(session.metadata, payload.patch) : mergeWholeDocument(session.metadata, incoming);
+      const version = commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
+      noteActivity(deps.db, changes, session, now);
+      const archive = archiveRequest(incoming);
+      if (archive && session.lifecycle.state !== 'archived') {
+        archiveSession(deps.db, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
+      }
+      if (payload.requestId !== undefined) {
+        recordAppliedRequest(deps.db, { sid: session.sid, field: 'metadata', requestId: payload.requestId, version, value: outcome.document, at: now });
+      }
+      return { result: 'success', version, metadata: outcome.document };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): UpdateStateAck {
+  if (payload.agentState !== null) assertDocumentSize(payload.agentState, 'agentState');
+  return runWrite(
+    deps,
+    (changes, now): UpdateStateAck => {
+      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
+      if (!session) throw hubError.notFound(payload.sid);
+      if (payload.requestId !== undefined) {
+        const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId });
+        if (applied) return { result: 'success', version: applied.version, agentState: applied.value as JsonObject | null };
+      }
+      if (session.agentStateVersion !== payload.expectedVersion) {
+        return { result: 'version-mismatch', version: session.agentStateVersion, agentState: session.agentState };
+      }
+      const version = session.agentStateVersion + 1;
+      updateAgentState(deps.db, { sid: session.sid, agentState: payload.agentState, version, now });
+      changes.changed(session.sid, 'agentState');
+      noteActivity(deps.db, changes, session, now);
+      if (payload.requestId !== undefined) {
+        recordAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId, version, value: payload.agentState, at: now });
+      }
+      return { result: 'success', version, agentState: payload.agentState };
+    },
+    { exceptSocketId: actor.socketId },
+  );
+}

@@ -1,0 +1,47 @@
+import { SubscribePayloadSchema, UnsubscribePayloadSchema } from '../../shared/protocol/dashboard.js';
+import type { HubDeps } from '../services/deps.js';
+import { toSnapshot } from '../services/snapshots.js';
+import { namespaceSeqState } from '../store/events.js';
+import { getSession, listAllSessions } from '../store/sessions.js';
+import { inTransaction } from '../services/changes.js';
+import type { DashboardClientToServerEvents } from '../../shared/protocol/events.js';
+import { eventHandlers, type HandleOptions } from './handle.js';
+import { planReplay } from './replay.js';
+import { rooms } from './rooms.js';
+import type { DashboardSocket } from './types.js';
+
+/** The `/dashboard` events (spec section 10): read only. */
+export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps, options: HandleOptions): void {
+  const { namespace } = socket.data.identity;
+  const on = eventHandlers<DashboardClientToServerEvents>(socket, options);
+
+  on('subscribe', SubscribePayloadSchema, 'ok', (payload, ctx) => {
+    // snapshots, their seq and the replay are read in one transaction so they agree
+    const { sessions, seq, replay } = inTransaction(deps.db, () => {
+      const stored = payload.sids
+        ? payload.sids.map((sid) => getSession(deps.db, { namespace, sid })).filter((s) => s !== undefined)
+        : listAllSessions(deps.db, namespace);
+      const sids = payload.sids ? new Set(stored.map((s) => s.sid)) : undefined;
+      return {
+        sessions: stored.map((s) => toSnapshot(deps, s)),
+        seq: namespaceSeqState(deps.db, namespace).lastSeq,
+        replay: planReplay(deps.db, { namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids }),
+      };
+    });
+    if (payload.sids) for (const session of sessions) void socket.join(rooms.sessionWatchers(session.sid));
+    else void socket.join(rooms.namespace(namespace));
+    ctx.afterAck(() => {
+      if (replay.kind === 'gap') socket.emit('resync', { reason: 'gap' });
+      if (replay.kind === 'events') for (const event of replay.events) socket.emit('update', event);
+    });
+    return { ok: true, sessions, seq };
+  });
+
+  on('unsubscribe', UnsubscribePayloadSchema, 'ok', (payload) => {
+    if (payload.sids) for (const sid of payload.sids) void socket.leave(rooms.sessionWatchers(sid));
+    else for (const room of socket.rooms) if (room !== socket.id) void socket.leave(room);
+    return { ok: true };
+  });
+
+  socket.on('disconnect', (reason) => socket.data.log.info({ reason }, 'dashboard disconnected'));
+}

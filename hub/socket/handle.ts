@@ -1,0 +1,104 @@
+/**
+ * The one way a client event is handled: rate limit, validate at the edge with the shared zod
+ * schema, run, and answer the ack exactly once for every outcome. Failures of an event sent without
+ * an ack become a server `error` event. Nothing is dropped silently.
+ */
+import type { z } from 'zod';
+import { HubError, hubError, type ErrorCode } from '../../shared/errors.js';
+import { describeZodError } from '../../shared/protocol/validation.js';
+import type { SocketData } from './types.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** The two ack families of the spec: lifecycle (`ok`) and versioned writes (`result`). */
+export type AckKind = 'ok' | 'versioned';
+
+function errorAck(kind: AckKind, code: ErrorCode, message: string): unknown {
+  return kind === 'ok' ? { ok: false, error: { code, message } } : { result: 'error', code, message };
+}
+
+export interface HandlerContext {
+  /** Work to do right after the ack is sent (replay must follow the ack). */
+  afterAck(fn: () => void): void;
+}
+
+export interface HandleOptions {
+  limiter: RateLimiter;
+  now: () => number;
+}
+
+/** The part of a typed socket that `handle` uses; event names are checked against the event map. */
+interface HandledSocket {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  emit(event: 'error', body: { code: ErrorCode; message: string; event: string }): unknown;
+  data: SocketData;
+}
+
+/** The success ack an event's listener type promises. */
+type AckOf<Listener> = Listener extends (payload: never, ack: (response: infer R) => void) => void
+  ? R
+  : Listener extends (payload: never, ack?: (response: infer R) => void) => void
+    ? R
+    : never;
+
+/**
+ * Returns `on(event, schema, kind, fn)` for a socket whose events are `Events`: the event name must
+ * be in the map and fn must return that event's ack type.
+ */
+export function eventHandlers<Events>(socket: HandledSocket, options: HandleOptions) {
+  return function on<E extends keyof Events & string, S extends z.ZodType>(
+    event: E,
+    schema: S,
+    kind: AckKind,
+    fn: (payload: z.infer<S>, ctx: HandlerContext) => AckOf<Events[E]>,
+  ): void {
+    handle(socket, event, schema, kind, options, fn);
+  };
+}
+
+function handle<S extends z.ZodType>(
+  socket: HandledSocket,
+  event: string,
+  schema: S,
+  kind: AckKind,
+  options: HandleOptions,
+  fn: (payload: z.infer<S>, ctx: HandlerContext) => unknown,
+): void {
+  socket.on(event, (...args: unknown[]) => {
+    const last = args[args.length - 1];
+    const ack = typeof last === 'function' ? (last as (response: unknown) => void) : undefined;
+    const raw = typeof args[0] === 'function' ? undefined : args[0];
+    const followUps: (() => void)[] = [];
+    const log = socket.data.log;
+
+    const answer = (response: unknown) => {
+      if (ack) ack(response);
+      for (const followUp of followUps) followUp();
+    };
+    const fail = (error: HubError) => {
+      if (error.code === 'internal') log.error({ event, code: error.code }, 'event failed');
+      else log.info({ event, code: error.code, reason: error.message }, 'event rejected');
+      if (ack) ack(errorAck(kind, error.code, error.message));
+      else socket.emit('error', { code: error.code, message: error.message, event });
+    };
+
+    const now = options.now();
+    if (!socket.data.bucket.take(now) || !options.limiter.forToken(socket.data.identity.tokenHash, now).take(now)) {
+      fail(hubError.rateLimited());
+      return;
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      fail(hubError.invalidPayload(describeZodError(parsed.error)));
+      return;
+    }
+    try {
+      answer(fn(parsed.data, { afterAck: (followUp) => followUps.push(followUp) }));
+    } catch (error) {
+      if (error instanceof HubError) fail(error);
+      else {
+        log.error({ err: error, event }, 'event handler threw');
+        fail(hubError.internal());
+      }
+    }
+  });
+}

@@ -1,0 +1,16 @@
+import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { Db } from '../store/db.js';
+import { namespaceSeqState, readEventsSince } from '../store/events.js';
+
+export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; events: UpdateEvent[] };
+
+/**
+ * The events a client asking from `sinceSeq` missed, or a gap when some are no longer kept (or the
+ * seq is from the future, e.g. another database): then the client must refetch snapshots.
+ */
+export function planReplay(db: Db, input: { namespace: string; sinceSeq: number | undefined; sids?: ReadonlySet<string> }): ReplayPlan {
+  if (input.sinceSeq === undefined) return { kind: 'none' };
+  const { lastSeq, prunedThrough } = namespaceSeqState(db, input.namespace);
+  if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
+  return { kind: 'events', events: readEventsSince(db, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids }) };
+}

@@ -1,0 +1,9 @@
+/** Socket.IO room names, in one place. */
+export const rooms = {
+  /** Runner sockets working on a session (`/runner`). */
+  session: (sid: string) => `session:${sid}`,
+  /** Dashboards subscribed to every session of a namespace (`/dashboard`). */
+  namespace: (namespace: string) => `namespace:${namespace}`,
+  /** Dashboards subscribed to one session (`/dashboard`). */
+  sessionWatchers: (sid: string) => `watch:${sid}`,
+};

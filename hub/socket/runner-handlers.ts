@@ -1,0 +1,80 @@
+import {
+  PromptSubmitPayloadSchema,
+  ResumeFailedPayloadSchema,
+  SessionAlivePayloadSchema,
+  SessionArchivePayloadSchema,
+  SessionEndPayloadSchema,
+  SessionJoinPayloadSchema,
+  SessionStartPayloadSchema,
+  ToolUsePayloadSchema,
+  TurnStopPayloadSchema,
+} from '../../shared/protocol/lifecycle.js';
+import { UpdateMetadataPayloadSchema, UpdateStatePayloadSchema } from '../../shared/protocol/versioned.js';
+import type { RunnerBindings } from '../lifecycle/bindings.js';
+import { resumeFailed } from '../lifecycle/resume-failed.js';
+import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSocketsLost } from '../lifecycle/session-events.js';
+import { startSession } from '../lifecycle/session-start.js';
+import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { updateMetadata, updateState } from '../services/versioned-writes.js';
+import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
+import { eventHandlers, type HandleOptions } from './handle.js';
+import { planReplay } from './replay.js';
+import { rooms } from './rooms.js';
+import type { RunnerSocket } from './types.js';
+
+function actorOf(socket: RunnerSocket): Actor {
+  const { identity } = socket.data;
+  return { namespace: identity.namespace, role: identity.role, by: identity.role === 'admin' ? 'user' : 'runner', socketId: socket.id };
+}
+
+/** The `/runner` events (spec sections 3 and 6). */
+export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bindings: RunnerBindings, options: HandleOptions): void {
+  const actor = actorOf(socket);
+  const on = eventHandlers<RunnerClientToServerEvents>(socket, options);
+
+  on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadata(deps, actor, payload));
+  on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateState(deps, actor, payload));
+
+  on('session-start', SessionStartPayloadSchema, 'ok', (payload) => {
+    const { session, created } = startSession(deps, actor, payload);
+    void socket.join(rooms.session(session.sid));
+    bindings.bind(socket.id, session.sid);
+    return { ok: true, session, created };
+  });
+
+  on('session-join', SessionJoinPayloadSchema, 'ok', (payload, ctx) => {
+    const session = joinSession(deps, bindings, actor, payload);
+    void socket.join(rooms.session(session.sid));
+    const replay = planReplay(deps.db, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
+    ctx.afterAck(() => {
+      if (replay.kind === 'gap') socket.emit('resync', { reason: 'gap' });
+      if (replay.kind === 'events') for (const event of replay.events) socket.emit('update', event);
+    });
+    return { ok: true, session };
+  });
+
+  on('prompt-submit', PromptSubmitPayloadSchema, 'ok', (payload) => ({ ok: true, ...submitPrompt(deps, actor, payload) }));
+  on('tool-use', ToolUsePayloadSchema, 'ok', (payload) => ({ ok: true, ...recordToolUse(deps, actor, payload) }));
+  on('turn-stop', TurnStopPayloadSchema, 'ok', (payload) => ({ ok: true, ...stopTurn(deps, actor, payload) }));
+  on('session-end', SessionEndPayloadSchema, 'ok', (payload) => ({ ok: true, session: endSession(deps, actor, payload) }));
+  on('session-finalize', SessionEndPayloadSchema, 'ok', (payload) => ({
+    ok: true,
+    session: finalizeSession(deps, bindings, actor, payload),
+  }));
+  on('session-archive', SessionArchivePayloadSchema, 'ok', (payload) => ({ ok: true, session: archive(deps, actor, payload) }));
+  on('session-alive', SessionAlivePayloadSchema, 'ok', (payload) => {
+    heartbeat(deps, actor, payload);
+    return { ok: true };
+  });
+  on('resume-failed', ResumeFailedPayloadSchema, 'ok', (payload) => resumeFailed(deps, actor, payload));
+
+  socket.on('disconnect', (reason) => {
+    socket.data.log.info({ reason }, 'runner disconnected');
+    try {
+      runnerSocketsLost(deps, bindings.unbindSocket(socket.id));
+    } catch (error) {
+      socket.data.log.error({ err: error }, 'could not record runner disconnect');
+    }
+  });
+}

@@ -1,0 +1,77 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import { HANDSHAKE_ERRORS, HandshakeAuthSchema } from '../../shared/protocol/auth.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import type { RunnerBindings } from '../lifecycle/bindings.js';
+import type { Logger } from '../log.js';
+import type { HubDeps } from '../services/deps.js';
+import type { TokenRegistry } from '../services/tokens.js';
+import { registerDashboardHandlers } from './dashboard-handlers.js';
+import { RateLimiter } from './rate-limit.js';
+import { registerRunnerHandlers } from './runner-handlers.js';
+import type { DashboardNamespace, HubServer, RunnerNamespace, SocketData } from './types.js';
+
+export interface SocketServer {
+  io: HubServer;
+  runners: RunnerNamespace;
+  dashboards: DashboardNamespace;
+}
+
+/** The Socket.IO server on the hub's HTTP server, with its two namespaces; handlers come later. */
+export function createSocketServer(httpServer: HttpServer): SocketServer {
+  const io: HubServer = new Server(httpServer, {
+    // frames up to 2 MiB reach validation, so an oversized document is answered, not disconnected
+    maxHttpBufferSize: LIMITS.maxFrameBytes,
+    serveClient: true,
+    pingInterval: 10_000,
+    pingTimeout: 10_000,
+  });
+  io.of('/').use((_socket, next) => next(new Error('use the /runner or /dashboard namespace')));
+  return { io, runners: io.of('/runner') as unknown as RunnerNamespace, dashboards: io.of('/dashboard') as unknown as DashboardNamespace };
+}
+
+export interface SocketHandlerDeps {
+  deps: HubDeps;
+  tokens: TokenRegistry;
+  bindings: RunnerBindings;
+  log: Logger;
+}
+
+/** Handshake auth for a namespace: a known token, of a role allowed there. */
+function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'runner' | 'dashboard', ctx: SocketHandlerDeps, limiter: RateLimiter) {
+  namespace.use((socket, next) => {
+    const auth = HandshakeAuthSchema.partial().safeParse(socket.handshake.auth ?? {});
+    const identity = ctx.tokens.verify(auth.success ? auth.data.token : undefined);
+    if (!identity) {
+      ctx.log.info({ namespace: which, address: socket.handshake.address }, 'handshake refused: unauthorized');
+      return next(new Error(HANDSHAKE_ERRORS.unauthorized));
+    }
+    if (which === 'runner' && identity.role === 'dashboard') {
+      ctx.log.info({ namespace: which, tenant: identity.namespace }, 'handshake refused: dashboard token on /runner');
+      return next(new Error(HANDSHAKE_ERRORS.forbidden));
+    }
+    const data: SocketData = {
+      identity,
+      lastSeq: auth.success ? auth.data.lastSeq : undefined,
+      log: ctx.log.child({ socketId: socket.id, ns: which, tenant: identity.namespace, role: identity.role }),
+      bucket: limiter.forSocket(ctx.deps.clock.now()),
+    };
+    socket.data = data;
+    next();
+  });
+}
+
+export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDeps): void {
+  const limiter = new RateLimiter(ctx.deps.config.rateLimitPerSecond, ctx.deps.config.rateLimitBurst);
+  const options = { limiter, now: () => ctx.deps.clock.now() };
+  authenticate(server.runners, 'runner', ctx, limiter);
+  authenticate(server.dashboards, 'dashboard', ctx, limiter);
+  server.runners.on('connection', (socket) => {
+    socket.data.log.info('runner connected');
+    registerRunnerHandlers(socket, ctx.deps, ctx.bindings, options);
+  });
+  server.dashboards.on('connection', (socket) => {
+    socket.data.log.info('dashboard connected');
+    registerDashboardHandlers(socket, ctx.deps, options);
+  });
+}

@@ -1,0 +1,26 @@
+import type { Namespace, Server, Socket } from 'socket.io';
+import type {
+  DashboardClientToServerEvents,
+  InterServerEvents,
+  RunnerClientToServerEvents,
+  ServerToClientEvents,
+} from '../../shared/protocol/events.js';
+import type { Logger } from '../log.js';
+import type { TokenBucket } from './rate-limit.js';
+import type { TokenIdentity } from '../services/tokens.js';
+
+/** What the handshake middleware learns about a socket. */
+export interface SocketData {
+  identity: TokenIdentity;
+  lastSeq: number | undefined;
+  log: Logger;
+  bucket: TokenBucket;
+}
+
+type AllClientEvents = RunnerClientToServerEvents & DashboardClientToServerEvents;
+export type HubServer = Server<AllClientEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RunnerNamespace = Namespace<RunnerClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type DashboardNamespace = Namespace<DashboardClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RunnerSocket = Socket<RunnerClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type DashboardSocket = Socket<DashboardClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type AnySocket = RunnerSocket | DashboardSocket;

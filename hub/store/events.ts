@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
+import { stmt, type Db } from './db.js';
+
+const ENSURE_NAMESPACE = `INSERT INTO namespaces (name) VALUES (@namespace) ON CONFLICT (name) DO NOTHING`;
+const NEXT_SEQ = `UPDATE namespaces SET last_seq = last_seq + 1 WHERE name = @namespace RETURNING last_seq AS seq`;
+const INSERT_EVENT = `
+  INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
+const SELECT_NAMESPACE = `SELECT last_seq AS lastSeq, pruned_through AS prunedThrough FROM namespaces WHERE name = @namespace`;
+const SELECT_SINCE = `SELECT id, seq, sid, created_at AS createdAt, body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq`;
+const SELECT_PRUNABLE_UPTO = `
+  SELECT MAX(seq) AS upto FROM events
+  WHERE namespace = @namespace AND seq <= @maxSeqByCount AND created_at < @olderThan`;
+const DELETE_UPTO = `DELETE FROM events WHERE namespace = @namespace AND seq <= @upto`;
+const SET_PRUNED = `UPDATE namespaces SET pruned_through = MAX(pruned_through, @upto) WHERE name = @namespace`;
+const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
+
+/** Appends one event with the namespace's next seq. Call inside the write's transaction. */
+export function appendEvent(db: Db, input: { namespace: string; sid: string; body: UpdateBody; now: number }): UpdateEvent {
+  stmt(db, ENSURE_NAMESPACE).run({ namespace: input.namespace });
+  const { seq } = stmt(db, NEXT_SEQ).get({ namespace: input.namespace }) as { seq: number };
+  const event: UpdateEvent = { id: randomUUID(), seq, createdAt: input.now, body: input.body };
+  stmt(db, INSERT_EVENT).run({
+    namespace: input.namespace,
+    seq,
+    id: event.id,
+    sid: input.sid,
+    createdAt: input.now,
+    body: JSON.stringify(input.body),
+  });
+  return event;
+}
+
+export function namespaceSeqState(db: Db, namespace: string): { lastSeq: number; prunedThrough: number } {
+  return (stmt(db, SELECT_NAMESPACE).get({ namespace }) as { lastSeq: number; prunedThrough: number } | undefined) ?? {
+    lastSeq: 0,
+    prunedThrough: 0,
+  };
+}
+
+/** Kept events after `since`, in seq order, optionally only for some sessions. */
+export function readEventsSince(db: Db, input: { namespace: string; since: number; sids?: ReadonlySet<string> }): UpdateEvent[] {
+  const rows = stmt(db, SELECT_SINCE).all({ namespace: input.namespace, since: input.since }) as {
+    id: string;
+    seq: number;
+    sid: string;
+    createdAt: number;
+    body: string;
+  }[];
+  const events: UpdateEvent[] = [];
+  for (const row of rows) {
+    if (input.sids && !input.sids.has(row.sid)) continue;
+    events.push({ id: row.id, seq: row.seq, createdAt: row.createdAt, body: JSON.parse(row.body) as UpdateBody });
+  }
+  return events;
+}
+
+/**
+ * Drops events that are both beyond the newest `keepCount` and older than `keepMs`, so at least
+ * that many and at least that long are always kept. Returns how many went.
+ */
+export function pruneEvents(db: Db, input: { keepCount: number; keepMs: number; now: number }): number {
+  let removed = 0;
+  for (const { name } of stmt(db, SELECT_NAMESPACES).all() as { name: string }[]) {
+    const { lastSeq } = namespaceSeqState(db, name);
+    const { upto } = stmt(db, SELECT_PRUNABLE_UPTO).get({
+      namespace: name,
+      maxSeqByCount: lastSeq - input.keepCount,
+      olderThan: input.now - input.keepMs,
+    }) as { upto: number | null };
+    if (upto === null) continue;
+    db.transaction(() => {
+      removed += stmt(db, DELETE_UPTO).run({ namespace: name, upto }).changes;
+      stmt(db, SET_PRUNED).run({ namespace: name, upto });
+    })();
+  }
+  return removed;
+}

@@ -1,0 +1,54 @@
+import type { HistoryEntry, Writer } from '../../shared/protocol/session.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
+import { stmt, type Db } from './db.js';
+
+const INSERT = `
+  INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
+  VALUES (@sid, @version, @at, @by, @carried, @cleared, @dropped, @metadata)`;
+const SELECT_FOR_SESSION = `SELECT * FROM metadata_history WHERE sid = @sid ORDER BY version`;
+const SELECT_VERSION = `SELECT * FROM metadata_history WHERE sid = @sid AND version = @version`;
+
+interface HistoryRow {
+  version: number;
+  at: number;
+  by: Writer;
+  carried: string;
+  cleared: string;
+  dropped: string;
+  metadata: string;
+}
+
+function toEntry(row: HistoryRow): HistoryEntry {
+  return {
+    version: row.version,
+    at: row.at,
+    by: row.by,
+    carried: JSON.parse(row.carried) as string[],
+    cleared: JSON.parse(row.cleared) as string[],
+    dropped: JSON.parse(row.dropped) as string[],
+    metadata: JSON.parse(row.metadata) as JsonObject,
+  };
+}
+
+export function insertHistory(db: Db, input: { sid: string } & HistoryEntry): void {
+  stmt(db, INSERT).run({
+    sid: input.sid,
+    version: input.version,
+    at: input.at,
+    by: input.by,
+    carried: JSON.stringify(input.carried),
+    cleared: JSON.stringify(input.cleared),
+    dropped: JSON.stringify(input.dropped),
+    metadata: JSON.stringify(input.metadata),
+  });
+}
+
+/** Every version of a session's metadata, oldest first. */
+export function listHistory(db: Db, sid: string): HistoryEntry[] {
+  return (stmt(db, SELECT_FOR_SESSION).all({ sid }) as HistoryRow[]).map(toEntry);
+}
+
+export function getHistoryVersion(db: Db, input: { sid: string; version: number }): HistoryEntry | undefined {
+  const row = stmt(db, SELECT_VERSION).get(input) as HistoryRow | undefined;
+  return row && toEntry(row);
+}

@@ -1,0 +1,4 @@
+import { migration001 } from './001-initial.js';
+
+/** Migrations in order; migration N brings `PRAGMA user_version` from N-1 to N. Never edit a shipped one. */
+export const MIGRATIONS: readonly string[] = [migration001];

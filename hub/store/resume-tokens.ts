@@ -1,0 +1,39 @@
+import { stmt, type Db } from './db.js';
+
+export interface ResumeTokenState {
+  key: string;
+  value: string;
+  /** When the key last changed to its current value: the TTL counts from here. */
+  since: number;
+  rejected: boolean;
+}
+
+const SELECT = `SELECT key, value, since, rejected FROM resume_tokens WHERE sid = @sid AND key = @key`;
+const UPSERT_CHANGED = `
+  INSERT INTO resume_tokens (sid, key, value, since, rejected) VALUES (@sid, @key, @value, @now, 0)
+  ON CONFLICT (sid, key) DO UPDATE SET value = excluded.value, since = excluded.since, rejected = 0
+  WHERE resume_tokens.value <> excluded.value`;
+const DELETE = `DELETE FROM resume_tokens WHERE sid = @sid AND key = @key`;
+const MARK_REJECTED = `UPDATE resume_tokens SET rejected = 1 WHERE sid = @sid AND key = @key AND value = @value`;
+
+export function getResumeToken(db: Db, key: { sid: string; key: string }): ResumeTokenState | undefined {
+  const row = stmt(db, SELECT).get(key) as { key: string; value: string; since: number; rejected: number } | undefined;
+  return row && { key: row.key, value: row.value, since: row.since, rejected: row.rejected === 1 };
+}
+
+/**
+ * Records the token's current value. Writing the same value again changes nothing (the TTL is not
+ * refreshed, a rejection stands); a different value restarts the clock and clears the rejection.
+ */
+export function trackResumeToken(db: Db, input: { sid: string; key: string; value: unknown; now: number }): void {
+  if (input.value === undefined || input.value === null) {
+    stmt(db, DELETE).run({ sid: input.sid, key: input.key });
+    return;
+  }
+  stmt(db, UPSERT_CHANGED).run({ sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
+}
+
+/** Marks a token value rejected by the agent; false when the stored value is no longer that one. */
+export function markResumeTokenRejected(db: Db, input: { sid: string; key: string; value: unknown }): boolean {
+  return stmt(db, MARK_REJECTED).run({ sid: input.sid, key: input.key, value: JSON.stringify(input.value) }).changes > 0;
+}

@@ -1,0 +1,223 @@
+import type { JsonObject } from '../../shared/protocol/json.js';
+import type { LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
+import { stmt, type Db } from './db.js';
+
+export interface StoredSession {
+  sid: string;
+  namespace: string;
+  tag: string;
+  flavor: string;
+  parentSid: string | null;
+  createdAt: number;
+  updatedAt: number;
+  metadata: JsonObject;
+  metadataVersion: number;
+  agentState: JsonObject | null;
+  agentStateVersion: number;
+  lifecycle: { state: LifecycleState; since: number; reason: string | null; by: Writer | null };
+  lastRun: { runId: string; status: RunStatus; endedAt: number | null; reason: string | null } | null;
+  currentTurnId: string | null;
+  lastActivityAt: number;
+  presence: { active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean };
+}
+
+interface SessionRow {
+  sid: string;
+  namespace: string;
+  tag: string;
+  flavor: string;
+  parent_sid: string | null;
+  created_at: number;
+  updated_at: number;
+  metadata: string;
+  metadata_version: number;
+  agent_state: string | null;
+  agent_state_version: number;
+  lifecycle_state: LifecycleState;
+  lifecycle_since: number;
+  lifecycle_reason: string | null;
+  lifecycle_by: Writer | null;
+  last_run_id: string | null;
+  last_run_status: RunStatus | null;
+  last_run_ended_at: number | null;
+  last_run_reason: string | null;
+  current_turn_id: string | null;
+  last_activity_at: number;
+  active: number;
+  active_at: number | null;
+  alive_at: number | null;
+  thinking: number;
+}
+
+const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
+const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
+const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
+const INSERT = `
+  INSERT INTO sessions (sid, namespace, tag, flavor, parent_sid, created_at, updated_at, metadata, metadata_version,
+    agent_state, agent_state_version, lifecycle_state, lifecycle_since, lifecycle_reason, lifecycle_by, last_activity_at)
+  VALUES (@sid, @namespace, @tag, @flavor, @parentSid, @now, @now, @metadata, 1, NULL, 1, 'running', @now, NULL, 'runner', @now)`;
+const UPDATE_METADATA = `
+  UPDATE sessions SET metadata = @metadata, metadata_version = @version, updated_at = @now, last_activity_at = @activityAt
+  WHERE sid = @sid`;
+const UPDATE_AGENT_STATE = `
+  UPDATE sessions SET agent_state = @agentState, agent_state_version = @version, updated_at = @now, last_activity_at = @now
+  WHERE sid = @sid`;
+const UPDATE_LIFECYCLE = `
+  UPDATE sessions SET lifecycle_state = @state, lifecycle_since = @since, lifecycle_reason = @reason, lifecycle_by = @by,
+    updated_at = @since
+  WHERE sid = @sid`;
+const UPDATE_LAST_RUN = `
+  UPDATE sessions SET last_run_id = @runId, last_run_status = @status, last_run_ended_at = @endedAt, last_run_reason = @reason,
+    updated_at = @now
+  WHERE sid = @sid`;
+const UPDATE_FLAVOR = `UPDATE sessions SET flavor = @flavor WHERE sid = @sid`;
+const UPDATE_CURRENT_TURN = `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`;
+const TOUCH_ACTIVITY = `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`;
+const UPDATE_PRESENCE = `
+  UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
+  WHERE sid = @sid`;
+const LIST_PAGE = `
+  SELECT * FROM sessions
+  WHERE namespace = @namespace
+    AND (@state IS NULL OR lifecycle_state = @state)
+    AND (@flavor IS NULL OR flavor = @flavor)
+    AND (@afterUpdatedAt IS NULL OR updated_at < @afterUpdatedAt OR (updated_at = @afterUpdatedAt AND sid < @afterSid))
+  ORDER BY updated_at DESC, sid DESC
+  LIMIT @limit`;
+const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
+const SELECT_RUNNING_WITHOUT_ACTIVITY = `
+  SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;
+const SELECT_ALL_IN_NAMESPACE = `SELECT * FROM sessions WHERE namespace = @namespace ORDER BY updated_at DESC, sid DESC`;
+
+function toSession(row: SessionRow): StoredSession {
+  return {
+    sid: row.sid,
+    namespace: row.namespace,
+    tag: row.tag,
+    flavor: row.flavor,
+    parentSid: row.parent_sid,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    metadata: JSON.parse(row.metadata) as JsonObject,
+    metadataVersion: row.metadata_version,
+    agentState: row.agent_state === null ? null : (JSON.parse(row.agent_state) as JsonObject),
+    agentStateVersion: row.agent_state_version,
+    lifecycle: { state: row.lifecycle_state, since: row.lifecycle_since, reason: row.lifecycle_reason, by: row.lifecycle_by },
+    lastRun:
+      row.last_run_id === null
+        ? null
+        : { runId: row.last_run_id, status: row.last_run_status!, endedAt: row.last_run_ended_at, reason: row.last_run_reason },
+    currentTurnId: row.current_turn_id,
+    lastActivityAt: row.last_activity_at,
+    presence: { active: row.active === 1, activeAt: row.active_at, aliveAt: row.alive_at, thinking: row.thinking === 1 },
+  };
+}
+
+function maybe(row: unknown): StoredSession | undefined {
+  return row === undefined ? undefined : toSession(row as SessionRow);
+}
+
+/** A session of the namespace; another namespace's session is exactly as absent as a missing one. */
+export function getSession(db: Db, key: { namespace: string; sid: string }): StoredSession | undefined {
+  return maybe(stmt(db, SELECT_BY_SID).get(key));
+}
+
+/** For hub-internal work (sweeps) that has no namespace in hand. */
+export function getSessionAnyNamespace(db: Db, sid: string): StoredSession | undefined {
+  return maybe(stmt(db, SELECT_ANY_BY_SID).get({ sid }));
+}
+
+export function getSessionByTag(db: Db, key: { namespace: string; tag: string }): StoredSession | undefined {
+  return maybe(stmt(db, SELECT_BY_TAG).get(key));
+}
+
+export function insertSession(
+  db: Db,
+  input: { sid: string; namespace: string; tag: string; flavor: string; parentSid: string | null; metadata: JsonObject; now: number },
+): void {
+  stmt(db, INSERT).run({ ...input, metadata: JSON.stringify(input.metadata) });
+}
+
+export function updateMetadata(
+  db: Db,
+  input: { sid: string; metadata: JsonObject; version: number; now: number; countsAsActivity: boolean; previousActivityAt: number },
+): void {
+  stmt(db, UPDATE_METADATA).run({
+    sid: input.sid,
+    metadata: JSON.stringify(input.metadata),
+    version: input.version,
+    now: input.now,
+    activityAt: input.countsAsActivity ? input.now : input.previousActivityAt,
+  });
+}
+
+export function updateAgentState(db: Db, input: { sid: string; agentState: JsonObject | null; version: number; now: number }): void {
+  stmt(db, UPDATE_AGENT_STATE).run({
+    sid: input.sid,
+    agentState: input.agentState === null ? null : JSON.stringify(input.agentState),
+    version: input.version,
+    now: input.now,
+  });
+}
+
+export function updateLifecycle(
+  db: Db,
+  input: { sid: string; state: LifecycleState; since: number; reason: string | null; by: Writer | null },
+): void {
+  stmt(db, UPDATE_LIFECYCLE).run(input);
+}
+
+export function updateLastRun(
+  db: Db,
+  input: { sid: string; runId: string; status: RunStatus; endedAt: number | null; reason: string | null; now: number },
+): void {
+  stmt(db, UPDATE_LAST_RUN).run(input);
+}
+
+export function updateFlavor(db: Db, input: { sid: string; flavor: string }): void {
+  stmt(db, UPDATE_FLAVOR).run(input);
+}
+
+export function updateCurrentTurn(db: Db, input: { sid: string; turnId: string | null; now: number }): void {
+  stmt(db, UPDATE_CURRENT_TURN).run(input);
+}
+
+export function touchActivity(db: Db, input: { sid: string; now: number }): void {
+  stmt(db, TOUCH_ACTIVITY).run(input);
+}
+
+export function updatePresence(
+  db: Db,
+  input: { sid: string; active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean },
+): void {
+  stmt(db, UPDATE_PRESENCE).run({ ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
+}
+
+export function listSessionsPage(
+  db: Db,
+  query: { namespace: string; state?: string; flavor?: string; limit: number; after?: { updatedAt: number; sid: string } },
+): StoredSession[] {
+  const rows = stmt(db, LIST_PAGE).all({
+    namespace: query.namespace,
+    state: query.state ?? null,
+    flavor: query.flavor ?? null,
+    afterUpdatedAt: query.after?.updatedAt ?? null,
+    afterSid: query.after?.sid ?? null,
+    limit: query.limit,
+  }) as SessionRow[];
+  return rows.map(toSession);
+}
+
+export function listAllSessions(db: Db, namespace: string): StoredSession[] {
+  return (stmt(db, SELECT_ALL_IN_NAMESPACE).all({ namespace }) as SessionRow[]).map(toSession);
+}
+
+/** Sessions marked active whose last heartbeat is at or before `before` (partial index on active). */
+export function listStaleActiveSessions(db: Db, input: { before: number; limit: number }): StoredSession[] {
+  return (stmt(db, SELECT_STALE_ACTIVE).all(input) as SessionRow[]).map(toSession);
+}
+
+/** Running sessions with no activity since `before` (partial index on running). */
+export function listRunningSessionsWithoutActivity(db: Db, input: { before: number; limit: number }): StoredSession[] {
+  return (stmt(db, SELECT_RUNNING_WITHOUT_ACTIVITY).all(input) as SessionRow[]).map(toSession);
+}

@@ -1,0 +1,154 @@
+import type { JsonValue } from '../../shared/protocol/json.js';
+import type { Activity, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
+import { stmt, type Db } from './db.js';
+
+interface TurnRow {
+  turn_id: string;
+  sid: string;
+  kind: 'prompt' | 'recovery';
+  prompt: string | null;
+  prompt_truncated: number;
+  status: TurnStatus;
+  opened_at: number;
+  closed_at: number | null;
+  response: string | null;
+  activity_count: number;
+}
+
+interface ActivityRow {
+  activity_id: string;
+  turn_id: string;
+  tool_use_id: string | null;
+  tool: string;
+  input: string | null;
+  output: string | null;
+  at: number;
+  truncated: number;
+}
+
+const INSERT_TURN = `
+  INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at)
+  VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt)`;
+const SELECT_TURN = `SELECT * FROM turns WHERE turn_id = @turnId`;
+const CLOSE_TURN = `
+  UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
+  WHERE turn_id = @turnId AND status = 'open'`;
+const LATEST_TURN = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`;
+const TURNS_OF_SESSION = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`;
+const OPEN_TURNS_OLDER_THAN = `SELECT * FROM turns WHERE status = 'open' AND opened_at <= @before ORDER BY opened_at LIMIT @limit`;
+const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
+const INSERT_ACTIVITY = `
+  INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, ord)
+  VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated,
+    (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`;
+const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
+const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
+const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY ord`;
+
+function toTurn(row: TurnRow): TurnSummary {
+  return {
+    turnId: row.turn_id,
+    sid: row.sid,
+    kind: row.kind,
+    prompt: row.prompt,
+    promptTruncated: row.prompt_truncated === 1,
+    status: row.status,
+    openedAt: row.opened_at,
+    closedAt: row.closed_at,
+    response: row.response,
+    activityCount: row.activity_count,
+  };
+}
+
+function toActivity(row: ActivityRow): Activity & { turnId: string } {
+  return {
+    activityId: row.activity_id,
+    turnId: row.turn_id,
+    toolUseId: row.tool_use_id,
+    tool: row.tool,
+    input: row.input === null ? null : (JSON.parse(row.input) as JsonValue),
+    output: row.output === null ? null : (JSON.parse(row.output) as JsonValue),
+    at: row.at,
+    truncated: row.truncated === 1,
+  };
+}
+
+export function insertTurn(
+  db: Db,
+  input: {
+    turnId: string;
+    sid: string;
+    kind: 'prompt' | 'recovery';
+    prompt: string | null;
+    promptTruncated: boolean;
+    promptId: string | null;
+    status: TurnStatus;
+    openedAt: number;
+    closedAt: number | null;
+  },
+): void {
+  stmt(db, INSERT_TURN).run({ ...input, promptTruncated: input.promptTruncated ? 1 : 0 });
+}
+
+export function getTurn(db: Db, turnId: string): TurnSummary | undefined {
+  const row = stmt(db, SELECT_TURN).get({ turnId }) as TurnRow | undefined;
+  return row && toTurn(row);
+}
+
+/** Closes an open turn; false when it was not open. */
+export function closeTurn(db: Db, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): boolean {
+  return stmt(db, CLOSE_TURN).run(input).changes > 0;
+}
+
+export function findTurnByPromptId(db: Db, key: { sid: string; promptId: string }): TurnSummary | undefined {
+  const row = stmt(db, TURN_BY_PROMPT_ID).get(key) as TurnRow | undefined;
+  return row && toTurn(row);
+}
+
+export function getLatestTurn(db: Db, sid: string): TurnSummary | undefined {
+  const row = stmt(db, LATEST_TURN).get({ sid }) as TurnRow | undefined;
+  return row && toTurn(row);
+}
+
+export function listTurns(db: Db, sid: string): TurnSummary[] {
+  return (stmt(db, TURNS_OF_SESSION).all({ sid }) as TurnRow[]).map(toTurn);
+}
+
+export function listOpenTurnsOlderThan(db: Db, input: { before: number; limit: number }): TurnSummary[] {
+  return (stmt(db, OPEN_TURNS_OLDER_THAN).all(input) as TurnRow[]).map(toTurn);
+}
+
+export function insertActivity(
+  db: Db,
+  input: {
+    activityId: string;
+    turnId: string;
+    sid: string;
+    toolUseId: string | null;
+    tool: string;
+    input: JsonValue | null;
+    output: JsonValue | null;
+    at: number;
+    truncated: boolean;
+  },
+): void {
+  stmt(db, INSERT_ACTIVITY).run({
+    ...input,
+    input: input.input === null ? null : JSON.stringify(input.input),
+    output: input.output === null ? null : JSON.stringify(input.output),
+    truncated: input.truncated ? 1 : 0,
+  });
+  stmt(db, BUMP_ACTIVITY_COUNT).run({ turnId: input.turnId });
+}
+
+export function findActivityByToolUseId(db: Db, key: { sid: string; toolUseId: string }): (Activity & { turnId: string }) | undefined {
+  const row = stmt(db, ACTIVITY_BY_TOOL_USE).get(key) as ActivityRow | undefined;
+  return row && toActivity(row);
+}
+
+export function listActivities(db: Db, turnId: string): Activity[] {
+  return (stmt(db, ACTIVITIES_OF_TURN).all({ turnId }) as ActivityRow[]).map((row) => {
+    const { turnId: _turnId, ...activity } = toActivity(row);
+    return activity;
+  });
+}
