@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
+
+const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
+
+export interface HubProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  tokens: typeof TEST_TOKENS;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (kill -9) and wait for exit. */
+  kill9(): Promise<void>;
+  /** Removes the data directory (unless it was given). */
+  cleanup(): void;
+}
+
+/**
+ * The real hub process (compiled by the global setup) on 127.0.0.1 with the test tokens. Pass the
+ * same `dataDir` (and `port`) again to restart it on the same database. `env` sets any
+ * SESSION_HUB_* variable, e.g. short sweep intervals.
+ */
+export async function spawnHub(options: { dataDir?: string; port?: number; env?: Record<string, string> } = {}): Promise<HubProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'session-hub-proc-'));
+  const child = spawn(process.execPath, [CLI, 'start'], {
+    env: {
+      ...process.env,
+      SESSION_HUB_HOST: '127.0.0.1',
+      SESSION_HUB_PORT: String(options.port ?? 0),
+      SESSION_HUB_DATA: dataDir,
+      SESSION_HUB_TOKENS: TEST_TOKEN_SPEC,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start in 15 s:\n${output}`)), 15_000);
+    const check = () => {
+      const match = /session hub listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePort(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    tokens: TEST_TOKENS,
+    child,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    cleanup: () => {
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
