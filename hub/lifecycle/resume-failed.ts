@@ -1,10 +1,9 @@
-import { hubError } from '../../shared/errors.js';
+import { requireSession } from '../services/require-session.js';
 import type { ResumeFailedAck, ResumeFailedPayload } from '../../shared/protocol/lifecycle.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { markResumeTokenRejected } from '../store/resume-tokens.js';
 import { claimResumeRetry } from '../store/runs.js';
-import { getSession } from '../store/sessions.js';
 import { listTurns } from '../store/turns.js';
 
 /**
@@ -16,8 +15,7 @@ export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedP
   return runWrite(
     deps,
     (changes) => {
-      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
-      if (!session) throw hubError.notFound(payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       const run = session.lastRun;
       const retryAllowed = !payload.emitted && !payload.aborted && run?.status === 'running';
       if (!retryAllowed || !claimResumeRetry(deps.db, run.runId)) return { ok: true as const, action: 'fail' as const };

@@ -1,24 +1,18 @@
 import { sessionEndIsTurnBoundary } from '../../shared/flavors.js';
-import { hubError } from '../../shared/errors.js';
 import type { SessionAlivePayload, SessionArchivePayload, SessionEndPayload, SessionJoinPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import { requireSession } from '../services/require-session.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { setRunDisconnected } from '../store/runs.js';
-import { getSession, getSessionAnyNamespace, updatePresence, type StoredSession } from '../store/sessions.js';
+import { getSession, getSessionAnyNamespace, updatePresence } from '../store/sessions.js';
 import type { RunnerBindings } from './bindings.js';
 import { runStatusFromReason } from './run-status.js';
 import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle } from './transitions.js';
 
 /** A heartbeat older than this is ignored (spec section 6). */
 const STALE_HEARTBEAT_MS = 10 * 60_000;
-
-function sessionOf(deps: HubDeps, actor: Actor, sid: string): StoredSession {
-  const session = getSession(deps.db, { namespace: actor.namespace, sid });
-  if (!session) throw hubError.notFound(sid);
-  return session;
-}
 
 function snapshotOf(deps: HubDeps, actor: Actor, sid: string): SessionSnapshot {
   return toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid })!);
@@ -29,7 +23,7 @@ export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Acto
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (actor.socketId !== undefined) bindings.bind(actor.socketId, session.sid);
       if (session.lastRun?.status === 'running') setRunDisconnected(deps.db, { runId: session.lastRun.runId, at: null });
       updatePresence(deps.db, { sid: session.sid, active: true, activeAt: session.presence.active ? session.presence.activeAt : now, aliveAt: now, thinking: session.presence.thinking });
@@ -45,7 +39,7 @@ function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayl
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       const reason = payload.reason ?? null;
       endLiveRun(deps.db, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
       if (session.lifecycle.state !== 'ended' && session.lifecycle.state !== 'archived') {
@@ -63,12 +57,12 @@ function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayl
  * its restore record stay); for every other flavor it ends the run and the lifecycle.
  */
 export function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
-  const probe = sessionOf(deps, actor, payload.sid);
+  const probe = requireSession(deps, actor, payload.sid);
   if (!sessionEndIsTurnBoundary(probe.flavor)) return endRunAndLifecycle(deps, actor, payload);
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       closeOpenTurn(deps.db, changes, session, { status: 'completed', response: null, now });
       noteActivity(deps.db, changes, session, now);
       return snapshotOf(deps, actor, session.sid);
@@ -89,7 +83,7 @@ export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayl
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       const status = payload.status ?? defaultStatus ?? runStatusFromReason(payload.reason);
       archiveSession(deps.db, changes, session, { reason: payload.reason, by: actor.by, status, now });
       noteActivity(deps.db, changes, session, now);
@@ -104,7 +98,7 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
   runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (payload.time < now - STALE_HEARTBEAT_MS) return;
       const aliveAt = Math.min(Math.trunc(payload.time), now);
       const thinking = payload.thinking ?? session.presence.thinking;

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { hubError } from '../../shared/errors.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { PromptSubmitPayload, ToolUsePayload, TurnStopPayload } from '../../shared/protocol/lifecycle.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
+import { requireSession } from '../services/require-session.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
-import { getSession, updateCurrentTurn, type StoredSession } from '../store/sessions.js';
+import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
 import { findActivityByToolUseId, findTurnByPromptId, getLatestTurn, getTurn, insertActivity, insertTurn } from '../store/turns.js';
 import { closeOpenTurn, noteActivity } from './transitions.js';
 import type { Db } from '../store/db.js';
@@ -16,18 +16,12 @@ import type { ChangeSet } from '../services/changes.js';
 /** Tool activity within this long after a turn closed still belongs to it (spec section 6). */
 const LATE_ACTIVITY_WINDOW_MS = 60_000;
 
-function sessionOf(deps: HubDeps, actor: Actor, sid: string): StoredSession {
-  const session = getSession(deps.db, { namespace: actor.namespace, sid });
-  if (!session) throw hubError.notFound(sid);
-  return session;
-}
-
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): { turnId: string } {
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (payload.promptId !== undefined) {
         const existing = findTurnByPromptId(deps.db, { sid: session.sid, promptId: payload.promptId });
         if (existing) return { turnId: existing.turnId };
@@ -84,7 +78,7 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (payload.toolUseId !== undefined) {
         const existing = findActivityByToolUseId(deps.db, { sid: session.sid, toolUseId: payload.toolUseId });
         if (existing) return { turnId: existing.turnId, activityId: existing.activityId };
@@ -117,7 +111,7 @@ export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload):
   return runWrite(
     deps,
     (changes, now) => {
-      const session = sessionOf(deps, actor, payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       const response = payload.response === undefined ? null : truncateUtf8(payload.response, LIMITS.maxPromptBytes).text;
       const turn = closeOpenTurn(deps.db, changes, session, { status: payload.status ?? 'completed', response, now });
       noteActivity(deps.db, changes, session, now);

@@ -1,9 +1,8 @@
 import { getFlavor, PAIRED_KEYS } from '../../shared/flavors.js';
-import { hubError } from '../../shared/errors.js';
+import { requireSession } from './require-session.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { RepairResponse } from '../../shared/protocol/http.js';
 import { listHistory } from '../store/history.js';
-import { getSession } from '../store/sessions.js';
 import { runWrite } from './changes.js';
 import type { Actor, HubDeps } from './deps.js';
 import { commitMetadataVersion } from './metadata-writes.js';
@@ -42,8 +41,7 @@ export function defaultRepairKeys(flavor: string): string[] {
 /** `POST /api/sessions/:sid/repair`: restores absent keys from history as one new version by `user`. */
 export function repairSession(deps: HubDeps, actor: Actor, sid: string, keys?: readonly string[], options: { dryRun?: boolean } = {}): RepairResponse {
   return runWrite(deps, (changes, now) => {
-    const session = getSession(deps.db, { namespace: actor.namespace, sid });
-    if (!session) throw hubError.notFound(sid);
+    const session = requireSession(deps, actor, sid);
     const restored = planRepair(session.metadata, listHistory(deps.db, sid), keys ?? defaultRepairKeys(session.flavor));
     if (Object.keys(restored).length === 0 || options.dryRun) return { restored, version: session.metadataVersion };
     const document = { ...session.metadata, ...restored };

@@ -1,6 +1,5 @@
-import { hubError } from '../../shared/errors.js';
+import { requireSession } from './require-session.js';
 import type { ResumePolicy, ResumeResponse } from '../../shared/protocol/http.js';
-import { getSession } from '../store/sessions.js';
 import type { Actor, HubDeps } from './deps.js';
 import { resumeVerdictOf } from './snapshots.js';
 
@@ -21,8 +20,7 @@ export class ResumeRefused extends Error {
 
 /** `POST /api/sessions/:sid/resume`: the token to resume with, or why not. `force` skips only the safety gate. */
 export function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: ResumePolicy): ResumeResponse {
-  const session = getSession(deps.db, { namespace: actor.namespace, sid });
-  if (!session) throw hubError.notFound(sid);
+  const session = requireSession(deps, actor, sid);
   const verdict = resumeVerdictOf(deps, session);
   if (verdict.kind === 'unavailable') throw new ResumeRefused('resume_unavailable', verdict.reason);
   if (verdict.kind === 'unsafe' && policy === 'safe') throw new ResumeRefused('resume_unsafe', verdict.reason);

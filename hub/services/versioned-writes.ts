@@ -2,13 +2,13 @@
  * `update-metadata` and `update-state` (spec section 3): compare-and-set on the version, the merge
  * rules, the history row and the event in one transaction; `requestId` makes a retry a no-op.
  */
-import { hubError } from '../../shared/errors.js';
+import { requireSession } from './require-session.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
 import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
 import { runStatusFromReason } from '../lifecycle/run-status.js';
 import { findAppliedRequest, recordAppliedRequest } from '../store/applied-requests.js';
-import { getSession, updateAgentState } from '../store/sessions.js';
+import { updateAgentState } from '../store/sessions.js';
 import type { Actor, HubDeps } from './deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
@@ -27,8 +27,7 @@ export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetad
   return runWrite(
     deps,
     (changes, now): UpdateMetadataAck => {
-      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
-      if (!session) throw hubError.notFound(payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (payload.requestId !== undefined) {
         const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'metadata', requestId: payload.requestId });
         if (applied) return { result: 'success', version: applied.version, metadata: applied.value as JsonObject };
@@ -57,8 +56,7 @@ export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePay
   return runWrite(
     deps,
     (changes, now): UpdateStateAck => {
-      const session = getSession(deps.db, { namespace: actor.namespace, sid: payload.sid });
-      if (!session) throw hubError.notFound(payload.sid);
+      const session = requireSession(deps, actor, payload.sid);
       if (payload.requestId !== undefined) {
         const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId });
         if (applied) return { result: 'success', version: applied.version, agentState: applied.value as JsonObject | null };
