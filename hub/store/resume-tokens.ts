@@ -13,7 +13,6 @@ const UPSERT_CHANGED = `
   INSERT INTO resume_tokens (sid, key, value, since, rejected) VALUES (@sid, @key, @value, @now, 0)
   ON CONFLICT (sid, key) DO UPDATE SET value = excluded.value, since = excluded.since, rejected = 0
   WHERE resume_tokens.value <> excluded.value`;
-const DELETE = `DELETE FROM resume_tokens WHERE sid = @sid AND key = @key`;
 const MARK_REJECTED = `UPDATE resume_tokens SET rejected = 1 WHERE sid = @sid AND key = @key AND value = @value`;
 
 export function getResumeToken(db: Db, key: { sid: string; key: string }): ResumeTokenState | undefined {
@@ -24,12 +23,11 @@ export function getResumeToken(db: Db, key: { sid: string; key: string }): Resum
 /**
  * Records the token's current value. Writing the same value again changes nothing (the TTL is not
  * refreshed, a rejection stands); a different value restarts the clock and clears the rejection.
+ * A clear keeps the row: if the same value comes back (a repair, a runner re-sending it) it is still
+ * the same token, as old and as rejected as before; only a different value is a new token.
  */
 export function trackResumeToken(db: Db, input: { sid: string; key: string; value: unknown; now: number }): void {
-  if (input.value === undefined || input.value === null) {
-    stmt(db, DELETE).run({ sid: input.sid, key: input.key });
-    return;
-  }
+  if (input.value === undefined || input.value === null) return;
   stmt(db, UPSERT_CHANGED).run({ sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
 }
 
