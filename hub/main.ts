@@ -11,6 +11,7 @@ import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
 import { sweep, type SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
+import { createMetrics } from './metrics/metrics.js';
 import type { HubDeps } from './services/deps.js';
 import { loadTokens } from './services/tokens.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
@@ -44,13 +45,16 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const server = createServer();
   const app = createHttpApp(server, log);
   const sockets = createSocketServer(server);
-  const deps: HubDeps = { db, clock, config, log, publisher: createPublisher(sockets.runners, sockets.dashboards) };
+  // one registry per hub: in-process test hubs never share prom-client's global one
+  const metrics = createMetrics();
+  const deps: HubDeps = { db, clock, config, log, publisher: createPublisher(sockets.runners, sockets.dashboards, metrics) };
   const bindings = new RunnerBindings();
-  attachSocketHandlers(sockets, { deps, tokens, bindings, log });
-  registerHttpRoutes(app, { deps, tokens });
+  attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics });
+  registerHttpRoutes(app, { deps, tokens, metrics });
 
   const runSweep = (): SweepReport => {
     const report = sweep(deps);
+    metrics.observeSweep(report);
     if (sweepChangedSomething(report)) log.info({ sweep: report }, 'sweep changed sessions');
     else log.debug({ sweep: report }, 'sweep found nothing to do');
     return report;

@@ -3,11 +3,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Logger } from '../log.js';
+import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler } from './errors.js';
 import { healthRoutes } from './health.js';
+import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
 import { whoamiRoutes } from './whoami.js';
 
@@ -30,10 +32,11 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, the session API, whoami and the dashboard page. */
-export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry }): void {
-  // health checks and static files would drown the log; the API's requests are logged
+/** Health, metrics, the session API, whoami and the dashboard page. */
+export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; metrics: HubMetrics }): void {
+  // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn' });
+  app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
   app.register(whoamiRoutes, { tokens: input.tokens });
   app.register(sessionRoutes, { deps: input.deps, tokens: input.tokens });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import { HubError, hubError, type ErrorCode } from '../../shared/errors.js';
 import { describeZodError } from '../../shared/protocol/validation.js';
+import type { HubMetrics } from '../metrics/metrics.js';
 import type { SocketData } from './types.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -24,6 +25,7 @@ export interface HandlerContext {
 export interface HandleOptions {
   limiter: RateLimiter;
   now: () => number;
+  metrics: HubMetrics;
 }
 
 /** The part of a typed socket that `handle` uses; event names are checked against the event map. */
@@ -69,9 +71,17 @@ function handle<S extends z.ZodType>(
     const raw = typeof args[0] === 'function' ? undefined : args[0];
     const followUps: (() => void)[] = [];
     const log = socket.data.log;
+    const receivedAt = performance.now();
+    const { metrics } = options;
+    // only the event name and the outcome are recorded: never a payload
+    const observe = (result: string) => {
+      metrics.ackDelay.observe({ event }, (performance.now() - receivedAt) / 1000);
+      if (kind === 'versioned') metrics.writes.inc({ event, result: result === 'success' || result === 'version-mismatch' ? result : 'error' });
+    };
 
     const answer = (response: unknown) => {
       if (ack) ack(response);
+      observe(String((response as { result?: unknown }).result));
       for (const followUp of followUps) followUp();
     };
     const fail = (error: HubError) => {
@@ -79,6 +89,7 @@ function handle<S extends z.ZodType>(
       else log.info({ event, code: error.code, reason: error.message }, 'event rejected');
       if (ack) ack(errorAck(kind, error.code, error.message));
       else socket.emit('error', { code: error.code, message: error.message, event });
+      observe('error');
     };
 
     const now = options.now();

@@ -4,6 +4,7 @@ import { HANDSHAKE_ERRORS, HandshakeAuthSchema } from '../../shared/protocol/aut
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import type { Logger } from '../log.js';
+import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import { registerDashboardHandlers } from './dashboard-handlers.js';
@@ -35,6 +36,7 @@ export interface SocketHandlerDeps {
   tokens: TokenRegistry;
   bindings: RunnerBindings;
   log: Logger;
+  metrics: HubMetrics;
 }
 
 /** Handshake auth for a namespace: a known token, of a role allowed there. */
@@ -63,15 +65,20 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
 
 export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDeps): void {
   const limiter = new RateLimiter(ctx.deps.config.rateLimitPerSecond, ctx.deps.config.rateLimitBurst);
-  const options = { limiter, now: () => ctx.deps.clock.now() };
+  const options = { limiter, now: () => ctx.deps.clock.now(), metrics: ctx.metrics };
+  const { connected } = ctx.metrics;
   authenticate(server.runners, 'runner', ctx, limiter);
   authenticate(server.dashboards, 'dashboard', ctx, limiter);
   server.runners.on('connection', (socket) => {
     socket.data.log.info('runner connected');
+    connected.inc({ kind: 'runner' });
+    socket.once('disconnect', () => connected.dec({ kind: 'runner' }));
     registerRunnerHandlers(socket, ctx.deps, ctx.bindings, options);
   });
   server.dashboards.on('connection', (socket) => {
     socket.data.log.info('dashboard connected');
+    connected.inc({ kind: 'dashboard' });
+    socket.once('disconnect', () => connected.dec({ kind: 'dashboard' }));
     registerDashboardHandlers(socket, ctx.deps, options);
   });
 }
