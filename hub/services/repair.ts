@@ -19,7 +19,8 @@ function companionsOf(key: string): string[] {
 export function planRepair(current: JsonObject, history: readonly { metadata: JsonObject }[], keys: readonly string[]): JsonObject {
   const restored: JsonObject = {};
   for (const key of keys) {
-    if (current[key] !== undefined && current[key] !== null) continue;
+    // Already brought back as a token's companion: keep the value from the token's own version.
+    if (key in restored || (current[key] !== undefined && current[key] !== null)) continue;
     const source = [...history].reverse().find((entry) => entry.metadata[key] !== undefined && entry.metadata[key] !== null);
     if (!source) continue;
     restored[key] = source.metadata[key]!;
