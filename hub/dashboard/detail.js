@@ -109,7 +109,7 @@ function renderSummary(s) {
     ['Since', `${absoluteTime(s.lifecycle.since)}${s.lifecycle.by ? ` by ${s.lifecycle.by}` : ''}`],
     ['Presence', presenceBadge(s.presence)],
     ['Last run', [lastRunBadge(s.lifecycle.lastRun), s.lifecycle.lastRun?.reason ? h('span.reason', {}, s.lifecycle.lastRun.reason) : null]],
-    ['Resume', [resumeBadge(s.resume), s.resume.tokenKey ? h('code.muted', {}, s.resume.tokenKey) : null]],
+    ['Resume', [resumeBadge(s.resume), s.resume.tokenKey ? h('span.token-key', {}, 'token key ', h('code', {}, s.resume.tokenKey)) : null]],
     ['Parent', s.parentSid ? h('a', { href: `#/s/${encodeURIComponent(s.parentSid)}` }, s.parentSid) : '—'],
     ['Created', absoluteTime(s.createdAt)],
     ['Updated', `${absoluteTime(s.updatedAt)} (${relativeTime(s.updatedAt)})`],

@@ -85,7 +85,9 @@ export function connectLive({ token, store, onState }) {
       onState('error', 'The hub keeps asking to resync; reload the page');
       return;
     }
-    subscribe(ackSeq || undefined);
+    // From the seq of the snapshots just received: without sinceSeq the hub would replay from the
+    // handshake's lastSeq again, and answer the same gap.
+    subscribe(ackSeq);
   });
   socket.on('connect_error', (/** @type {Error} */ err) => {
     // A refusal by the namespace's middleware is final: socket.io does not retry it.

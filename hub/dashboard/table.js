@@ -38,8 +38,12 @@ export function createTable({ tbody, empty, store, onOpen }) {
       h(
         'td.c-session',
         { 'data-label': 'Session' },
-        h('a.tag', { href: `#/s/${encodeURIComponent(s.sid)}` }, s.tag),
-        path ? h('span.path', { title: path }, path) : null,
+        h(
+          'div',
+          {},
+          h('a.tag', { href: `#/s/${encodeURIComponent(s.sid)}` }, s.tag),
+          path ? h('span.path', { title: path }, path) : null,
+        ),
       ),
       h('td.c-state', { 'data-label': 'State' }, stateBadge(s.lifecycle)),
       h('td.c-presence', { 'data-label': 'Presence' }, presenceBadge(s.presence)),

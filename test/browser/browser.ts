@@ -1,0 +1,53 @@
+/**
+ * Browser tests drive Debian's chromium through playwright-core; no browser is ever downloaded.
+ * playwright gives each launch a fresh temporary profile, so nothing leaks between runs.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Waits until `selector` exists and its text contains `text`. */
+export async function waitForText(page: Page, selector: string, text: string, timeout = 5000): Promise<void> {
+  await page.waitForFunction(
+    ([sel, want]) => Array.from(document.querySelectorAll(sel)).some((el) => el.textContent?.includes(want)),
+    [selector, text] as const,
+    { timeout },
+  );
+}
+
+export async function textOf(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).first().textContent())?.trim() ?? '';
+}
+
+/** Signs in through the form and waits until the live link is up. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('#token-input').fill(token);
+  await page.locator('#signin-form button[type=submit]').click();
+  await page.waitForSelector('#conn[data-state="live"]', { timeout: 5000 });
+}

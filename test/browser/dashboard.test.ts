@@ -1,0 +1,231 @@
+/**
+ * The dashboard page end to end (issue 5): a real hub in process, real socket.io-client runners,
+ * and Debian's chromium driving the page the hub serves.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestHub } from '../helpers/hub.js';
+import { connectRunner } from '../helpers/clients.js';
+import { launchBrowser, screenshot, signIn, textOf, waitForText } from './browser.js';
+
+type TestHub = Awaited<ReturnType<typeof startTestHub>>;
+type Runner = Awaited<ReturnType<typeof connectRunner>>;
+
+let hub: TestHub;
+let browser: Browser;
+let runner: Runner;
+let context: BrowserContext;
+let page: Page;
+let pageErrors: string[];
+let tagCount = 0;
+
+beforeAll(async () => {
+  hub = await startTestHub();
+  browser = await launchBrowser();
+  runner = await connectRunner(hub.url, hub.tokens.runner);
+});
+
+afterAll(async () => {
+  runner?.disconnect();
+  await browser?.close();
+  await hub?.close();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  pageErrors = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+});
+
+afterEach(async () => {
+  await context?.close();
+  expect(pageErrors).toEqual([]);
+});
+
+/** Starts a fresh claude session through the runner and returns its sid. */
+async function startSession(metadata: Record<string, unknown> = { path: '/tmp/x', claudeSessionId: 'abc' }): Promise<string> {
+  tagCount += 1;
+  const ack = await runner.emitWithAck('session-start', {
+    tag: `browser-${tagCount}-${Date.now()}`,
+    flavor: 'claude',
+    source: 'startup',
+    metadata,
+  });
+  if (!ack.ok) throw new Error(`session-start failed: ${ack.error.message}`);
+  return ack.session.sid;
+}
+
+async function writeMetadata(sid: string, expectedVersion: number, metadata: Record<string, unknown>) {
+  const ack = await runner.emitWithAck('update-metadata', { sid, expectedVersion, metadata });
+  if (ack.result !== 'success') throw new Error(`update-metadata: ${JSON.stringify(ack)}`);
+  return ack;
+}
+
+const row = (sid: string) => `tr[data-sid="${sid}"]`;
+
+describe('sign-in', () => {
+  it('signs in with a token, lists the sessions and remembers the token', async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.waitForSelector(row(sid));
+    expect(await textOf(page, `${row(sid)} .c-flavor`)).toBe('Claude Code');
+    expect(await textOf(page, `${row(sid)} .c-session .path`)).toBe('/tmp/x');
+    expect(await page.getAttribute(`${row(sid)} .c-state .state`, 'data-state')).toBe('running');
+    expect(await textOf(page, `${row(sid)} .c-run`)).toBe('running');
+    expect(await textOf(page, '#who')).toBe('dashboard · default');
+
+    await page.reload();
+    await page.waitForSelector('#conn[data-state="live"]');
+    await page.waitForSelector(row(sid));
+    expect(await page.isVisible('#signin')).toBe(false);
+  });
+
+  it('takes ?token= from the address and removes it', async () => {
+    const sid = await startSession();
+    await page.goto(`${hub.url}/?token=${encodeURIComponent(hub.tokens.dashboard)}`);
+    await page.waitForSelector('#conn[data-state="live"]');
+    await page.waitForSelector(row(sid));
+    expect(page.url()).not.toContain('token');
+  });
+
+  it('says so when the token is refused and lets the user sign out', async () => {
+    await page.goto(hub.url);
+    await page.locator('#token-input').fill('not-a-real-token');
+    await page.locator('#signin-form button[type=submit]').click();
+    await page.waitForSelector('#refused', { state: 'visible' });
+    expect(await textOf(page, '#refused-message')).toContain('unauthorized');
+    expect(await page.getAttribute('#conn', 'data-state')).toBe('refused');
+
+    await page.click('#refused-signout');
+    await page.waitForSelector('#signin', { state: 'visible' });
+    expect(await page.evaluate(() => localStorage.getItem('sessionHub.token'))).toBeNull();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+  });
+});
+
+describe('live table', () => {
+  it("shows a runner's update-metadata within a second, without a reload", async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.waitForSelector(row(sid));
+    await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+
+    await writeMetadata(sid, 1, { path: '/tmp/moved', claudeSessionId: 'abc' });
+    await waitForText(page, `${row(sid)} .c-session .path`, '/tmp/moved', 1000);
+    expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+    await screenshot(page, 'table');
+  });
+
+  it('changes the state cell when the session ends', async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.waitForSelector(`${row(sid)} .state[data-state="running"]`);
+
+    const ack = await runner.emitWithAck('session-end', { sid, reason: 'completed' });
+    expect(ack.ok).toBe(true);
+    await page.waitForSelector(`${row(sid)} .state[data-state="ended"]`, { timeout: 1000 });
+    expect(await textOf(page, `${row(sid)} .c-state`)).toContain('completed');
+    await waitForText(page, `${row(sid)} .c-run`, 'success', 1000);
+  });
+
+  it("shows the open turn's prompt and clears it when the turn closes", async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.waitForSelector(row(sid));
+
+    const prompt = `Refactor the parser ${'and keep going '.repeat(20)}`;
+    const submitted = await runner.emitWithAck('prompt-submit', { sid, prompt });
+    expect(submitted.ok).toBe(true);
+    await waitForText(page, `${row(sid)} .c-prompt`, 'Refactor the parser', 1000);
+    expect((await textOf(page, `${row(sid)} .c-prompt`)).length).toBeLessThanOrEqual(80);
+
+    const stopped = await runner.emitWithAck('turn-stop', { sid, response: 'done' });
+    expect(stopped.ok).toBe(true);
+    await page.waitForFunction((sel) => !document.querySelector(sel)?.textContent?.includes('Refactor'), `${row(sid)} .c-prompt`, { timeout: 1000 });
+  });
+
+  it('inserts data as text, never as markup', async () => {
+    const sid = await startSession({ path: '<img src=x onerror="window.pwned=1">', claudeSessionId: 'abc' });
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await waitForText(page, `${row(sid)} .path`, '<img src=x');
+    expect(await page.locator(`${row(sid)} img`).count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+  });
+
+  it('collapses the table to cards on a phone', async () => {
+    const sid = await startSession();
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const phonePage = await phone.newPage();
+    try {
+      await signIn(phonePage, hub.url, hub.tokens.dashboard);
+      await phonePage.waitForSelector(row(sid));
+      expect(await phonePage.isVisible('#sessions thead')).toBe(false);
+      const width = await phonePage.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(390);
+      await screenshot(phonePage, 'table-phone');
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
+describe('detail view', () => {
+  it('shows the history with carried keys highlighted, and no actions for a dashboard token', async () => {
+    const sid = await startSession();
+    // A whole-document write that leaves out path and claudeSessionId: both are carried forward.
+    await writeMetadata(sid, 1, { title: 'second version' });
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.click(`${row(sid)} .c-flavor`);
+
+    await page.waitForSelector('li.version[data-version="2"]');
+    const carried = await page.locator('li.version[data-version="2"] .chip-carried').allTextContents();
+    expect(carried).toEqual(expect.arrayContaining(['path', 'claudeSessionId']));
+    expect(await textOf(page, '.metadata .version')).toBe('v2');
+    expect(await textOf(page, '.metadata pre')).toContain('second version');
+    expect(await page.locator('li.version[data-version="1"]').count()).toBe(1);
+    expect(await page.locator('#action-archive').count()).toBe(0);
+    expect(await textOf(page, '.actions')).toContain('Read-only');
+    await screenshot(page, 'detail');
+
+    await page.click('.back a');
+    await page.waitForSelector('#list', { state: 'visible' });
+  });
+
+  it('lets an admin archive a session, and the row updates', async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.admin);
+    await waitForText(page, '#who', 'admin');
+    await page.click(`${row(sid)} .c-flavor`);
+    await page.waitForSelector('#action-repair');
+
+    await page.fill('#archive-reason', 'done with it');
+    await page.click('#action-archive');
+    await waitForText(page, '.action-result.ok', 'Archived');
+    await page.waitForSelector('[data-fact="state"] .state[data-state="archived"]', { timeout: 1000 });
+
+    await page.click('.back a');
+    await page.waitForSelector(`${row(sid)} .state[data-state="archived"]`);
+    expect(await textOf(page, `${row(sid)} .c-state`)).toContain('done with it');
+    await waitForText(page, `${row(sid)} .c-run`, 'cancelled');
+  });
+
+  it('lets an admin repair a cleared resume token, and shows the hub error on a refused resume', async () => {
+    const sid = await startSession();
+    await runner.emitWithAck('update-metadata', { sid, expectedVersion: 1, patch: { claudeSessionId: null } });
+    await signIn(page, hub.url, hub.tokens.admin);
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await page.waitForSelector('#action-resume');
+    await waitForText(page, '[data-fact="resume"]', 'no_token');
+
+    await page.click('#action-resume');
+    await page.waitForSelector('.action-result.error');
+    expect(await textOf(page, '.action-result')).not.toBe('');
+
+    await page.click('#action-repair');
+    await waitForText(page, '.action-result.ok', 'claudeSessionId');
+    await waitForText(page, '.metadata .version', 'v3');
+    await page.waitForSelector('li.version[data-version="3"]');
+    expect(await textOf(page, 'li.version[data-version="2"] .keys-cleared')).toContain('claudeSessionId');
+  });
+});
