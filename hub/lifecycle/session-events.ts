@@ -100,7 +100,8 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
     (changes, now) => {
       const session = requireSession(deps, actor, payload.sid);
       if (payload.time < now - STALE_HEARTBEAT_MS) return;
-      const aliveAt = Math.min(Math.trunc(payload.time), now);
+      // a late or reordered heartbeat never moves the last sign of life backwards
+      const aliveAt = Math.max(session.presence.aliveAt ?? 0, Math.min(Math.trunc(payload.time), now));
       const thinking = payload.thinking ?? session.presence.thinking;
       const wasActive = session.presence.active;
       updatePresence(deps.db, { sid: session.sid, active: true, activeAt: wasActive ? session.presence.activeAt : now, aliveAt, thinking });
