@@ -192,6 +192,25 @@ describe('detail view', () => {
     await page.waitForSelector('#list', { state: 'visible' });
   });
 
+  it('shows the turns with their activity and follows new ones live', async () => {
+    const sid = await startSession();
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await waitForText(page, '.turns-panel', 'No turns yet.');
+
+    expect((await runner.emitWithAck('prompt-submit', { sid, prompt: 'List the files' })).ok).toBe(true);
+    const used = await runner.emitWithAck('tool-use', { sid, tool: 'Bash', toolUseId: 'tu-1', input: { command: 'ls' }, output: 'a.txt' });
+    expect(used.ok).toBe(true);
+    await waitForText(page, 'li.turn[data-status="open"] .activity', 'Bash');
+    expect(await textOf(page, 'li.turn .prompt summary')).toContain('List the files');
+
+    expect((await runner.emitWithAck('turn-stop', { sid, response: 'Here they are' })).ok).toBe(true);
+    await page.waitForSelector('li.turn[data-status="completed"]');
+    expect(await textOf(page, 'li.turn .turn-head')).toContain('1 tool use');
+    await page.click('li.turn .activity details summary');
+    expect(await textOf(page, 'li.turn .activity pre')).toContain('"command": "ls"');
+  });
+
   it('lets an admin archive a session, and the row updates', async () => {
     const sid = await startSession();
     await signIn(page, hub.url, hub.tokens.admin);
