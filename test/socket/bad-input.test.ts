@@ -178,7 +178,7 @@ describe('bad payloads', () => {
   it('answers a failed event sent without an ack callback with a server error event', async () => {
     const before = await versionedState(hub, session.sid);
     let error = nextServerError(runner);
-    runner.emit('update-metadata' as never, { sid: session.sid, expectedVersion: 'x', metadata: {} } as never);
+    (runner as unknown as { emit(event: string, payload: unknown): void }).emit('update-metadata', { sid: session.sid, expectedVersion: 'x', metadata: {} });
     expect(await error).toEqual({ code: 'invalid_payload', message: expect.stringMatching(/^expectedVersion: /), event: 'update-metadata' });
     error = nextServerError(runner);
     runner.emit('session-alive', { sid: 'no-such-session', time: Date.now() });
