@@ -34,7 +34,11 @@ export const TurnsResponseSchema = z.array(TurnWithActivitySchema);
 
 export const ResumePolicySchema = z.enum(['safe', 'force']);
 export type ResumePolicy = z.infer<typeof ResumePolicySchema>;
-export const ResumeRequestSchema = z.object({ policy: ResumePolicySchema.default('safe') }).default({ policy: 'safe' });
+/** A POST without a body (Fastify hands the schema `null`) is the default policy, as `{}` is. */
+export const ResumeRequestSchema = z
+  .object({ policy: ResumePolicySchema.default('safe') })
+  .nullish()
+  .transform((body) => body ?? { policy: 'safe' as const });
 export const ResumeResponseSchema = z.object({
   sid: z.string(),
   flavor: z.string(),
@@ -51,7 +55,10 @@ export type ResumeUnavailableReason = z.infer<typeof ResumeUnavailableReasonSche
 export const ArchiveRequestSchema = z.object({ reason: z.string().min(1).max(1024) });
 export const ArchiveResponseSchema = SessionSnapshotSchema;
 
-export const RepairRequestSchema = z.object({ keys: z.array(z.string().min(1).max(128)).max(100).optional() }).default({});
+export const RepairRequestSchema = z
+  .object({ keys: z.array(z.string().min(1).max(128)).max(100).optional() })
+  .nullish()
+  .transform((body) => body ?? {});
 export const RepairResponseSchema = z.object({ restored: z.record(z.string(), JsonValueSchema), version: z.number().int() });
 export type RepairResponse = z.infer<typeof RepairResponseSchema>;
 
