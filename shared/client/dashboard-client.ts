@@ -1,0 +1,183 @@
+/**
+ * The read-only side of the SDK: one `/dashboard` socket that keeps a live map of session snapshots.
+ */
+import type { Socket } from 'socket.io-client';
+import type { UpdateEvent } from '../protocol/broadcast.js';
+import type { DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
+import type { SessionSnapshot } from '../protocol/session.js';
+import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
+import { jitteredDelay } from './backoff.js';
+import { asRequestError, DEFAULT_REQUEST_TIMEOUT_MS, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { Listeners } from './listeners.js';
+
+/** The `/dashboard` socket, typed with the swapped event maps. */
+export type DashboardSocket = Socket<ServerToClientEvents, DashboardClientToServerEvents>;
+
+export interface DashboardClientEvents {
+  /** Every broadcast received (live or replayed), after it was applied to the map. */
+  update: (event: UpdateEvent) => void;
+  /** A snapshot in the map changed (or appeared). */
+  session: (snapshot: SessionSnapshot) => void;
+  /** The hub could not replay what was missed; the client resubscribed and replaced the map. */
+  resync: () => void;
+  /** The socket reconnected and the client resubscribed. */
+  reconnect: () => void;
+  /** A background resubscribe failed. */
+  error: (error: Error) => void;
+}
+
+/**
+ * A dashboard's live view of the hub.
+ *
+ * @example
+ * const dashboard = await DashboardClient.connect({ url: 'http://127.0.0.1:3737', token: dashboardToken });
+ * await dashboard.subscribe(); // every session of the namespace, including later ones
+ * dashboard.on('session', (s) => render(s.sid, s.lifecycle.state, s.currentTurn?.prompt));
+ * console.log(dashboard.sessions.size);
+ */
+export class DashboardClient {
+  readonly socket: DashboardSocket;
+  /** The live map: sid → snapshot, kept current by broadcasts. */
+  readonly sessions = new Map<string, SessionSnapshot>();
+  private readonly options: ClientOptions;
+  private readonly listeners = new Listeners<DashboardClientEvents>();
+  /** What to subscribe to again after a reconnect: undefined = nothing yet, null = all sessions. */
+  private subscription: string[] | null | undefined;
+  private seq: number | undefined;
+  private replayRequested = false;
+  private closing = false;
+  private connectedOnce = false;
+
+  private constructor(socket: DashboardSocket, options: ClientOptions) {
+    this.socket = socket;
+    this.options = options;
+    this.seq = options.lastSeq;
+    socket.on('update', (event) => this.onUpdate(event));
+    socket.on('resync', () => this.onResync());
+    socket.on('connect', () => {
+      if (this.connectedOnce && this.subscription !== undefined) void this.resubscribe(true).then(() => this.listeners.emit('reconnect'));
+    });
+    socket.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect' && !this.closing) setTimeout(() => this.closing || socket.connect(), 250 + jitteredDelay(3));
+    });
+  }
+
+  /**
+   * Connects to `/dashboard` (any token of the namespace). Rejects with a `HubRequestError`.
+   * @example
+   * const dashboard = await DashboardClient.connect({ url, token });
+   */
+  static async connect(options: ClientOptions): Promise<DashboardClient> {
+    const socket = await openSocket<DashboardSocket>('/dashboard', options);
+    const client = new DashboardClient(socket, options);
+    client.connectedOnce = true;
+    return client;
+  }
+
+  /** The largest broadcast seq the map includes. */
+  get lastSeq(): number | undefined {
+    return this.seq;
+  }
+
+  /**
+   * Subscribes to the client's own events; returns an unsubscribe function.
+   * @example
+   * dashboard.on('resync', () => log.info('replaced the map after a replay gap'));
+   */
+  on<E extends keyof DashboardClientEvents>(event: E, listener: DashboardClientEvents[E]): () => void {
+    return this.listeners.on(event, listener);
+  }
+
+  /**
+   * `subscribe`: loads the snapshots into the map and follows their broadcasts. Without `sids`,
+   * every session of the namespace, including those created later. Answers the snapshots.
+   *
+   * @example
+   * await dashboard.subscribe({ sids: [sid] });
+   */
+  async subscribe(input: { sids?: string[] } = {}): Promise<SessionSnapshot[]> {
+    this.subscription = input.sids ? [...(this.subscription ?? []), ...input.sids] : null;
+    return this.load(input.sids, this.seq);
+  }
+
+  /**
+   * `unsubscribe`: stops following (some) sessions and drops them from the map.
+   * @example
+   * await dashboard.unsubscribe({ sids: [sid] });
+   */
+  async unsubscribe(input: { sids?: string[] } = {}): Promise<void> {
+    unwrapOk(await this.emit('unsubscribe', input), 'unsubscribe');
+    if (!input.sids) {
+      this.subscription = undefined;
+      this.sessions.clear();
+      return;
+    }
+    if (Array.isArray(this.subscription)) this.subscription = this.subscription.filter((sid) => !input.sids!.includes(sid));
+    for (const sid of input.sids) this.sessions.delete(sid);
+  }
+
+  /**
+   * Disconnects for good.
+   * @example
+   * dashboard.close();
+   */
+  close(): void {
+    this.closing = true;
+    this.socket.disconnect();
+  }
+
+  private emit<E extends keyof DashboardClientToServerEvents>(event: E, payload: Parameters<DashboardClientToServerEvents[E]>[0]) {
+    type AckOf = Parameters<Parameters<DashboardClientToServerEvents[E]>[1]>[0];
+    // TS cannot spread the event map's argument tuple for a generic event name; this method's signature types it
+    const timed = this.socket.timeout(this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) as unknown as {
+      emitWithAck(event: E, payload: unknown): Promise<AckOf>;
+    };
+    return timed.emitWithAck(event, payload).catch((error: unknown) => Promise.reject(asRequestError(error, event)));
+  }
+
+  private async load(sids: string[] | undefined, sinceSeq: number | undefined, replace = false): Promise<SessionSnapshot[]> {
+    if (sinceSeq !== undefined) this.replayRequested = true;
+    const ack = unwrapOk(await this.emit('subscribe', { ...(sids ? { sids } : {}), ...(sinceSeq !== undefined ? { sinceSeq } : {}) }), 'subscribe');
+    if (replace) this.sessions.clear();
+    for (const session of ack.sessions) this.put(newerSnapshot(replace ? undefined : this.sessions.get(session.sid), session));
+    // the snapshots include everything up to ack.seq; replayed events (if any) follow the ack
+    if (sinceSeq === undefined && (this.seq === undefined || ack.seq > this.seq)) this.seq = ack.seq;
+    return ack.sessions;
+  }
+
+  private async resubscribe(withReplay: boolean): Promise<void> {
+    try {
+      const sids = this.subscription ?? undefined;
+      await this.load(sids, withReplay ? this.seq : undefined, !withReplay);
+    } catch (error) {
+      this.listeners.emit('error', error as Error);
+    }
+  }
+
+  private put(snapshot: SessionSnapshot): void {
+    this.sessions.set(snapshot.sid, snapshot);
+    this.listeners.emit('session', snapshot);
+  }
+
+  private onUpdate(event: UpdateEvent): void {
+    if (this.seq !== undefined && event.seq <= this.seq) return; // already in the snapshots
+    if (this.seq === undefined || event.seq > this.seq) this.seq = event.seq;
+    const { body } = event;
+    const held = this.sessions.get(body.sid);
+    if (body.t === 'session-created') this.put(newerSnapshot(held, body.session));
+    else if (held && body.t === 'update-session') this.put(applySessionUpdate(held, body));
+    else if (held && body.t === 'turn') {
+      const next = applyTurn(held, body.turn);
+      if (next !== held) this.put(next);
+    }
+    this.listeners.emit('update', event);
+  }
+
+  /** Replay was impossible: resubscribe without a seq and replace the map with fresh snapshots. */
+  private onResync(): void {
+    if (!this.replayRequested) return;
+    this.replayRequested = false;
+    this.seq = undefined;
+    void this.resubscribe(false).then(() => this.listeners.emit('resync'));
+  }
+}
