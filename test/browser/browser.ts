@@ -2,7 +2,7 @@
  * Browser tests drive Debian's chromium through playwright-core; no browser is ever downloaded.
  * playwright gives each launch a fresh temporary profile, so nothing leaks between runs.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -10,6 +10,9 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results');
 
 export function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`no chromium at ${CHROMIUM_PATH}: apt-get install -y chromium, or set CHROMIUM_PATH`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

@@ -3,6 +3,7 @@
  * and Debian's chromium driving the page the hub serves.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { JsonObject } from '../../shared/protocol/json.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestHub } from '../helpers/hub.js';
 import { connectRunner } from '../helpers/clients.js';
@@ -44,7 +45,7 @@ afterEach(async () => {
 });
 
 /** Starts a fresh claude session through the runner and returns its sid. */
-async function startSession(metadata: Record<string, unknown> = { path: '/tmp/x', claudeSessionId: 'abc' }): Promise<string> {
+async function startSession(metadata: JsonObject = { path: '/tmp/x', claudeSessionId: 'abc' }): Promise<string> {
   tagCount += 1;
   const ack = await runner.emitWithAck('session-start', {
     tag: `browser-${tagCount}-${Date.now()}`,
@@ -56,7 +57,7 @@ async function startSession(metadata: Record<string, unknown> = { path: '/tmp/x'
   return ack.session.sid;
 }
 
-async function writeMetadata(sid: string, expectedVersion: number, metadata: Record<string, unknown>) {
+async function writeMetadata(sid: string, expectedVersion: number, metadata: JsonObject) {
   const ack = await runner.emitWithAck('update-metadata', { sid, expectedVersion, metadata });
   if (ack.result !== 'success') throw new Error(`update-metadata: ${JSON.stringify(ack)}`);
   return ack;
