@@ -1,28 +1,14 @@
 // @ts-check
 /** Display helpers: names, times and truncation. Pure functions, no DOM. */
+import { FLAVOR_NAMES } from './flavors.js';
 
 /**
- * Display names of the v1 flavors (spec section 8, shared/flavors.ts). Embedded because the page
- * fetches nothing extra; an unknown flavor shows its id.
- * @type {Readonly<Record<string, string>>}
+ * Display names from the hub's flavor registry (shared/flavors.ts), which the hub serves as the
+ * module /dashboard/flavors.js; an unknown flavor shows its id.
+ * @param {string} id
  */
-const FLAVOR_NAMES = {
-  claude: 'Claude Code',
-  codex: 'Codex',
-  cursor: 'Cursor',
-  gemini: 'Gemini CLI',
-  opencode: 'OpenCode',
-  kimi: 'Kimi CLI',
-  copilot: 'GitHub Copilot CLI',
-  pi: 'Pi',
-  grok: 'Grok CLI',
-  antigravity: 'Antigravity',
-  hermes: 'Hermes Agent',
-};
-
-/** @param {string} id */
 export function flavorName(id) {
-  return Object.hasOwn(FLAVOR_NAMES, id) ? FLAVOR_NAMES[id] : id;
+  return Object.hasOwn(FLAVOR_NAMES, id) ? /** @type {Record<string, string>} */ (FLAVOR_NAMES)[id] : id;
 }
 
 /**

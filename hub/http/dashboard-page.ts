@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { FLAVORS } from '../../shared/flavors.js';
 
 export interface DashboardPageOptions {
   /** The folder holding index.html and its assets; found from the project root when omitted. */
@@ -75,6 +76,13 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
     return reply.send(body);
   }
 
+  // The flavor names come from the one registry, rendered as a module the page imports.
+  const flavorsModule = `export const FLAVOR_NAMES = Object.freeze(${JSON.stringify(
+    Object.fromEntries([...FLAVORS.values()].map((flavor) => [flavor.id, flavor.displayName])),
+  )});\n`;
+  app.get('/dashboard/flavors.js', (_request, reply) =>
+    reply.header('content-type', CONTENT_TYPES.js).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(flavorsModule),
+  );
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
   app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => sendAsset(reply, request.params.file));
 }
