@@ -10,6 +10,7 @@ import type { TokenRegistry } from '../services/tokens.js';
 import { registerDashboardHandlers } from './dashboard-handlers.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRunnerHandlers } from './runner-handlers.js';
+import { answerUnhandledEvents } from './unhandled-events.js';
 import type { DashboardNamespace, HubServer, RunnerNamespace, SocketData } from './types.js';
 
 export interface SocketServer {
@@ -74,11 +75,13 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
     connected.inc({ kind: 'runner' });
     socket.once('disconnect', () => connected.dec({ kind: 'runner' }));
     registerRunnerHandlers(socket, ctx.deps, ctx.bindings, options);
+    answerUnhandledEvents(socket, '/runner');
   });
   server.dashboards.on('connection', (socket) => {
     socket.data.log.info('dashboard connected');
     connected.inc({ kind: 'dashboard' });
     socket.once('disconnect', () => connected.dec({ kind: 'dashboard' }));
     registerDashboardHandlers(socket, ctx.deps, options);
+    answerUnhandledEvents(socket, '/dashboard');
   });
 }

@@ -1,0 +1,43 @@
+/**
+ * Events no handler listens to on a namespace still get their answer (spec section 2: the ack is
+ * always called): a `/runner` event sent on the read-only `/dashboard` is `forbidden`, any other
+ * unknown event is `invalid_payload`. Without an ack the answer is a server `error` event.
+ */
+import { hubError } from '../../shared/errors.js';
+import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
+import type { AckKind } from './handle.js';
+import type { AnySocket } from './types.js';
+
+/** Every `/runner` event and the ack family it answers with. */
+const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
+  'update-metadata': 'versioned',
+  'update-state': 'versioned',
+  'session-start': 'ok',
+  'session-join': 'ok',
+  'prompt-submit': 'ok',
+  'tool-use': 'ok',
+  'turn-stop': 'ok',
+  'session-end': 'ok',
+  'session-finalize': 'ok',
+  'session-archive': 'ok',
+  'session-alive': 'ok',
+  'resume-failed': 'ok',
+};
+
+const isRunnerEvent = (event: string): event is keyof RunnerClientToServerEvents => Object.prototype.hasOwnProperty.call(RUNNER_EVENTS, event);
+
+export function answerUnhandledEvents(socket: AnySocket, namespace: '/runner' | '/dashboard'): void {
+  socket.onAny((event: unknown, ...args: unknown[]) => {
+    const name = String(event);
+    if ((socket as unknown as { listenerCount(event: string): number }).listenerCount(name) > 0) return;
+    const last = args[args.length - 1];
+    const ack = typeof last === 'function' ? (last as (response: unknown) => void) : undefined;
+    const error = isRunnerEvent(name)
+      ? hubError.forbidden(`${name} is a /runner event; ${namespace} is read only`)
+      : hubError.invalidPayload(`event: unknown event ${JSON.stringify(name).slice(0, 100)} on ${namespace}`);
+    socket.data.log.info({ event: name.slice(0, 100), code: error.code }, 'event rejected');
+    const kind = isRunnerEvent(name) ? RUNNER_EVENTS[name] : 'ok';
+    if (ack) ack(kind === 'versioned' ? { result: 'error', code: error.code, message: error.message } : { ok: false, error: { code: error.code, message: error.message } });
+    else socket.emit('error', { code: error.code, message: error.message, event: name.slice(0, 100) });
+  });
+}
