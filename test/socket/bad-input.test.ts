@@ -186,6 +186,26 @@ describe('bad payloads', () => {
     expect(await versionedState(hub, session.sid)).toEqual(before);
   });
 
+  it('answers a runner event sent on /dashboard with forbidden, and an unknown event with invalid_payload', async () => {
+    const before = await versionedState(hub, session.sid);
+    const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
+    const forbidden = { code: 'forbidden', message: expect.stringMatching(/update-metadata/) };
+    expect(await emitRaw(dashboard, 'update-metadata', { sid: session.sid, expectedVersion: before.metadata.version, metadata: {} })).toEqual({ result: 'error', ...forbidden });
+    expect(await emitRaw(dashboard, 'session-start', { tag: 'from-dashboard', flavor: 'claude', source: 'startup' })).toEqual({
+      ok: false,
+      error: { code: 'forbidden', message: expect.stringMatching(/session-start/) },
+    });
+    const admin = await connectDashboard(hub.url, hub.tokens.admin);
+    expect(await emitRaw(admin, 'update-state', { sid: session.sid, expectedVersion: before.agentState.version, agentState: null })).toMatchObject({ result: 'error', code: 'forbidden' });
+    expect(await emitRaw(runner, 'frobnicate', { sid: session.sid })).toEqual({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/frobnicate/) } });
+    expect(await emitRaw(dashboard, 'frobnicate', {})).toEqual({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/frobnicate/) } });
+    const error = nextServerError(dashboard);
+    (dashboard as unknown as { emit(event: string, payload: unknown): void }).emit('prompt-submit', { sid: session.sid, prompt: 'x' });
+    expect(await error).toEqual({ code: 'forbidden', message: expect.any(String), event: 'prompt-submit' });
+    expect(await versionedState(hub, session.sid)).toEqual(before);
+    expect(dashboard.connected).toBe(true);
+  });
+
   it('answers invalid_payload on /dashboard too', async () => {
     const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
     expect(await emitRaw(dashboard, 'subscribe', { sids: 'all' })).toEqual({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/^sids: /) } });
