@@ -5,7 +5,7 @@ export type VersionedField = 'metadata' | 'agentState';
 const SELECT = `SELECT version, value FROM applied_requests WHERE sid = @sid AND field = @field AND request_id = @requestId`;
 const INSERT = `
   INSERT INTO applied_requests (sid, field, request_id, version, value, at) VALUES (@sid, @field, @requestId, @version, @value, @at)`;
-const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
+export const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
 
 /** What an already applied `requestId` produced, so a retry answers the same and writes nothing. */
 export function findAppliedRequest(

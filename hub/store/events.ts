@@ -8,10 +8,10 @@ const INSERT_EVENT = `
   INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
 const SELECT_NAMESPACE = `SELECT last_seq AS lastSeq, pruned_through AS prunedThrough FROM namespaces WHERE name = @namespace`;
 const SELECT_SINCE = `SELECT id, seq, sid, created_at AS createdAt, body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq`;
-const SELECT_PRUNABLE_UPTO = `
+export const SELECT_PRUNABLE_UPTO = `
   SELECT MAX(seq) AS upto FROM events
   WHERE namespace = @namespace AND seq <= @maxSeqByCount AND created_at < @olderThan`;
-const DELETE_UPTO = `DELETE FROM events WHERE namespace = @namespace AND seq <= @upto`;
+export const DELETE_UPTO = `DELETE FROM events WHERE namespace = @namespace AND seq <= @upto`;
 const SET_PRUNED = `UPDATE namespaces SET pruned_through = MAX(pruned_through, @upto) WHERE name = @namespace`;
 const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 

@@ -31,7 +31,7 @@ const END = `
   UPDATE runs SET status = @status, ended_at = @endedAt, reason = @reason, disconnected_at = NULL
   WHERE run_id = @runId AND status = 'running'`;
 const SET_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE run_id = @runId AND status = 'running'`;
-const SELECT_LOST = `
+export const SELECT_LOST = `
   SELECT * FROM runs WHERE status = 'running' AND disconnected_at IS NOT NULL AND disconnected_at <= @before
   ORDER BY disconnected_at LIMIT @limit`;
 const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE status = 'running'`;

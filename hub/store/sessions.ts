@@ -51,7 +51,7 @@ interface SessionRow {
 
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
 const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
-const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
+export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
 const INSERT = `
   INSERT INTO sessions (sid, namespace, tag, flavor, parent_sid, created_at, updated_at, metadata, metadata_version,
     agent_state, agent_state_version, lifecycle_state, lifecycle_since, lifecycle_reason, lifecycle_by, last_activity_at)
@@ -84,8 +84,8 @@ const LIST_PAGE = `
     AND (@afterUpdatedAt IS NULL OR updated_at < @afterUpdatedAt OR (updated_at = @afterUpdatedAt AND sid < @afterSid))
   ORDER BY updated_at DESC, sid DESC
   LIMIT @limit`;
-const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
-const SELECT_RUNNING_WITHOUT_ACTIVITY = `
+export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
+export const SELECT_RUNNING_WITHOUT_ACTIVITY = `
   SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;
 const SELECT_ALL_IN_NAMESPACE = `SELECT * FROM sessions WHERE namespace = @namespace ORDER BY updated_at DESC, sid DESC`;
 

@@ -35,7 +35,7 @@ const CLOSE_TURN = `
   WHERE turn_id = @turnId AND status = 'open'`;
 const LATEST_TURN = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`;
 const TURNS_OF_SESSION = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`;
-const OPEN_TURNS_OLDER_THAN = `SELECT * FROM turns WHERE status = 'open' AND opened_at <= @before ORDER BY opened_at LIMIT @limit`;
+export const OPEN_TURNS_OLDER_THAN = `SELECT * FROM turns WHERE status = 'open' AND opened_at <= @before ORDER BY opened_at LIMIT @limit`;
 const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
 const INSERT_ACTIVITY = `
   INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, ord)

@@ -1,0 +1,33 @@
+/**
+ * The queries one sweep runs, by name, and their SQLite query plans: the sweep must walk indexes,
+ * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts).
+ */
+import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
+import type { Db } from './db.js';
+import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
+import { SELECT_LOST as SELECT_LOST_RUNS } from './runs.js';
+import { SELECT_ANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
+import { OPEN_TURNS_OLDER_THAN } from './turns.js';
+
+export const SWEEP_QUERIES: Readonly<Record<string, string>> = {
+  openTurnsOlderThan: OPEN_TURNS_OLDER_THAN,
+  staleActiveSessions: SELECT_STALE_ACTIVE,
+  lostRuns: SELECT_LOST_RUNS,
+  runningSessionsWithoutActivity: SELECT_RUNNING_WITHOUT_ACTIVITY,
+  sessionBySid: SELECT_ANY_BY_SID,
+  prunableEvents: SELECT_PRUNABLE_EVENTS,
+  deleteEventsUpto: DELETE_EVENTS_UPTO,
+  pruneAppliedRequests: PRUNE_APPLIED_REQUESTS,
+};
+
+/** The `detail` lines of EXPLAIN QUERY PLAN for `sql`, every named parameter bound to 0. */
+export function explainQueryPlan(db: Db, sql: string): string[] {
+  const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1]!, 0]));
+  const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[];
+  return rows.map((row) => row.detail);
+}
+
+/** Every sweep query's plan, by name. */
+export function sweepQueryPlans(db: Db): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(SWEEP_QUERIES).map(([name, sql]) => [name, explainQueryPlan(db, sql)]));
+}

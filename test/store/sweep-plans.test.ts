@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../hub/store/db.js';
+import { SWEEP_QUERIES, sweepQueryPlans } from '../../hub/store/query-plans.js';
+import { insertRun, setRunDisconnected } from '../../hub/store/runs.js';
+import { insertSession, updateCurrentTurn, updateLastRun, updatePresence } from '../../hub/store/sessions.js';
+import { insertTurn } from '../../hub/store/turns.js';
+
+const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
+  openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_age /,
+  staleActiveSessions: /^SEARCH sessions USING INDEX sessions_active_by_alive /,
+  lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,
+  runningSessionsWithoutActivity: /^SEARCH sessions USING INDEX sessions_running_by_activity /,
+  sessionBySid: /^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(sid=\?\)/,
+  prunableEvents: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,
+  deleteEventsUpto: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,
+  pruneAppliedRequests: /^SEARCH applied_requests USING INDEX applied_requests_by_age /,
+};
+
+/** A mix like a busy hub's: most sessions ended and inactive, some running, a tenth with open turns. */
+function seed(db: Db, count: number): void {
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const sid = `s${i}`;
+      insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: {}, now: i });
+      const live = i % 10 === 0;
+      insertRun(db, { runId: `r${i}`, sid, now: i, pid: null });
+      updateLastRun(db, { sid, runId: `r${i}`, status: live ? 'running' : 'success', endedAt: live ? null : i, reason: null, now: i });
+      updatePresence(db, { sid, active: live, activeAt: i, aliveAt: i, thinking: false });
+      if (live && i % 20 === 0) setRunDisconnected(db, { runId: `r${i}`, at: i });
+      if (live) {
+        insertTurn(db, { turnId: `t${i}`, sid, kind: 'prompt', prompt: 'p', promptTruncated: false, promptId: null, status: 'open', openedAt: i, closedAt: null });
+        updateCurrentTurn(db, { sid, turnId: `t${i}`, now: i });
+      }
+    }
+  })();
+}
+
+let db: Db | undefined;
+afterEach(() => db?.close());
+
+describe('sweep query plans', () => {
+  for (const [label, rows] of [
+    ['an empty database', 0],
+    ['a seeded database with statistics (ANALYZE)', 3000],
+  ] as const) {
+    it(`every sweep query searches an index on ${label}, never scanning a table`, () => {
+      db = openDatabase(':memory:');
+      if (rows > 0) {
+        seed(db, rows);
+        db.exec('ANALYZE');
+      }
+      const plans = sweepQueryPlans(db);
+      expect(Object.keys(plans).sort()).toEqual(Object.keys(EXPECTED_INDEX).sort());
+      for (const [name, plan] of Object.entries(plans)) {
+        expect(plan.some((line) => /^SCAN /.test(line)), `${name}: ${plan.join(' | ')}`).toBe(false);
+        expect(plan.some((line) => EXPECTED_INDEX[name]!.test(line)), `${name}: ${plan.join(' | ')}`).toBe(true);
+      }
+    });
+  }
+});
