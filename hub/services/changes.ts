@@ -79,6 +79,8 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
  * published only after the commit, to every socket entitled to them but `exceptSocketId`.
  */
 export function runWrite<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number) => T, options: { exceptSocketId?: string } = {}): T {
+  // writes queued for group commit arrived first: they commit first, so order is kept
+  commitQueuedWrites(deps.db);
   const now = deps.clock.now();
   const changes = new ChangeSet();
   const { value, events } = inTransaction(deps.db, () => {
@@ -87,4 +89,74 @@ export function runWrite<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number)
   });
   if (events.length > 0) deps.publisher.publish(events, options);
   return value;
+}
+
+interface QueuedWrite {
+  fn: (changes: ChangeSet, now: number) => unknown;
+  exceptSocketId: string | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type WriteOutcome = { ok: true; value: unknown; events: OutgoingEvent[] } | { ok: false; error: unknown };
+
+const writeQueues = new Map<Db, { deps: HubDeps; writes: QueuedWrite[] }>();
+
+/**
+ * Group commit: the same unit of work as `runWrite`, but writes that arrive together (in one turn
+ * of the event loop) commit in ONE SQLite transaction, which is most of a write's cost. Each write
+ * runs in its own savepoint, so one that throws is rolled back alone and rejects alone. The promise
+ * settles, and the events are published, only after the batch's COMMIT: an acknowledged write is
+ * in the WAL, so it survives a crash of the hub process like any other.
+ */
+export function runWriteBatched<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number) => T, options: { exceptSocketId?: string } = {}): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let queue = writeQueues.get(deps.db);
+    if (!queue) {
+      writeQueues.set(deps.db, (queue = { deps, writes: [] }));
+      // after this turn's I/O callbacks: every write that came in with this one joins the batch
+      setImmediate(() => commitQueuedWrites(deps.db));
+    }
+    queue.writes.push({ fn, exceptSocketId: options.exceptSocketId, resolve: resolve as (value: unknown) => void, reject });
+  });
+}
+
+/** Runs and commits the queued writes of a database now (no-op when none are queued). */
+export function commitQueuedWrites(db: Db): void {
+  const queue = writeQueues.get(db);
+  if (!queue) return;
+  writeQueues.delete(db);
+  const { deps, writes } = queue;
+  let outcomes: WriteOutcome[];
+  try {
+    outcomes = inTransaction(db, () =>
+      writes.map((write): WriteOutcome => {
+        try {
+          // nested: a savepoint, rolled back alone if this write throws
+          return {
+            ok: true,
+            ...inTransaction(db, () => {
+              const now = deps.clock.now();
+              const changes = new ChangeSet();
+              const value = write.fn(changes, now);
+              return { value, events: changes.toEvents(deps, now) };
+            }),
+          };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  } catch (error) {
+    // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
+    deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
+    for (const write of writes) write.reject(error);
+    return;
+  }
+  writes.forEach((write, i) => {
+    const outcome = outcomes[i]!;
+    if (!outcome.ok) return write.reject(outcome.error);
+    if (outcome.events.length > 0) deps.publisher.publish(outcome.events, { exceptSocketId: write.exceptSocketId });
+    write.resolve(outcome.value);
+  });
 }

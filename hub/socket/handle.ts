@@ -51,7 +51,7 @@ export function eventHandlers<Events>(socket: HandledSocket, options: HandleOpti
     event: E,
     schema: S,
     kind: AckKind,
-    fn: (payload: z.infer<S>, ctx: HandlerContext) => AckOf<Events[E]>,
+    fn: (payload: z.infer<S>, ctx: HandlerContext) => AckOf<Events[E]> | Promise<AckOf<Events[E]>>,
   ): void {
     handle(socket, event, schema, kind, options, fn);
   };
@@ -102,14 +102,20 @@ function handle<S extends z.ZodType>(
       fail(hubError.invalidPayload(describeZodError(parsed.error)));
       return;
     }
-    try {
-      answer(fn(parsed.data, { afterAck: (followUp) => followUps.push(followUp) }));
-    } catch (error) {
+    const failWith = (error: unknown) => {
       if (error instanceof HubError) fail(error);
       else {
         log.error({ err: error, event }, 'event handler threw');
         fail(hubError.internal());
       }
+    };
+    try {
+      const result = fn(parsed.data, { afterAck: (followUp) => followUps.push(followUp) });
+      // a group-committed write answers once its batch has committed (or failed)
+      if (result instanceof Promise) result.then(answer, failWith).catch((error: unknown) => log.error({ err: error, event }, 'answering failed'));
+      else answer(result);
+    } catch (error) {
+      failWith(error);
     }
   });
 }

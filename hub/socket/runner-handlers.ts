@@ -16,7 +16,7 @@ import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSoc
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { updateMetadata, updateState } from '../services/versioned-writes.js';
+import { updateMetadataBatched, updateStateBatched } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
 import { planReplay } from './replay.js';
@@ -33,8 +33,8 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   const actor = actorOf(socket);
   const on = eventHandlers<RunnerClientToServerEvents>(socket, options);
 
-  on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadata(deps, actor, payload));
-  on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateState(deps, actor, payload));
+  on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadataBatched(deps, actor, payload));
+  on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateStateBatched(deps, actor, payload));
 
   on('session-start', SessionStartPayloadSchema, 'ok', (payload) => {
     const { session, created } = startSession(deps, actor, payload);
