@@ -1,0 +1,241 @@
+/**
+ * Load and soak: N runners and M dashboards against the real hub process at a steady write rate
+ * for a set time, loopback only. Prints writes acknowledged, writes lost (checked against the
+ * hub's HTTP history at the end: must be 0), p50/p99 ack and delivery delay, and the hub's RSS at
+ * start and end (from /metrics). Optionally ends with a reconnect storm of every runner at once.
+ * Not part of `npm test`: `npm run soak -- --help`.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { io, type Socket } from 'socket.io-client';
+import type { UpdateEvent } from '../shared/protocol/broadcast.js';
+import type { DashboardClientToServerEvents, RunnerClientToServerEvents, ServerToClientEvents } from '../shared/protocol/events.js';
+import type { JsonObject } from '../shared/protocol/json.js';
+
+type Runner = Socket<ServerToClientEvents, RunnerClientToServerEvents>;
+type Dashboard = Socket<ServerToClientEvents, DashboardClientToServerEvents>;
+
+const HELP = `npm run soak -- [options]
+  --runners N      runner sockets, one session each (default 50, max 2000)
+  --dashboards M   dashboards subscribed to every session (default 5, max 200)
+  --rate R         writes per second per runner (default 2; total capped at 5000/s)
+  --seconds S      length of the steady phase (default 30, max 600)
+  --storm          then drop every runner at once and reconnect them all (session-join)
+  --help           this text
+Starts its own hub process on 127.0.0.1 with a temporary data directory, removed at the end.`;
+
+const { values: opts } = parseArgs({
+  options: {
+    runners: { type: 'string', default: '50' },
+    dashboards: { type: 'string', default: '5' },
+    rate: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '30' },
+    storm: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (opts.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+function bounded(name: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    process.stderr.write(`--${name} must be a number from ${min} to ${max}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const RUNNERS = Math.floor(bounded('runners', opts.runners!, 1, 2000));
+const DASHBOARDS = Math.floor(bounded('dashboards', opts.dashboards!, 0, 200));
+const RATE = bounded('rate', opts.rate!, 0.01, 5000 / RUNNERS);
+const SECONDS = bounded('seconds', opts.seconds!, 1, 600);
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : '-');
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** The real hub process with fresh random tokens (never printed) and no per-token throttle. */
+async function startHubProcess(dataDir: string, tokens: { runner: string; dashboard: string }) {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../hub/cli.js'), 'start'], {
+    env: {
+      ...process.env,
+      SESSION_HUB_HOST: '127.0.0.1',
+      SESSION_HUB_PORT: '0',
+      SESSION_HUB_DATA: dataDir,
+      SESSION_HUB_TOKENS: `runner:default:${tokens.runner},dashboard:default:${tokens.dashboard}`,
+      SESSION_HUB_RATE_LIMIT: '1000000000',
+      SESSION_HUB_RATE_BURST: '1000000000',
+      LOG_LEVEL: 'info', // the start line with the port is at info; the pipe is drained, not kept
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      if (output.length < 20_000) output += chunk.toString();
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePort(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`hub exited with ${code}:\n${output}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => (child.kill('SIGTERM'), child.once('exit', () => r()))) };
+}
+
+function connect<S extends Socket>(url: string, namespace: string, auth: Record<string, unknown>): Promise<S> {
+  const socket = io(`${url}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true }) as S;
+  return new Promise((ok, fail) => {
+    socket.once('connect', () => ok(socket));
+    socket.once('connect_error', fail);
+  });
+}
+
+async function hubRss(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+interface Lane {
+  sid: string;
+  socket: Runner;
+  version: number;
+  inFlight: boolean;
+  acked: Map<number, JsonObject>;
+  maxSeq: number;
+}
+
+async function main(): Promise<void> {
+  const tokens = { runner: randomBytes(16).toString('hex'), dashboard: randomBytes(16).toString('hex') };
+  const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-soak-'));
+  const hub = await startHubProcess(dataDir, tokens);
+  const ackDelays: number[] = [];
+  const deliveryDelays: number[] = [];
+  let skipped = 0;
+  let failed = 0;
+  try {
+    const rssStart = await hubRss(hub.url);
+    const lanes: Lane[] = [];
+    for (let start = 0; start < RUNNERS; start += 100) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(100, RUNNERS - start) }, async (_, i): Promise<Lane> => {
+          const socket = await connect<Runner>(hub.url, '/runner', { token: tokens.runner });
+          const ack = await socket.emitWithAck('session-start', { tag: `soak-${start + i}`, flavor: 'claude', source: 'startup', metadata: { path: '/soak' } });
+          if (!ack.ok) throw new Error(ack.error.message);
+          return { sid: ack.session.sid, socket, version: ack.session.metadata.version, inFlight: false, acked: new Map(), maxSeq: 0 };
+        }),
+      );
+      lanes.push(...batch);
+    }
+    const dashboards: Dashboard[] = [];
+    for (let i = 0; i < DASHBOARDS; i++) {
+      const dashboard = await connect<Dashboard>(hub.url, '/dashboard', { token: tokens.dashboard });
+      dashboard.on('update', (event: UpdateEvent) => {
+        if (event.body.t !== 'update-session' || !event.body.metadata) return;
+        const sentAt = event.body.metadata.value.sentAt;
+        if (typeof sentAt === 'number') deliveryDelays.push(performance.now() - sentAt);
+      });
+      await dashboard.emitWithAck('subscribe', {});
+      dashboards.push(dashboard);
+    }
+    process.stdout.write(`soak: ${RUNNERS} runners, ${DASHBOARDS} dashboards, ${RATE}/s each (${(RUNNERS * RATE).toFixed(0)}/s total) for ${SECONDS} s\n`);
+
+    // one write in flight per runner keeps expectedVersion exact; a tick that finds one in flight is skipped
+    const write = async (lane: Lane) => {
+      if (lane.inFlight) return void skipped++;
+      lane.inFlight = true;
+      const sentAt = performance.now();
+      try {
+        const ack = await lane.socket.timeout(30_000).emitWithAck('update-metadata', { sid: lane.sid, expectedVersion: lane.version, patch: { sentAt } });
+        ackDelays.push(performance.now() - sentAt);
+        if (ack.result === 'error') failed++;
+        else {
+          lane.version = ack.version;
+          if (ack.result === 'success') lane.acked.set(ack.version, ack.metadata);
+        }
+      } catch {
+        failed++;
+      } finally {
+        lane.inFlight = false;
+      }
+    };
+    const timers = lanes.map((lane) => {
+      const period = 1000 / RATE;
+      let timer: NodeJS.Timeout | undefined;
+      const first = setTimeout(() => {
+        void write(lane);
+        timer = setInterval(() => void write(lane), period);
+      }, Math.random() * period);
+      return () => (clearTimeout(first), clearInterval(timer));
+    });
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    for (const stop of timers) stop();
+    while (lanes.some((lane) => lane.inFlight)) await new Promise((r) => setTimeout(r, 20));
+
+    let stormLine = '';
+    if (opts.storm) {
+      for (const lane of lanes) lane.socket.disconnect();
+      const started = performance.now();
+      let healthMs = Number.NaN;
+      const health = fetch(`${hub.url}/healthz`).then(() => (healthMs = performance.now() - started));
+      await Promise.all(
+        lanes.map(async (lane) => {
+          lane.socket = await connect<Runner>(hub.url, '/runner', { token: tokens.runner });
+          const join = await lane.socket.emitWithAck('session-join', { sid: lane.sid });
+          if (!join.ok || join.session.metadata.version !== lane.version) throw new Error(`runner of ${lane.sid} did not converge`);
+        }),
+      );
+      await health;
+      stormLine = `storm: ${RUNNERS} runners reconnected and converged in ${ms(performance.now() - started)}; /healthz answered after ${ms(healthMs)}\n`;
+    }
+
+    // every acknowledged write must be in the hub's history with the value its ack reported
+    let acknowledged = 0;
+    let lost = 0;
+    for (const lane of lanes) {
+      const response = await fetch(`${hub.url}/api/sessions/${lane.sid}/history`, { headers: { authorization: `Bearer ${tokens.runner}` } });
+      const { history } = (await response.json()) as { history: { version: number; metadata: JsonObject }[] };
+      const stored = new Map(history.map((row) => [row.version, JSON.stringify(row.metadata)]));
+      for (const [version, value] of lane.acked) {
+        acknowledged++;
+        if (stored.get(version) !== JSON.stringify(value)) lost++;
+      }
+    }
+    const rssEnd = await hubRss(hub.url);
+    for (const lane of lanes) lane.socket.disconnect();
+    for (const dashboard of dashboards) dashboard.disconnect();
+
+    process.stdout.write(
+      [
+        `writes acknowledged: ${acknowledged} (${(acknowledged / SECONDS).toFixed(1)}/s); failed: ${failed}; ticks skipped (write still in flight): ${skipped}`,
+        `writes lost: ${lost}`,
+        `ack delay: p50 ${ms(percentile(ackDelays, 50))}, p99 ${ms(percentile(ackDelays, 99))}, max ${ms(Math.max(...ackDelays))}`,
+        `delivery delay (send to dashboard): p50 ${ms(percentile(deliveryDelays, 50))}, p99 ${ms(percentile(deliveryDelays, 99))} over ${deliveryDelays.length} deliveries`,
+        `hub RSS: start ${mib(rssStart)}, end ${mib(rssEnd)}`,
+        '',
+      ].join('\n') + stormLine,
+    );
+    if (lost > 0) process.exitCode = 1;
+  } finally {
+    await hub.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`soak failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
