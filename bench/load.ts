@@ -1,0 +1,172 @@
+/**
+ * One benchmark scenario against one target: N runner sockets, each keeping one `update-metadata`
+ * patch in flight per session lane, expectedVersion tracked from acks (and from broadcasts, for
+ * shared sessions); plus one observer socket joined to the first session that times `update`
+ * delivery from send to receipt. Bounded in time; counts only acknowledged successes.
+ */
+import { performance } from 'node:perf_hooks';
+import { io, type Socket } from 'socket.io-client';
+import type { Target } from './targets.js';
+
+export interface Scenario {
+  name: string;
+  runners: number;
+  /** Session lanes each runner drives, one write in flight per lane. */
+  sessionsPerRunner: number;
+  /** Runners per session: 1 = every runner has its own sessions; 10 = groups of 10 share one. */
+  runnersPerSession: number;
+}
+
+export interface ScenarioResult {
+  writes: number;
+  writesPerSecond: number;
+  mismatches: number;
+  errors: Record<string, number>;
+  ackMs: number[];
+  deliveryMs: number[];
+  /** Server CPU time per acknowledged write in the measured window, µs: robust to a noisy machine. */
+  serverCpuUsPerWrite: number;
+  /** The bench process's own CPU time per write, µs (clients and observer). */
+  clientCpuUsPerWrite: number;
+}
+
+interface Timing {
+  warmupMs: number;
+  measureMs: number;
+}
+
+const ACK_TIMEOUT_MS = 10_000;
+/** A runner-like starting document (~0.5 KiB), so merges and snapshots have something to carry. */
+const START_METADATA = {
+  path: '/home/dev/projects/session-hub',
+  host: 'bench-machine',
+  machineId: 'machine-bench-0001',
+  claudeSessionId: 'claude-bench-session',
+  name: 'benchmark session',
+  os: 'linux',
+  version: '1.2.3',
+  summary: { text: 'A benchmark session writing metadata patches as fast as the hub acknowledges them.', updatedAt: 0 },
+  tools: ['Read', 'Edit', 'Bash', 'Grep', 'Glob', 'WebFetch'],
+};
+
+type Ack = Record<string, unknown>;
+
+async function connect(target: Target): Promise<Socket> {
+  const socket = io(`${target.url}/runner`, { auth: { token: target.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', reject);
+  });
+  return socket;
+}
+
+async function call(socket: Socket, event: string, payload: unknown): Promise<Ack> {
+  return (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, payload)) as Ack;
+}
+
+async function startSession(socket: Socket, label: string): Promise<string> {
+  const ack = await call(socket, 'session-start', { tag: `bench-${label}-${Math.random().toString(36).slice(2)}`, flavor: 'claude', source: 'startup', metadata: START_METADATA });
+  if (ack.ok !== true) throw new Error(`session-start failed: ${JSON.stringify(ack)}`);
+  return (ack.session as { sid: string }).sid;
+}
+
+async function joinSession(socket: Socket, sid: string): Promise<void> {
+  const ack = await call(socket, 'session-join', { sid });
+  if (ack.ok !== true) throw new Error(`session-join failed: ${JSON.stringify(ack)}`);
+}
+
+/** Connects in batches so 100 handshakes do not time out on a busy 2-core machine. */
+async function connectMany(target: Target, count: number): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i += 20) {
+    sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => connect(target)))));
+  }
+  return sockets;
+}
+
+interface Lane {
+  socket: Socket;
+  sid: string;
+  expectedVersion: number;
+}
+
+export async function runScenario(target: Target, scenario: Scenario, timing: Timing): Promise<ScenarioResult> {
+  const runners = await connectMany(target, scenario.runners);
+  const observer = await connect(target);
+  const lanes: Lane[] = [];
+  // Sessions: the first runner of each group starts them, the others of the group join.
+  for (let group = 0; group < scenario.runners; group += scenario.runnersPerSession) {
+    const members = runners.slice(group, group + scenario.runnersPerSession);
+    for (let s = 0; s < scenario.sessionsPerRunner; s++) {
+      const sid = await startSession(members[0]!, `${scenario.name}-${group}-${s}`);
+      for (const member of members.slice(1)) await joinSession(member, sid);
+      for (const member of members) lanes.push({ socket: member, sid, expectedVersion: 1 });
+    }
+  }
+  // Shared sessions: a runner learns newer versions from the broadcasts it receives too.
+  const lanesBySocket = new Map<Socket, Lane[]>();
+  for (const lane of lanes) lanesBySocket.set(lane.socket, [...(lanesBySocket.get(lane.socket) ?? []), lane]);
+  if (scenario.runnersPerSession > 1) {
+    for (const [socket, own] of lanesBySocket) {
+      socket.on('update', (event: { body: { sid: string; metadata?: { version: number } | null } }) => {
+        const lane = own.find((l) => l.sid === event.body.sid);
+        const version = event.body.metadata?.version;
+        if (lane && version !== undefined && version > lane.expectedVersion) lane.expectedVersion = version;
+      });
+    }
+  }
+
+  const start = performance.now();
+  const measureFrom = start + timing.warmupMs;
+  const deadline = measureFrom + timing.measureMs;
+  const inWindow = (t: number) => t >= measureFrom && t <= deadline;
+  const result: ScenarioResult = { writes: 0, writesPerSecond: 0, mismatches: 0, errors: {}, ackMs: [], deliveryMs: [], serverCpuUsPerWrite: 0, clientCpuUsPerWrite: 0 };
+  let cpuAtMeasureStart = Number.NaN;
+  let clientCpuAtMeasureStart = process.cpuUsage();
+  const cpuTimer = setTimeout(() => {
+    cpuAtMeasureStart = target.cpuSeconds();
+    clientCpuAtMeasureStart = process.cpuUsage();
+  }, timing.warmupMs);
+
+  await joinSession(observer, lanes[0]!.sid);
+  observer.on('update', (event: { body: { metadata?: { value?: { benchSentAt?: number } } | null } }) => {
+    const sentAt = event.body.metadata?.value?.benchSentAt;
+    const now = performance.now();
+    if (typeof sentAt === 'number' && inWindow(sentAt)) result.deliveryMs.push(now - sentAt);
+  });
+
+  let n = 0;
+  const drive = async (lane: Lane) => {
+    while (performance.now() < deadline) {
+      const sentAt = performance.now();
+      const ack = await call(lane.socket, 'update-metadata', {
+        sid: lane.sid,
+        expectedVersion: lane.expectedVersion,
+        patch: { benchSentAt: sentAt, benchN: ++n, title: `write ${n}` },
+      });
+      const ackedAt = performance.now();
+      if (ack.result === 'success' || ack.result === 'version-mismatch') {
+        lane.expectedVersion = Math.max(lane.expectedVersion, ack.version as number);
+      }
+      if (ack.result === 'success' && inWindow(sentAt) && ackedAt <= deadline) {
+        result.writes++;
+        result.ackMs.push(ackedAt - sentAt);
+      } else if (ack.result === 'version-mismatch') {
+        result.mismatches++;
+      } else if (ack.result === 'error') {
+        const code = String(ack.code);
+        result.errors[code] = (result.errors[code] ?? 0) + 1;
+        if (result.errors[code]! > 100) throw new Error(`too many '${code}' errors: ${String(ack.message)}`);
+      }
+    }
+  };
+  await Promise.all(lanes.map(drive));
+  clearTimeout(cpuTimer);
+  result.serverCpuUsPerWrite = ((target.cpuSeconds() - cpuAtMeasureStart) * 1e6) / result.writes;
+  const clientCpu = process.cpuUsage(clientCpuAtMeasureStart);
+  result.clientCpuUsPerWrite = (clientCpu.user + clientCpu.system) / result.writes;
+  result.writesPerSecond = result.writes / (timing.measureMs / 1000);
+
+  for (const socket of [...runners, observer]) socket.disconnect();
+  return result;
+}

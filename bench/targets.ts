@@ -1,0 +1,108 @@
+/**
+ * The two servers the write benchmark compares, each in its own child process so the bench
+ * clients never share their event loop: the real hub (dist/hub/cli.js start) and the bare
+ * Socket.IO ceiling (dist/bench/bare-server.js).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface Target {
+  name: string;
+  url: string;
+  token: string;
+  /** CPU seconds (user + system) the target's process has used so far. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+const DIST = resolve(import.meta.dirname, '..');
+export const BENCH_TOKEN = 'bench-runner-token-0001';
+/** High enough that the limiter never answers `rate_limited` during a run. */
+export const BENCH_RATE_LIMIT = 1_000_000_000;
+
+/** Starts `node script args` and resolves with the port it prints on a line matching `pattern`. */
+function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), script, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 15 s:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      // keep only the start of the output: the pipe must be drained but the logs are not needed
+      if (output.length < 20_000) output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolvePort({ child, port: Number(match[1]) });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
+
+/** utime + stime of a process from /proc (Linux), in seconds; NaN where /proc is not there. */
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolveStop) => {
+      if (child.exitCode !== null) return resolveStop();
+      child.once('exit', () => resolveStop());
+      child.kill('SIGTERM');
+    });
+}
+
+/** The real hub CLI on a temporary data directory, rate limit lifted. */
+export async function startHubTarget(): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
+  const { child, port } = await startChild(
+    join(DIST, 'hub/cli.js'),
+    ['start'],
+    {
+      ...process.env,
+      SESSION_HUB_HOST: '127.0.0.1',
+      SESSION_HUB_PORT: '0',
+      SESSION_HUB_DATA: dataDir,
+      SESSION_HUB_TOKENS: `runner:default:${BENCH_TOKEN}`,
+      SESSION_HUB_RATE_LIMIT: String(BENCH_RATE_LIMIT),
+      SESSION_HUB_RATE_BURST: String(BENCH_RATE_LIMIT),
+      LOG_LEVEL: 'info',
+    },
+    /session hub listening on http:\/\/[^:]+:(\d+)/,
+  );
+  const stop = stopper(child);
+  return {
+    name: 'hub',
+    url: `http://127.0.0.1:${port}`,
+    token: BENCH_TOKEN,
+    cpuSeconds: () => processCpuSeconds(child.pid),
+    stop: async () => {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bare Socket.IO server: ack + broadcast, nothing else. */
+export async function startBareTarget(): Promise<Target> {
+  const { child, port } = await startChild(join(DIST, 'bench/bare-server.js'), [], { ...process.env }, /bare server listening on port (\d+)/);
+  return { name: 'bare', url: `http://127.0.0.1:${port}`, token: BENCH_TOKEN, cpuSeconds: () => processCpuSeconds(child.pid), stop: stopper(child) };
+}
