@@ -1,0 +1,97 @@
+/**
+ * `npm run bench:sweep`: how long one background sweep takes over 10k and 100k sessions (a tenth
+ * with open turns), next to a plain indexed SELECT over the same table in the same run, plus the
+ * query plans of every sweep query on the seeded database. Target: a sweep over 100k in < 50 ms.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../hub/clock.js';
+import { loadConfig } from '../hub/config.js';
+import { sweep, type SweepReport } from '../hub/lifecycle/sweeps.js';
+import { createLogger } from '../hub/log.js';
+import type { HubDeps } from '../hub/services/deps.js';
+import { openDatabase, type Db } from '../hub/store/db.js';
+import { sweepQueryPlans } from '../hub/store/query-plans.js';
+import { endRun, insertRun, setRunDisconnected } from '../hub/store/runs.js';
+import { insertSession, listSessionsPage, updateCurrentTurn, updateLastRun, updatePresence } from '../hub/store/sessions.js';
+import { insertTurn } from '../hub/store/turns.js';
+
+const SIZES = [10_000, 100_000];
+const REPEATS = 15;
+const T0 = 1_700_000_000_000;
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+/**
+ * Seeds `count` sessions through the store functions in one transaction: 30% running with a live
+ * run and a fresh heartbeat (a third of those, so a tenth of all, mid-turn; a few with their runner
+ * gone but within the grace), the rest ended and inactive.
+ */
+function seed(db: Db, count: number): void {
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const sid = `sess-${i.toString().padStart(7, '0')}`;
+      const now = T0 - (count - i); // spread, all within the last few minutes
+      insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: { path: `/work/p${i % 100}`, claudeSessionId: `c-${i}` }, now });
+      const runId = `run-${i}`;
+      insertRun(db, { runId, sid, now, pid: 1000 + i });
+      const live = i % 10 < 3;
+      if (!live) endRun(db, { runId, status: 'success', endedAt: now, reason: 'completed' });
+      updateLastRun(db, { sid, runId, status: live ? 'running' : 'success', endedAt: live ? null : now, reason: live ? null : 'completed', now });
+      updatePresence(db, { sid, active: live, activeAt: now, aliveAt: now, thinking: false });
+      if (live && i % 10 === 0) {
+        const turnId = `turn-${i}`;
+        insertTurn(db, { turnId, sid, kind: 'prompt', prompt: 'do the thing', promptTruncated: false, promptId: null, status: 'open', openedAt: now, closedAt: null });
+        updateCurrentTurn(db, { sid, turnId, now });
+      }
+      if (live && i % 1000 === 1) setRunDisconnected(db, { runId, at: now });
+    }
+  })();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function time(fn: () => void): number {
+  const started = performance.now();
+  fn();
+  return performance.now() - started;
+}
+
+function benchSize(count: number): void {
+  const dir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
+  try {
+    const config = loadConfig({}, { dataDir: dir, logLevel: 'silent' });
+    const db = openDatabase(config.databaseFile);
+    const clock = new ManualClock(T0 + 1000);
+    const deps: HubDeps = { db, clock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
+
+    const seedMs = time(() => seed(db, count));
+    let report: SweepReport | undefined;
+    sweep(deps); // warm the statement cache
+    const sweepMs = Array.from({ length: REPEATS }, () => time(() => (report = sweep(deps))));
+    const selectMs = Array.from({ length: REPEATS }, () => time(() => listSessionsPage(db, { namespace: 'default', limit: 50 })));
+
+    // the same database when every open turn is past its timeout: the sweep does real work
+    clock.advance(config.turnTimeoutMs + 1);
+    const openTurns = Math.ceil(count / 10);
+    let busy: SweepReport | undefined;
+    const busyMs = time(() => (busy = sweep(deps)));
+
+    out(`## ${count.toLocaleString('en')} sessions (${openTurns.toLocaleString('en')} with open turns)`);
+    out(`seed (store functions, one transaction): ${seedMs.toFixed(0)} ms`);
+    out(`routine sweep, nothing due: median ${median(sweepMs).toFixed(2)} ms, max ${Math.max(...sweepMs).toFixed(2)} ms over ${REPEATS} (${JSON.stringify({ ...report, durationMs: undefined })})`);
+    out(`plain indexed SELECT (first page of 50, newest update first): median ${median(selectMs).toFixed(2)} ms`);
+    out(`sweep with every open turn timed out: ${busyMs.toFixed(0)} ms for ${busy!.turnsTimedOut} turns (${((busyMs / Math.max(1, busy!.turnsTimedOut)) * 1000).toFixed(0)} µs per turn, broadcast events included)`);
+    out('query plans on the seeded database:');
+    for (const [name, plan] of Object.entries(sweepQueryPlans(db))) out(`  ${name}: ${plan.join(' | ')}`);
+    out();
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+for (const size of SIZES) benchSize(size);
