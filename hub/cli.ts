@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 /** `session-hub <command>`: the hub's command line. Each command has its own --help. */
+import { doctorCommand } from './cli/doctor.js';
+import { repairCommand } from './cli/repair.js';
 import { startCommand } from './cli/start.js';
 
 const HELP = `session-hub <command> [options]
 
 Commands:
   start      start the hub (default when no command is given)
+  doctor     list sessions, runs and turns that need attention (reads the database)
+  repair     restore resume tokens (or other keys) lost from metadata, from history
 
 Run "session-hub <command> --help" for a command's options.`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   start: startCommand,
+  doctor: doctorCommand,
+  repair: repairCommand,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -14,7 +14,7 @@ afterEach(async () => {
   await hub.close();
 });
 
-const repair = (sid: string, body?: unknown, token = hub.tokens.admin) => api(hub.url, token, 'POST', `/api/sessions/${sid}/repair`, body);
+const repair = (sid: string, body?: unknown, token: string = hub.tokens.admin) => api(hub.url, token, 'POST', `/api/sessions/${sid}/repair`, body);
 const history = async (sid: string) => (await api(hub.url, hub.tokens.dashboard, 'GET', `/api/sessions/${sid}/history`)).body;
 
 /** A cursor session whose token changed once, then was cleared by a runner that sends null for every unset field. */

@@ -1,0 +1,80 @@
+import { parseArgs } from 'node:util';
+import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
+import { countSessions } from '../store/doctor.js';
+import { age, openExistingDatabase, withUsageErrors } from './offline.js';
+
+export const DOCTOR_HELP = `session-hub doctor [--data DIR] [--json]
+
+Reads the hub database directly (safe while the hub runs) and lists what needs attention:
+  - ended or archived sessions whose resume token is missing although their history has one
+    (fix: session-hub repair),
+  - runs still marked running whose runner is gone past the grace, or with no activity for 24 h,
+  - turns open longer than the turn timeout.
+
+Options:
+  --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data)
+  --json         print the report as JSON (for scripts)
+  -h, --help     show this help
+
+Exit code: 0 when nothing was found, 1 when problems were found, 2 on a usage error.
+Thresholds follow the hub's settings: SESSION_HUB_RUN_GRACE_MS, SESSION_HUB_TURN_TIMEOUT_MS.`;
+
+function when(at: number, now: number): string {
+  return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
+}
+
+function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string): string {
+  const now = report.checkedAt;
+  const lines = [`session-hub doctor: ${databaseFile}, ${sessions} session(s)`, ''];
+  const data = `--data ${dataArg}`;
+  if (report.missingTokens.length > 0) {
+    lines.push(`Missing resume tokens (${report.missingTokens.length}): ended or archived sessions whose token is gone but is in their history`);
+    for (const f of report.missingTokens) {
+      const why = f.reason ? ` ("${f.reason}")` : '';
+      lines.push(`  ${f.sid}  ${f.flavor}  ${f.state}${why}  ${f.tokenKey} last present in version ${f.lastVersionWithToken} (now version ${f.version})`);
+    }
+    lines.push(`  fix one:  session-hub repair --sid <sid> ${data}`);
+    lines.push(`  fix all:  session-hub repair --all ${data}   (add --dry-run first to see what it would restore)`, '');
+  }
+  if (report.stuckRuns.length > 0) {
+    lines.push(`Runs stuck as running (${report.stuckRuns.length}): no runner past the grace of ${age(report.thresholds.runGraceMs)}, or no activity for ${age(report.thresholds.silentRunMs)}`);
+    for (const f of report.stuckRuns) {
+      const gone = f.disconnectedAt === null ? 'runner attached or hub stopped' : `runner gone since ${when(f.disconnectedAt, now)}`;
+      lines.push(`  ${f.sid}  ${f.flavor}  run ${f.runId}  started ${when(f.startedAt, now)}; ${gone}; last activity ${age(now - f.lastActivityAt)} ago`);
+    }
+    lines.push('  fix: make sure the hub is running; its sweep ends runs whose runner is gone past the grace as "interrupted".');
+    lines.push('       A run with a runner attached but silent for a day: stop that runner, or archive the session', '');
+  }
+  if (report.openTurns.length > 0) {
+    lines.push(`Turns open too long (${report.openTurns.length}): open for more than ${age(report.thresholds.turnTimeoutMs)}`);
+    for (const f of report.openTurns) lines.push(`  ${f.sid}  turn ${f.turnId}  opened ${when(f.openedAt, now)}`);
+    lines.push('  fix: make sure the hub is running; its sweep closes these as "timeout".', '');
+  }
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length;
+  lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function doctorCommand(argv: string[]): Promise<void> {
+  return withUsageErrors('doctor', () => doctor(argv));
+}
+
+async function doctor(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(`${DOCTOR_HELP}\n`);
+    return;
+  }
+  const { db, config } = openExistingDatabase(values.data);
+  try {
+    const report = diagnose(db, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: config.databaseFile, ...report }, null, 2)}\n`);
+    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, countSessions(db), config.databaseFile));
+    process.exitCode = report.ok ? 0 : 1;
+  } finally {
+    db.close();
+  }
+}

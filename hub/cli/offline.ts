@@ -1,0 +1,64 @@
+/**
+ * For CLI commands that work on the database directly (doctor, repair): the hub's configuration and
+ * an open database, refusing to create one where none exists (a typo in --data must not look clean).
+ */
+import { existsSync } from 'node:fs';
+import { systemClock } from '../clock.js';
+import { loadConfig, type HubConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import type { HubDeps } from '../services/deps.js';
+import { openDatabase, type Db } from '../store/db.js';
+
+/** A usage problem: printed without a stack, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * Runs a command body, turning usage mistakes (unknown flag, missing database) into a message with
+ * the way out and exit code 2, so scripts can tell them from "problems found" (1).
+ */
+export async function withUsageErrors(command: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`session-hub ${command}: ${(error as Error).message}\nRun "session-hub ${command} --help" for usage.\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+export function openExistingDatabase(dataDir: string | undefined): { db: Db; config: HubConfig } {
+  const config = loadConfig(process.env, { dataDir, logLevel: 'silent' });
+  if (!existsSync(config.databaseFile)) {
+    throw new UsageError(
+      `no hub database at ${config.databaseFile}; pass --data DIR (the hub's data directory, SESSION_HUB_DATA; default ./data)`,
+    );
+  }
+  return { db: openDatabase(config.databaseFile), config };
+}
+
+/**
+ * Services over the database without sockets. Writes made here are stored with their events (a
+ * running hub replays them to clients that reconnect) but are not pushed live to connected sockets.
+ */
+export function offlineDeps(db: Db, config: HubConfig): HubDeps {
+  return { db, clock: systemClock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
+}
+
+/** "3h 12m ago"-style age, for people. */
+export function age(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 1) return `${Math.max(0, Math.floor(ms / 1000))}s`;
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
