@@ -40,11 +40,24 @@ export interface SocketHandlerDeps {
   metrics: HubMetrics;
 }
 
+/**
+ * The seq a client asked to replay from. One that is not a seq at all cannot be honoured, so it
+ * counts as a seq beyond the latest: the client is answered `resync { reason: 'gap' }` and refetches.
+ * null means the same as leaving it out.
+ */
+function replayFrom(lastSeq: unknown): number | undefined {
+  if (lastSeq === undefined || lastSeq === null) return undefined;
+  const parsed = HandshakeAuthSchema.shape.lastSeq.safeParse(lastSeq);
+  return parsed.success ? parsed.data : Number.POSITIVE_INFINITY;
+}
+
 /** Handshake auth for a namespace: a known token, of a role allowed there. */
 function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'runner' | 'dashboard', ctx: SocketHandlerDeps, limiter: RateLimiter) {
   namespace.use((socket, next) => {
-    const auth = HandshakeAuthSchema.partial().safeParse(socket.handshake.auth ?? {});
-    const identity = ctx.tokens.verify(auth.success ? auth.data.token : undefined);
+    // token and lastSeq are read apart: a malformed lastSeq must not make a good token "unauthorized"
+    const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
+    const token = HandshakeAuthSchema.shape.token.safeParse(auth.token);
+    const identity = ctx.tokens.verify(token.success ? token.data : undefined);
     if (!identity) {
       ctx.log.info({ namespace: which, address: socket.handshake.address }, 'handshake refused: unauthorized');
       return next(new Error(HANDSHAKE_ERRORS.unauthorized));
@@ -55,7 +68,7 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
     }
     const data: SocketData = {
       identity,
-      lastSeq: auth.success ? auth.data.lastSeq : undefined,
+      lastSeq: replayFrom(auth.lastSeq),
       log: ctx.log.child({ socketId: socket.id, ns: which, tenant: identity.namespace, role: identity.role }),
       bucket: limiter.forSocket(ctx.deps.clock.now()),
     };
