@@ -139,6 +139,20 @@ describe('replay', () => {
     expect(upToDate.log.map((e) => e.kind)).toEqual(['ack']);
   });
 
+  it('accepts a valid token with a malformed auth lastSeq and answers resync gap instead of guessing where to replay from', async () => {
+    hub = await startTestHub();
+    const { a } = await sessionsWithHistory(hub);
+    for (const lastSeq of ['12', -1, 1.5]) {
+      const runner = arrivals(await connectRunner(hub.url, hub.tokens.runner, { lastSeq } as never));
+      expect(await runner.emit('session-join', { sid: a.sid })).toMatchObject({ ok: true });
+      const dashboard = arrivals(await connectDashboard(hub.url, hub.tokens.dashboard, { lastSeq } as never));
+      expect(await dashboard.emit('subscribe', {})).toMatchObject({ ok: true });
+      await waitFor(() => runner.log.length >= 2 && dashboard.log.length >= 2, 2000, 'resync');
+      expect(runner.log.map((e) => e.kind)).toEqual(['ack', 'resync']);
+      expect(dashboard.log.map((e) => e.kind)).toEqual(['ack', 'resync']);
+    }
+  });
+
   it('answers resync gap when the requested events were pruned, and replays what is still kept', async () => {
     const clock = new ManualClock();
     hub = await startTestHub({ clock, config: { eventKeep: 0, eventKeepMs: 0 } });
