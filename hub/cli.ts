@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /** `session-hub <command>`: the hub's command line. Each command has its own --help. */
-import { doctorCommand } from './cli/doctor.js';
-import { repairCommand } from './cli/repair.js';
-import { startCommand } from './cli/start.js';
+// commands load lazily: a hook call runs per agent event and must not pay for the server's modules
+const doctorCommand = async (argv: string[]) => (await import('./cli/doctor.js')).doctorCommand(argv);
+const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')).repairCommand(argv);
+const startCommand = async (argv: string[]) => (await import('./cli/start.js')).startCommand(argv);
+const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
 
 const HELP = `session-hub <command> [options]
 
 Commands:
   start      start the hub (default when no command is given)
+  hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>"
   doctor     list sessions, runs and turns that need attention (reads the database)
   repair     restore resume tokens (or other keys) lost from metadata, from history
 
@@ -15,6 +18,7 @@ Run "session-hub <command> --help" for a command's options.`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   start: startCommand,
+  hook: hookCommand,
   doctor: doctorCommand,
   repair: repairCommand,
 };

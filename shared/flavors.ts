@@ -40,6 +40,18 @@ export interface FlavorDeclaration {
   hooks: Readonly<Record<string, HookAction>>;
   /** Overrides of the payload field names, where they differ from Claude Code's. */
   hookFields?: Partial<HookFields>;
+  /** How `session-hub hook install` writes this agent's hook configuration, where it knows how. */
+  hookConfig?: HookConfigDeclaration;
+}
+
+/**
+ * An agent's hook configuration file. `settings-json`: a JSON file whose `hooks` object maps each
+ * event name to `[{ matcher?, hooks: [{ type: 'command', command }] }]` (Claude Code, Gemini CLI).
+ */
+export interface HookConfigDeclaration {
+  format: 'settings-json';
+  /** The default file, relative to the project directory. */
+  file: string;
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -66,7 +78,10 @@ const CLAUDE_STYLE_HOOKS = {
 } as const satisfies Record<string, HookAction>;
 
 const declarations: FlavorDeclaration[] = [
-  { id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  {
+    id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS,
+    hookConfig: { format: 'settings-json', file: '.claude/settings.json' },
+  },
   { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
@@ -77,6 +92,7 @@ const declarations: FlavorDeclaration[] = [
     id: 'gemini', displayName: 'Gemini CLI', resumeTokenKey: 'geminiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
     hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end' },
     hookFields: { response: 'prompt_response' },
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json' },
   },
   { id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },

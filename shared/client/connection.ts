@@ -47,9 +47,11 @@ export function openSocket<S extends Socket>(namespace: '/runner' | '/dashboard'
       socket.off('connect_error', refused);
       resolve(socket);
     };
-    // a refused handshake is final; a network error keeps socket.io-client retrying until the timeout
+    // a refused handshake is final; a network error keeps socket.io-client retrying until the
+    // timeout, unless reconnection is off (a short-lived hook process): then it fails at once
     const refused = (error: Error) => {
       if (error.message === 'unauthorized' || error.message === 'forbidden') fail(new HubRequestError(error.message, `handshake refused: ${error.message}`, 'connect'));
+      else if (options.socketOptions?.reconnection === false) fail(new HubRequestError('timeout', `could not connect to ${options.url}${namespace}: ${error.message}`, 'connect'));
     };
     socket.once('connect', ok);
     socket.on('connect_error', refused);

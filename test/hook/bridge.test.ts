@@ -1,0 +1,179 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ListSessionsResponse } from '../../shared/protocol/http.js';
+import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { fixture, runCli, sendHooks } from './run-cli.js';
+
+let hub: TestHub;
+let spoolDir: string;
+beforeEach(async () => {
+  hub = await startTestHub();
+  spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
+});
+afterEach(async () => {
+  await hub.close();
+  rmSync(spoolDir, { recursive: true, force: true });
+});
+
+const env = (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
+
+async function get<T>(path: string): Promise<T> {
+  const response = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+async function sessionByTag(tag: string): Promise<SessionSnapshot> {
+  const { sessions } = await get<ListSessionsResponse>('/api/sessions?limit=500');
+  const matching = sessions.filter((s) => s.tag === tag);
+  expect(matching).toHaveLength(1);
+  return matching[0]!;
+}
+
+/** A loopback URL where nothing listens: the hub is "down". */
+async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+const claude = fixture('claude-session.json');
+const claudeTag = claude[0]!.session_id as string;
+
+function expectClaudeSession(session: SessionSnapshot, turns: TurnWithActivity[]): void {
+  expect(session.flavor).toBe('claude');
+  expect(session.metadata.value).toMatchObject({ path: '/work/app', claudeSessionId: claudeTag });
+  expect(session.lifecycle).toMatchObject({ state: 'ended', lastRun: { status: 'success' } });
+  expect(session.currentTurn).toBeNull();
+  expect(turns.map((t) => [t.kind, t.prompt, t.status, t.response, t.activities.length])).toEqual([
+    ['prompt', 'Add a --verbose flag to the CLI', 'completed', 'Added --verbose; tests pass.', 3],
+    ['prompt', 'Now document it in the README', 'completed', 'Documented the flag.', 0],
+  ]);
+  expect(turns[0]!.activities.map((a) => [a.tool, a.toolUseId])).toEqual([
+    ['Read', 'toolu_01A'],
+    ['Edit', 'toolu_01B'],
+    ['Bash', 'toolu_01C'],
+  ]);
+  expect(turns[0]!.activities[2]!.input).toEqual({ command: 'npm test', description: 'Run tests' });
+}
+
+describe('session-hub hook claude', () => {
+  it('records a whole Claude Code session: turns, tools and lifecycle', async () => {
+    const results = await sendHooks('claude', claude.slice(0, 6), env());
+    for (const result of results) expect(result).toMatchObject({ code: 0, stdout: '' });
+    // between turns the session is running, with the run live
+    const midway = await sessionByTag(claudeTag);
+    expect(midway.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
+
+    await sendHooks('claude', claude.slice(6), env());
+    const session = await sessionByTag(claudeTag);
+    expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
+    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
+  });
+
+  it('spools while the hub is down and delivers everything later, in order, exactly once', async () => {
+    const down = await deadUrl();
+    const offline = await sendHooks('claude', claude.slice(0, 4), env(down));
+    for (const result of offline) expect(result.code).toBe(0);
+    const spooled = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    expect(spooled.map((e) => e.action)).toEqual(['session-start', 'prompt-submit', 'tool-use', 'tool-use']);
+    const { sessions } = await get<ListSessionsResponse>('/api/sessions');
+    expect(sessions).toHaveLength(0);
+
+    // the hub is back: the next hook delivers the spool first, then itself
+    const spoolBeforeCrash = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8');
+    await sendHooks('claude', claude.slice(4, 5), env());
+    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
+
+    // a delivery whose spool rewrite was lost (crash after sending) re-sends the same events: no duplicates
+    writeFileSync(join(spoolDir, 'spool-claude.jsonl'), spoolBeforeCrash);
+    await sendHooks('claude', claude.slice(5), env());
+
+    const session = await sessionByTag(claudeTag);
+    expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
+    // one run only: the re-delivered session-start was skipped
+    const history = await get<{ history: unknown[] }>(`/api/sessions/${session.sid}/history`);
+    expect(history.history).toHaveLength(1);
+  });
+
+  it('keeps every event when several hook processes spool at once', async () => {
+    const down = await deadUrl();
+    const tools = Array.from({ length: 6 }, (_, i) => ({ ...claude[2], tool_use_id: `toolu_par_${i}` }));
+    const results = await Promise.all(tools.map((payload) => runCli(['hook', 'claude'], { stdin: JSON.stringify(payload), env: env(down) })));
+    for (const result of results) expect(result.code).toBe(0);
+    const lines = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => (JSON.parse(l) as { toolUseId: string }).toolUseId).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
+  });
+
+  it('exits 0 without output for unreadable or unmapped payloads', async () => {
+    const garbage = await runCli(['hook', 'claude'], { stdin: 'not json', env: env() });
+    expect(garbage).toMatchObject({ code: 0, stdout: '' });
+    const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'Notification' }), env: env() });
+    expect(unmapped).toMatchObject({ code: 0, stdout: '' });
+    expect((await get<ListSessionsResponse>('/api/sessions')).sessions).toHaveLength(0);
+  });
+});
+
+describe('session-hub hook hermes', () => {
+  it('treats the per-turn on_session_end as a turn boundary and ends at on_session_finalize', async () => {
+    const hermes = fixture('hermes-session.json');
+    const tag = hermes[0]!.session_id as string;
+    await sendHooks('hermes', hermes.slice(0, 8), env());
+    const running = await sessionByTag(tag);
+    expect(running.flavor).toBe('hermes');
+    expect(running.metadata.value).toMatchObject({ path: '/work/svc', hermesSessionId: tag });
+    expect(running.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
+
+    await sendHooks('hermes', hermes.slice(8), env());
+    const session = await sessionByTag(tag);
+    expect(session.lifecycle).toMatchObject({ state: 'ended', lastRun: { status: 'success' } });
+    const turns = await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`);
+    // the second pre_llm_call of the first turn is the same prompt: recorded once
+    expect(turns.map((t) => [t.prompt, t.status, t.activities.map((a) => a.tool)])).toEqual([
+      ['List the failing tests', 'completed', ['terminal']],
+      ['Fix them', 'completed', ['patch']],
+    ]);
+    expect(turns[0]!.activities[0]).toMatchObject({ input: { command: 'pytest -q' }, output: '2 failed, 40 passed' });
+  });
+});
+
+describe('session-hub hook install', () => {
+  it('prints the Claude Code hooks block for every hook event in the registry', async () => {
+    const result = await runCli(['hook', 'install', 'claude']);
+    expect(result.code).toBe(0);
+    const { hooks } = JSON.parse(result.stdout) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    expect(Object.keys(hooks).sort()).toEqual(['PostToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(hooks.PostToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command: 'session-hub hook claude' }] });
+  });
+
+  it('--write merges into settings.json, keeps the user settings and hooks, and is idempotent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'session-hub-install-'));
+    const file = join(dir, '.claude', 'settings.json');
+    const mine = { type: 'command', command: 'my-linter --fix' };
+    const original = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [mine] }], Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }] } };
+    await runCli(['hook', 'install', 'claude', '--write', '--file', file]).catch(() => undefined); // creates the dir
+    writeFileSync(file, JSON.stringify(original));
+
+    expect((await runCli(['hook', 'install', 'claude', '--write', '--file', file])).code).toBe(0);
+    const once = readFileSync(file, 'utf8');
+    const second = await runCli(['hook', 'install', 'claude', '--write', '--file', file]);
+    expect(second.stdout).toContain('nothing changed');
+    expect(readFileSync(file, 'utf8')).toBe(once);
+
+    const settings = JSON.parse(once) as typeof original & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    expect(settings.model).toBe('opus');
+    expect(settings.permissions).toEqual(original.permissions);
+    expect(settings.hooks.Notification).toEqual(original.hooks.Notification);
+    expect(settings.hooks.PostToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['my-linter --fix', 'session-hub hook claude']);
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd']) {
+      expect(settings.hooks[event]!.map((e) => e.hooks[0]!.command)).toEqual(['session-hub hook claude']);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
