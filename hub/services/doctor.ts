@@ -15,7 +15,7 @@ import {
 
 /** A live run with no session activity for this long is reported even with a runner attached. */
 export const DEFAULT_SILENT_RUN_MS = 24 * 3_600_000;
-/** Each check reports at most this many rows; the count says when there were more. */
+/** Each check reports at most this many rows (a database with more has bigger problems than a long list). */
 const LIMIT = 1000;
 
 export interface DoctorReport {
