@@ -20,7 +20,7 @@ export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedP
       const retryAllowed = !payload.emitted && !payload.aborted && run?.status === 'running';
       if (!retryAllowed || !claimResumeRetry(deps.db, run.runId)) return { ok: true as const, action: 'fail' as const };
       markResumeTokenRejected(deps.db, { sid: session.sid, key: payload.tokenKey, value: payload.token });
-      changes.changed(session.sid, 'lifecycle');
+      changes.changed(session, 'lifecycle');
       const replay = listTurns(deps.db, session.sid).filter((turn) => turn.kind === 'prompt');
       return { ok: true as const, action: 'fresh-start' as const, replay };
     },

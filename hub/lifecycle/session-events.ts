@@ -6,10 +6,10 @@ import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { setRunDisconnected } from '../store/runs.js';
-import { getSession, getSessionAnyNamespace, updatePresence } from '../store/sessions.js';
+import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
 import type { RunnerBindings } from './bindings.js';
 import { runStatusFromReason } from './run-status.js';
-import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle } from './transitions.js';
+import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle, setPresence } from './transitions.js';
 
 /** A heartbeat older than this is ignored (spec section 6). */
 const STALE_HEARTBEAT_MS = 10 * 60_000;
@@ -26,8 +26,12 @@ export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Acto
       const session = requireSession(deps, actor, payload.sid);
       if (actor.socketId !== undefined) bindings.bind(actor.socketId, session.sid);
       if (session.lastRun?.status === 'running') setRunDisconnected(deps.db, { runId: session.lastRun.runId, at: null });
-      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: session.presence.active ? session.presence.activeAt : now, aliveAt: now, thinking: session.presence.thinking });
-      if (!session.presence.active) changes.changed(session.sid, 'presence');
+      setPresence(deps.db, changes, session, {
+        ...session.presence,
+        active: true,
+        activeAt: session.presence.active ? session.presence.activeAt : now,
+        aliveAt: now,
+      });
       return snapshotOf(deps, actor, session.sid);
     },
     { exceptSocketId: actor.socketId },
@@ -103,9 +107,12 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
       // a late or reordered heartbeat never moves the last sign of life backwards
       const aliveAt = Math.max(session.presence.aliveAt ?? 0, Math.min(Math.trunc(payload.time), now));
       const thinking = payload.thinking ?? session.presence.thinking;
-      const wasActive = session.presence.active;
-      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: wasActive ? session.presence.activeAt : now, aliveAt, thinking });
-      if (!wasActive || thinking !== session.presence.thinking) changes.changed(session.sid, 'presence');
+      setPresence(deps.db, changes, session, {
+        active: true,
+        activeAt: session.presence.active ? session.presence.activeAt : now,
+        aliveAt,
+        thinking,
+      });
     },
     { exceptSocketId: actor.socketId },
   );
@@ -122,10 +129,7 @@ export function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): void 
       const session = getSessionAnyNamespace(deps.db, sid);
       if (!session) continue;
       if (isRunLive(session)) setRunDisconnected(deps.db, { runId: session.lastRun!.runId, at: now });
-      if (session.presence.active || session.presence.thinking) {
-        updatePresence(deps.db, { sid, active: false, activeAt: session.presence.activeAt, aliveAt: session.presence.aliveAt, thinking: false });
-        changes.changed(sid, 'presence');
-      }
+      setPresence(deps.db, changes, session, { ...session.presence, active: false, thinking: false });
     }
   });
 }

@@ -8,8 +8,8 @@ import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-mer
 import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { insertHistory } from '../store/history.js';
-import { getSession, getSessionByTag, insertSession, updateFlavor, updatePresence, type StoredSession } from '../store/sessions.js';
-import { noteActivity, openRun, setLifecycle } from './transitions.js';
+import { getSession, getSessionByTag, insertSession, updateFlavor, type StoredSession } from '../store/sessions.js';
+import { noteActivity, openRun, setLifecycle, setPresence } from './transitions.js';
 
 const LINKING_SOURCES = new Set(['clear', 'compact']);
 
@@ -64,8 +64,7 @@ export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartP
         noteActivity(deps.db, changes, session, now);
       }
       openRun(deps.db, changes, session, { now, pid: payload.pid ?? null });
-      updatePresence(deps.db, { sid: session.sid, active: true, activeAt: now, aliveAt: now, thinking: false });
-      if (!created && !session.presence.active) changes.changed(session.sid, 'presence');
+      setPresence(deps.db, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
       if (parent && parent.sid !== session.sid) linkToParent(deps, changes, parent, session.sid, now);
 
       return { session: toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid: session.sid })!), created };

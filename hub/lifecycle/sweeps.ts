@@ -10,12 +10,11 @@ import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
   listStaleActiveSessions,
-  updatePresence,
 } from '../store/sessions.js';
 import { closeTurn, getTurn, listOpenTurnsOlderThan } from '../store/turns.js';
 import { runWrite } from '../services/changes.js';
 import type { HubDeps } from '../services/deps.js';
-import { closeOpenTurn, endLiveRun, setLifecycle } from './transitions.js';
+import { closeOpenTurn, endLiveRun, setLifecycle, setPresence } from './transitions.js';
 
 const BATCH = 500;
 
@@ -50,8 +49,8 @@ export function sweep(deps: HubDeps): SweepReport {
         const session = getSessionAnyNamespace(db, turn.sid);
         if (session?.currentTurnId === turn.turnId) {
           closeOpenTurn(db, changes, session, { status: 'timeout', response: null, now });
-        } else if (closeTurn(db, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null })) {
-          changes.turn(getTurn(db, turn.turnId)!);
+        } else if (closeTurn(db, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null }) && session) {
+          changes.turn(session.namespace, getTurn(db, turn.turnId)!);
         }
       }
       return turns.length;
@@ -62,8 +61,7 @@ export function sweep(deps: HubDeps): SweepReport {
     runWrite(deps, (changes) => {
       const sessions = listStaleActiveSessions(db, { before: now - config.aliveTimeoutMs, limit: BATCH });
       for (const session of sessions) {
-        updatePresence(db, { sid: session.sid, active: false, activeAt: session.presence.activeAt, aliveAt: session.presence.aliveAt, thinking: false });
-        changes.changed(session.sid, 'presence');
+        setPresence(db, changes, session, { ...session.presence, active: false, thinking: false });
       }
       return sessions.length;
     }),

@@ -7,7 +7,7 @@ import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } fr
 import type { ChangeSet } from '../services/changes.js';
 import type { Db } from '../store/db.js';
 import { endRun, insertRun } from '../store/runs.js';
-import { touchActivity, updateCurrentTurn, updateLastRun, updateLifecycle, type StoredSession } from '../store/sessions.js';
+import { touchActivity, updateCurrentTurn, updateLastRun, updateLifecycle, updatePresence, type StoredSession } from '../store/sessions.js';
 import { closeTurn, getTurn } from '../store/turns.js';
 
 export function setLifecycle(
@@ -18,12 +18,24 @@ export function setLifecycle(
 ): void {
   updateLifecycle(db, { sid: session.sid, state: input.state, since: input.now, reason: input.reason, by: input.by });
   session.lifecycle = { state: input.state, since: input.now, reason: input.reason, by: input.by };
-  changes.changed(session.sid, 'lifecycle');
+  changes.changed(session, 'lifecycle');
+}
+
+/**
+ * Stores transport presence (kept apart from lifecycle). Broadcast only when what a viewer sees
+ * changes — active or thinking — not for every heartbeat's time.
+ */
+export function setPresence(db: Db, changes: ChangeSet, session: StoredSession, presence: StoredSession['presence']): void {
+  const visibleChange = presence.active !== session.presence.active || presence.thinking !== session.presence.thinking;
+  updatePresence(db, { sid: session.sid, ...presence });
+  session.presence = presence;
+  if (visibleChange) changes.changed(session, 'presence');
 }
 
 /** Lifecycle events and writes are activity; an idle session with a live run wakes up. */
 export function noteActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): void {
-  touchActivity(db, { sid: session.sid, now });
+  // a write in this unit of work may have stamped the activity already
+  if (session.lastActivityAt !== now) touchActivity(db, { sid: session.sid, now });
   session.lastActivityAt = now;
   if (session.lifecycle.state === 'idle' && session.lastRun?.status === 'running') {
     setLifecycle(db, changes, session, { state: 'running', reason: null, by: 'runner', now });
@@ -48,7 +60,7 @@ export function closeOpenTurn(
   session.currentTurnId = null;
   if (!closed) return null;
   const turn = getTurn(db, turnId)!;
-  changes.turn(turn);
+  changes.turn(session.namespace, turn);
   return turn;
 }
 
@@ -59,7 +71,7 @@ export function openRun(db: Db, changes: ChangeSet, session: StoredSession, inpu
   insertRun(db, { runId, sid: session.sid, now: input.now, pid: input.pid });
   updateLastRun(db, { sid: session.sid, runId, status: 'running', endedAt: null, reason: null, now: input.now });
   session.lastRun = { runId, status: 'running', endedAt: null, reason: null };
-  changes.changed(session.sid, 'lifecycle');
+  changes.changed(session, 'lifecycle');
   return runId;
 }
 
@@ -79,7 +91,7 @@ export function endLiveRun(
   if (!endRun(db, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason })) return false;
   updateLastRun(db, { sid: session.sid, runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason, now: input.now });
   session.lastRun = { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason };
-  changes.changed(session.sid, 'lifecycle');
+  changes.changed(session, 'lifecycle');
   return true;
 }
 

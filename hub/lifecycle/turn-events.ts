@@ -42,7 +42,7 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
       });
       updateCurrentTurn(deps.db, { sid: session.sid, turnId, now });
       session.currentTurnId = turnId;
-      changes.turn(getTurn(deps.db, turnId)!);
+      changes.turn(session.namespace, getTurn(deps.db, turnId)!);
       noteActivity(deps.db, changes, session, now);
       return { turnId };
     },
@@ -98,7 +98,7 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
         at: Math.min(payload.at ?? now, now),
         truncated: input.truncated || output.truncated,
       });
-      changes.turn(getTurn(deps.db, turn.turnId)!);
+      changes.turn(session.namespace, getTurn(deps.db, turn.turnId)!);
       noteActivity(deps.db, changes, session, now);
       return { turnId: turn.turnId, activityId };
     },

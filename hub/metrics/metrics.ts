@@ -74,7 +74,7 @@ export function createMetrics(): HubMetrics {
   });
   const broadcasts = new Counter({
     name: 'session_hub_broadcasts_total',
-    help: 'update events sent to a room, by audience (runner rooms, dashboard rooms).',
+    help: 'update events sent to a room with at least one recipient, by audience (runner rooms, dashboard rooms).',
     labelNames: ['audience'] as const,
     registers,
   });

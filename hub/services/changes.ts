@@ -2,7 +2,7 @@ import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
-import { getSessionAnyNamespace } from '../store/sessions.js';
+import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
@@ -15,23 +15,27 @@ type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
  */
 export class ChangeSet {
   private readonly created = new Set<string>();
-  private readonly fields = new Map<string, Set<Field>>();
-  private readonly turns: TurnSummary[] = [];
+  /** The changed sessions, as the unit of work left them (callers keep these objects current). */
+  private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
+  private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
     return this;
   }
 
-  changed(sid: string, ...fields: Field[]): this {
-    let set = this.fields.get(sid);
-    if (!set) this.fields.set(sid, (set = new Set()));
-    for (const field of fields) set.add(field);
+  changed(session: StoredSession, ...fields: Field[]): this {
+    const entry = this.sessions.get(session.sid);
+    if (!entry) this.sessions.set(session.sid, { session, fields: new Set(fields) });
+    else {
+      entry.session = session;
+      for (const field of fields) entry.fields.add(field);
+    }
     return this;
   }
 
-  turn(turn: TurnSummary): this {
-    this.turns.push(turn);
+  turn(namespace: string, turn: TurnSummary): this {
+    this.turns.push({ namespace, turn });
     return this;
   }
 
@@ -45,13 +49,9 @@ export class ChangeSet {
       const session = getSessionAnyNamespace(deps.db, sid)!;
       emit(session.namespace, sid, { t: 'session-created', sid, session: toSnapshot(deps, session) });
     }
-    for (const turn of this.turns) {
-      const session = getSessionAnyNamespace(deps.db, turn.sid)!;
-      emit(session.namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
-    }
-    for (const [sid, fields] of this.fields) {
+    for (const { namespace, turn } of this.turns) emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
-      const session = getSessionAnyNamespace(deps.db, sid)!;
       emit(session.namespace, sid, {
         t: 'update-session',
         sid,

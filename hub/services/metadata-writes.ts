@@ -39,9 +39,11 @@ export function commitMetadataVersion(
   });
   insertHistory(db, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document });
   trackResumeTokenChanges(db, { sid: session.sid, before: session.metadata, after: outcome.document, now });
-  changes.changed(session.sid, 'metadata');
+  changes.changed(session, 'metadata');
   session.metadata = outcome.document;
   session.metadataVersion = version;
+  session.updatedAt = now;
+  if (by !== 'hub') session.lastActivityAt = now;
   return version;
 }
 

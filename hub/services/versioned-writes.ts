@@ -71,7 +71,10 @@ function stateWrite(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): (
     }
     const version = session.agentStateVersion + 1;
     updateAgentState(deps.db, { sid: session.sid, agentState: payload.agentState, version, now });
-    changes.changed(session.sid, 'agentState');
+    session.agentState = payload.agentState;
+    session.agentStateVersion = version;
+    session.lastActivityAt = now;
+    changes.changed(session, 'agentState');
     noteActivity(deps.db, changes, session, now);
     if (payload.requestId !== undefined) {
       recordAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId, version, value: payload.agentState, at: now });

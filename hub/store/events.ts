@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { stmt, type Db } from './db.js';
 
-const ENSURE_NAMESPACE = `INSERT INTO namespaces (name) VALUES (@namespace) ON CONFLICT (name) DO NOTHING`;
-const NEXT_SEQ = `UPDATE namespaces SET last_seq = last_seq + 1 WHERE name = @namespace RETURNING last_seq AS seq`;
+const NEXT_SEQ = `
+  INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 1)
+  ON CONFLICT (name) DO UPDATE SET last_seq = last_seq + 1
+  RETURNING last_seq AS seq`;
 const INSERT_EVENT = `
   INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
 const SELECT_NAMESPACE = `SELECT last_seq AS lastSeq, pruned_through AS prunedThrough FROM namespaces WHERE name = @namespace`;
@@ -17,7 +19,6 @@ const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 
 /** Appends one event with the namespace's next seq. Call inside the write's transaction. */
 export function appendEvent(db: Db, input: { namespace: string; sid: string; body: UpdateBody; now: number }): UpdateEvent {
-  stmt(db, ENSURE_NAMESPACE).run({ namespace: input.namespace });
   const { seq } = stmt(db, NEXT_SEQ).get({ namespace: input.namespace }) as { seq: number };
   const event: UpdateEvent = { id: randomUUID(), seq, createdAt: input.now, body: input.body };
   stmt(db, INSERT_EVENT).run({
