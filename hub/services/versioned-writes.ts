@@ -7,8 +7,8 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
 import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
 import { runStatusFromReason } from '../lifecycle/run-status.js';
-import { findAppliedRequest, recordAppliedRequest } from '../store/applied-requests.js';
-import { updateAgentState } from '../store/sessions.js';
+import { findAppliedRequest, recordAppliedRequest, type VersionedField } from '../store/applied-requests.js';
+import { updateAgentState, type StoredSession } from '../store/sessions.js';
 import type { Actor, HubDeps } from './deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
@@ -21,30 +21,58 @@ function archiveRequest(incoming: JsonObject): { reason: string } | null {
   return { reason };
 }
 
+/**
+ * The compare-and-set shared by both versioned fields: an already-applied `requestId` answers what
+ * it produced; a stale `expectedVersion` answers the stored version and value; otherwise `apply`
+ * writes the next version, and the request is remembered with what it produced.
+ */
+function compareAndSet<Value>(
+  deps: HubDeps,
+  actor: Actor,
+  payload: { sid: string; expectedVersion: number; requestId?: string },
+  field: VersionedField,
+  read: (session: StoredSession) => { version: number; value: Value },
+  apply: (session: StoredSession) => { version: number; value: Value },
+  now: number,
+): { result: 'success' | 'version-mismatch'; version: number; value: Value } {
+  const session = requireSession(deps, actor, payload.sid);
+  if (payload.requestId !== undefined) {
+    const applied = findAppliedRequest(deps.db, { sid: session.sid, field, requestId: payload.requestId });
+    if (applied) return { result: 'success', version: applied.version, value: applied.value as Value };
+  }
+  const current = read(session);
+  if (current.version !== payload.expectedVersion) return { result: 'version-mismatch', ...current };
+  const written = apply(session);
+  if (payload.requestId !== undefined) {
+    recordAppliedRequest(deps.db, { sid: session.sid, field, requestId: payload.requestId, version: written.version, value: written.value, at: now });
+  }
+  return { result: 'success', ...written };
+}
+
 /** The unit of work of one `update-metadata`; checks that need no database run right away. */
 function metadataWrite(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): (changes: ChangeSet, now: number) => UpdateMetadataAck {
   const incoming = (payload.patch ?? payload.metadata)!;
   assertDocumentSize(incoming, payload.patch ? 'patch' : 'metadata');
   return (changes, now): UpdateMetadataAck => {
-    const session = requireSession(deps, actor, payload.sid);
-    if (payload.requestId !== undefined) {
-      const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'metadata', requestId: payload.requestId });
-      if (applied) return { result: 'success', version: applied.version, metadata: applied.value as JsonObject };
-    }
-    if (session.metadataVersion !== payload.expectedVersion) {
-      return { result: 'version-mismatch', version: session.metadataVersion, metadata: session.metadata };
-    }
-    const outcome = payload.patch ? applyMetadataPatch(session.metadata, payload.patch) : mergeWholeDocument(session.metadata, incoming);
-    const version = commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
-    noteActivity(deps.db, changes, session, now);
-    const archive = archiveRequest(incoming);
-    if (archive && session.lifecycle.state !== 'archived') {
-      archiveSession(deps.db, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
-    }
-    if (payload.requestId !== undefined) {
-      recordAppliedRequest(deps.db, { sid: session.sid, field: 'metadata', requestId: payload.requestId, version, value: outcome.document, at: now });
-    }
-    return { result: 'success', version, metadata: outcome.document };
+    const { result, version, value } = compareAndSet(
+      deps,
+      actor,
+      payload,
+      'metadata',
+      (session) => ({ version: session.metadataVersion, value: session.metadata }),
+      (session) => {
+        const outcome = payload.patch ? applyMetadataPatch(session.metadata, payload.patch) : mergeWholeDocument(session.metadata, incoming);
+        const version = commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
+        noteActivity(deps.db, changes, session, now);
+        const archive = archiveRequest(incoming);
+        if (archive && session.lifecycle.state !== 'archived') {
+          archiveSession(deps.db, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
+        }
+        return { version, value: outcome.document };
+      },
+      now,
+    );
+    return { result, version, metadata: value };
   };
 }
 
@@ -57,29 +85,29 @@ export function updateMetadataBatched(deps: HubDeps, actor: Actor, payload: Upda
   return runWriteBatched(deps, metadataWrite(deps, actor, payload), { exceptSocketId: actor.socketId });
 }
 
-/** The unit of work of one `update-state`. */
+/** The unit of work of one `update-state`: whole-document replace, no merge. */
 function stateWrite(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): (changes: ChangeSet, now: number) => UpdateStateAck {
   if (payload.agentState !== null) assertDocumentSize(payload.agentState, 'agentState');
   return (changes, now): UpdateStateAck => {
-    const session = requireSession(deps, actor, payload.sid);
-    if (payload.requestId !== undefined) {
-      const applied = findAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId });
-      if (applied) return { result: 'success', version: applied.version, agentState: applied.value as JsonObject | null };
-    }
-    if (session.agentStateVersion !== payload.expectedVersion) {
-      return { result: 'version-mismatch', version: session.agentStateVersion, agentState: session.agentState };
-    }
-    const version = session.agentStateVersion + 1;
-    updateAgentState(deps.db, { sid: session.sid, agentState: payload.agentState, version, now });
-    session.agentState = payload.agentState;
-    session.agentStateVersion = version;
-    session.lastActivityAt = now;
-    changes.changed(session, 'agentState');
-    noteActivity(deps.db, changes, session, now);
-    if (payload.requestId !== undefined) {
-      recordAppliedRequest(deps.db, { sid: session.sid, field: 'agentState', requestId: payload.requestId, version, value: payload.agentState, at: now });
-    }
-    return { result: 'success', version, agentState: payload.agentState };
+    const { result, version, value } = compareAndSet(
+      deps,
+      actor,
+      payload,
+      'agentState',
+      (session) => ({ version: session.agentStateVersion, value: session.agentState }),
+      (session) => {
+        const version = session.agentStateVersion + 1;
+        updateAgentState(deps.db, { sid: session.sid, agentState: payload.agentState, version, now });
+        session.agentState = payload.agentState;
+        session.agentStateVersion = version;
+        session.lastActivityAt = now;
+        changes.changed(session, 'agentState');
+        noteActivity(deps.db, changes, session, now);
+        return { version, value: payload.agentState };
+      },
+      now,
+    );
+    return { result, version, agentState: value };
   };
 }
 
