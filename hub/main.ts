@@ -30,7 +30,7 @@ export interface RunningHub {
 }
 
 function sweepChangedSomething(report: SweepReport): boolean {
-  return report.turnsTimedOut + report.sessionsInactive + report.runsInterrupted + report.sessionsIdled + report.eventsPruned > 0;
+  return report.turnsTimedOut + report.sessionsInactive + report.runsInterrupted + report.silentRunsEnded + report.sessionsIdled + report.eventsPruned > 0;
 }
 
 export async function startHub(config: HubConfig, options: { log?: Logger; clock?: Clock } = {}): Promise<RunningHub> {

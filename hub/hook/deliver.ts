@@ -27,7 +27,10 @@ function startMetadata(event: HookEvent): JsonObject {
   return metadata;
 }
 
-/** A run the hub ended because no runner came back in time; a later hook shows the agent is alive. */
+/**
+ * A run the hub ended on its own (runner_silent after the idle time for the bridge's detached runs,
+ * or runner_lost for a run opened by an older bridge); a later hook shows the agent is alive.
+ */
 function lostByHub(session: SessionSnapshot): boolean {
   return session.lifecycle.state === 'ended' && session.lifecycle.by === 'hub' && session.lifecycle.lastRun?.status === 'interrupted';
 }
@@ -46,7 +49,14 @@ export class HookDelivery {
   }
 
   private async start(event: HookEvent, source: HookEvent['source']): Promise<string> {
-    const { session } = await this.client.startSession({ tag: event.tag, flavor: event.flavor, source: source ?? 'startup', metadata: startMetadata(event) });
+    // detached: this process exits after the event, and no socket stays on the run between hooks
+    const { session } = await this.client.startSession({
+      tag: event.tag,
+      flavor: event.flavor,
+      source: source ?? 'startup',
+      metadata: startMetadata(event),
+      detached: true,
+    });
     const record = this.record(event.tag);
     record.sid = session.sid;
     record.touchedAt = Date.now();
@@ -55,10 +65,11 @@ export class HookDelivery {
   }
 
   /**
-   * The hub sid for an event after session-start. Joining rebinds the live run (its grace restarts
-   * when this process exits). A session the hub never saw (hooks installed mid-session, spool dir
-   * wiped) or one the hub ended as runner_lost between two hooks is (re)opened with a
-   * session-start of source `resume`. Null: nothing to attach an end to.
+   * The hub sid for an event after session-start. Joining makes the session active while this
+   * process lives; the run is detached, so the socket closing starts no grace. A session the hub
+   * never saw (hooks installed mid-session, spool dir wiped) or one the hub ended between two hooks
+   * (runner_silent after the idle time) is (re)opened with a session-start of source `resume`.
+   * Null: nothing to attach an end to.
    */
   private async sidFor(event: HookEvent): Promise<string | null> {
     const ending = event.action === 'session-end' || event.action === 'session-finalize';

@@ -5,7 +5,7 @@ import { requireSession } from '../services/require-session.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
-import { setRunDisconnected } from '../store/runs.js';
+import { getRun, setRunDisconnected } from '../store/runs.js';
 import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
 import type { RunnerBindings } from './bindings.js';
 import { runStatusFromReason } from './run-status.js';
@@ -120,7 +120,9 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
 
 /**
  * The last runner socket on these sessions went away: inactive at once, and the live run's grace
- * starts. Hub-originated, so every remaining socket in the room hears of it.
+ * starts — unless the run is detached (its runner never holds a socket for long, e.g. the hook
+ * bridge): that one only ends when silent for the idle time (sweeps.ts). Hub-originated, so every
+ * remaining socket in the room hears of it.
  */
 export function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): void {
   if (sids.length === 0) return;
@@ -128,7 +130,9 @@ export function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): void 
     for (const sid of sids) {
       const session = getSessionAnyNamespace(deps.db, sid);
       if (!session) continue;
-      if (isRunLive(session)) setRunDisconnected(deps.db, { runId: session.lastRun!.runId, at: now });
+      if (isRunLive(session) && !getRun(deps.db, session.lastRun!.runId)?.detached) {
+        setRunDisconnected(deps.db, { runId: session.lastRun!.runId, at: now });
+      }
       setPresence(deps.db, changes, session, { ...session.presence, active: false, thinking: false });
     }
   });

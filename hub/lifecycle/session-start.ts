@@ -63,7 +63,7 @@ export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartP
         if (session.lifecycle.state !== 'running') setLifecycle(deps.db, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
         noteActivity(deps.db, changes, session, now);
       }
-      openRun(deps.db, changes, session, { now, pid: payload.pid ?? null });
+      openRun(deps.db, changes, session, { now, pid: payload.pid ?? null, detached: payload.detached ?? false });
       setPresence(deps.db, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
       if (parent && parent.sid !== session.sid) linkToParent(deps, changes, parent, session.sid, now);
 

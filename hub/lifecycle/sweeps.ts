@@ -1,11 +1,12 @@
 /**
  * Background recovery (spec section 9): closes turns left open, marks silent sessions inactive, ends
- * runs whose runner never came back, idles sessions with no activity, and prunes the replay log.
+ * runs whose runner never came back, ends detached runs gone silent, idles sessions with no activity,
+ * and prunes the replay log.
  * Every query walks a partial index in bounded batches; no sweep scans every row.
  */
 import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneEvents } from '../store/events.js';
-import { listLostRuns } from '../store/runs.js';
+import { listLostRuns, listSilentDetachedRuns } from '../store/runs.js';
 import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
@@ -22,6 +23,8 @@ export interface SweepReport {
   turnsTimedOut: number;
   sessionsInactive: number;
   runsInterrupted: number;
+  /** Detached runs ended as interrupted / runner_silent. */
+  silentRunsEnded: number;
   sessionsIdled: number;
   eventsPruned: number;
   durationMs: number;
@@ -80,6 +83,22 @@ export function sweep(deps: HubDeps): SweepReport {
     }),
   );
 
+  // A detached run (hook bridge) has no socket to lose, so no grace: it ends when its session has had
+  // no activity for the idle time. Before the idle step, with the same threshold, so such a session
+  // ends rather than idles (and its query only reads running sessions the idle step reads anyway).
+  const silentRunsEnded = inBatches(() =>
+    runWrite(deps, (changes) => {
+      const runs = listSilentDetachedRuns(db, { before: now - config.idleMs, limit: BATCH });
+      for (const run of runs) {
+        const session = getSessionAnyNamespace(db, run.sid);
+        if (!session) continue;
+        endLiveRun(db, changes, session, { status: 'interrupted', reason: 'runner_silent', now });
+        setLifecycle(db, changes, session, { state: 'ended', reason: 'runner_silent', by: 'hub', now });
+      }
+      return runs.length;
+    }),
+  );
+
   const sessionsIdled = inBatches(() =>
     runWrite(deps, (changes) => {
       const sessions = listRunningSessionsWithoutActivity(db, { before: now - config.idleMs, limit: BATCH });
@@ -91,5 +110,5 @@ export function sweep(deps: HubDeps): SweepReport {
   const eventsPruned = pruneEvents(db, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
   pruneAppliedRequests(db, { olderThan: now - Math.max(config.eventKeepMs, 86_400_000) });
 
-  return { turnsTimedOut, sessionsInactive, runsInterrupted, sessionsIdled, eventsPruned, durationMs: performance.now() - started };
+  return { turnsTimedOut, sessionsInactive, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned, durationMs: performance.now() - started };
 }

@@ -64,11 +64,14 @@ export function closeOpenTurn(
   return turn;
 }
 
-/** Opens a new run; a run still live (its runner restarted without ending it) ends as interrupted. */
-export function openRun(db: Db, changes: ChangeSet, session: StoredSession, input: { now: number; pid: number | null }): string {
+/**
+ * Opens a new run; a run still live (its runner restarted without ending it) ends as interrupted.
+ * `detached`: the runner holds no socket for the run's life (see runs.detached).
+ */
+export function openRun(db: Db, changes: ChangeSet, session: StoredSession, input: { now: number; pid: number | null; detached: boolean }): string {
   if (isRunLive(session)) endLiveRun(db, changes, session, { status: 'interrupted', reason: 'superseded_by_new_run', now: input.now });
   const runId = randomUUID();
-  insertRun(db, { runId, sid: session.sid, now: input.now, pid: input.pid });
+  insertRun(db, { runId, sid: session.sid, now: input.now, pid: input.pid, detached: input.detached });
   updateLastRun(db, { sid: session.sid, runId, status: 'running', endedAt: null, reason: null, now: input.now });
   session.lastRun = { runId, status: 'running', endedAt: null, reason: null };
   changes.changed(session, 'lifecycle');

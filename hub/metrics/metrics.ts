@@ -11,7 +11,7 @@ export type ClientKind = 'runner' | 'dashboard';
 export type WriteResult = 'success' | 'version-mismatch' | 'error';
 
 /** What a sweep changed, by kind: the SweepReport counts. */
-const SWEEP_KINDS = ['turnsTimedOut', 'sessionsInactive', 'runsInterrupted', 'sessionsIdled', 'eventsPruned'] as const;
+const SWEEP_KINDS = ['turnsTimedOut', 'sessionsInactive', 'runsInterrupted', 'silentRunsEnded', 'sessionsIdled', 'eventsPruned'] as const;
 
 export interface HubMetrics {
   registry: Registry;

@@ -11,6 +11,8 @@ export interface StoredRun {
   pid: number | null;
   disconnectedAt: number | null;
   resumeRetried: boolean;
+  /** The runner holds no socket for the run's life (the hook bridge): no grace, ended when silent. */
+  detached: boolean;
 }
 
 interface RunRow {
@@ -23,9 +25,11 @@ interface RunRow {
   pid: number | null;
   disconnected_at: number | null;
   resume_retried: number;
+  detached: number;
 }
 
-const INSERT = `INSERT INTO runs (run_id, sid, started_at, status, pid) VALUES (@runId, @sid, @now, 'running', @pid)`;
+const INSERT = `
+  INSERT INTO runs (run_id, sid, started_at, status, pid, detached) VALUES (@runId, @sid, @now, 'running', @pid, @detached)`;
 const SELECT = `SELECT * FROM runs WHERE run_id = @runId`;
 const END = `
   UPDATE runs SET status = @status, ended_at = @endedAt, reason = @reason, disconnected_at = NULL
@@ -34,7 +38,17 @@ const SET_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE run_id = @
 export const SELECT_LOST = `
   SELECT * FROM runs WHERE status = 'running' AND disconnected_at IS NOT NULL AND disconnected_at <= @before
   ORDER BY disconnected_at LIMIT @limit`;
-const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE status = 'running'`;
+const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE status = 'running' AND detached = 0`;
+/**
+ * Live detached runs whose session has had no activity since `before`. Walks the sessions index
+ * sessions_running_by_activity (running sessions, oldest activity first) and looks each run up by its
+ * primary key: the rows read are the running sessions already silent for the idle time, which the
+ * idle step that follows moves out of that index in the same sweep, so nothing is read twice.
+ */
+export const SELECT_SILENT_DETACHED = `
+  SELECT r.* FROM sessions s JOIN runs r ON r.run_id = s.last_run_id
+  WHERE s.lifecycle_state = 'running' AND s.last_activity_at <= @before AND r.status = 'running' AND r.detached = 1
+  ORDER BY s.last_activity_at LIMIT @limit`;
 const MARK_RETRIED = `UPDATE runs SET resume_retried = 1 WHERE run_id = @runId AND resume_retried = 0`;
 const COUNT_LIVE = `SELECT COUNT(*) AS n FROM runs WHERE status = 'running'`;
 
@@ -49,11 +63,12 @@ function toRun(row: RunRow): StoredRun {
     pid: row.pid,
     disconnectedAt: row.disconnected_at,
     resumeRetried: row.resume_retried === 1,
+    detached: row.detached === 1,
   };
 }
 
-export function insertRun(db: Db, input: { runId: string; sid: string; now: number; pid: number | null }): void {
-  stmt(db, INSERT).run(input);
+export function insertRun(db: Db, input: { runId: string; sid: string; now: number; pid: number | null; detached?: boolean }): void {
+  stmt(db, INSERT).run({ ...input, detached: input.detached ? 1 : 0 });
 }
 
 export function getRun(db: Db, runId: string): StoredRun | undefined {
@@ -76,7 +91,15 @@ export function listLostRuns(db: Db, input: { before: number; limit: number }): 
   return (stmt(db, SELECT_LOST).all(input) as RunRow[]).map(toRun);
 }
 
-/** At boot no runner is connected yet: every live run starts its grace now. */
+/** Live detached runs whose session has been silent since `before` or earlier. */
+export function listSilentDetachedRuns(db: Db, input: { before: number; limit: number }): StoredRun[] {
+  return (stmt(db, SELECT_SILENT_DETACHED).all(input) as RunRow[]).map(toRun);
+}
+
+/**
+ * At boot no runner is connected yet: every live run starts its grace now, except detached runs,
+ * which never had a socket to lose.
+ */
 export function markLiveRunsDisconnected(db: Db, input: { at: number }): number {
   return stmt(db, MARK_ALL_LIVE_DISCONNECTED).run(input).changes;
 }

@@ -17,6 +17,12 @@ export const SessionStartPayloadSchema = z.object({
   metadata: JsonObjectSchema.optional(),
   parentSid: SidSchema.optional(),
   pid: z.number().int().nonnegative().optional(),
+  /**
+   * This runner does not hold a socket for the run's life (e.g. the hook bridge, one process per
+   * hook event). The hub then never ends the run for a lost socket (no run grace); it ends it as
+   * `interrupted` / `runner_silent` once the session has had no activity for the idle time.
+   */
+  detached: z.boolean().optional(),
 });
 export type SessionStartPayload = z.infer<typeof SessionStartPayloadSchema>;
 export const SessionStartAckSchema = okAck({ session: SessionSnapshotSchema, created: z.boolean() });

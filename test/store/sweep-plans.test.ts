@@ -9,6 +9,8 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_age /,
   staleActiveSessions: /^SEARCH sessions USING INDEX sessions_active_by_alive /,
   lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,
+  // driven by running sessions oldest activity first; each run then found by its primary key
+  silentDetachedRuns: /^SEARCH s USING INDEX sessions_running_by_activity /,
   runningSessionsWithoutActivity: /^SEARCH sessions USING INDEX sessions_running_by_activity /,
   sessionBySid: /^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(sid=\?\)/,
   prunableEvents: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,
@@ -16,14 +18,17 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   pruneAppliedRequests: /^SEARCH applied_requests USING INDEX applied_requests_by_age /,
 };
 
-/** A mix like a busy hub's: most sessions ended and inactive, some running, a tenth with open turns. */
+/**
+ * A mix like a busy hub's: most sessions ended and inactive, some running, a tenth with open turns,
+ * and every third run (live or not) from the hook bridge, detached.
+ */
 function seed(db: Db, count: number): void {
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const sid = `s${i}`;
       insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: {}, now: i });
       const live = i % 10 === 0;
-      insertRun(db, { runId: `r${i}`, sid, now: i, pid: null });
+      insertRun(db, { runId: `r${i}`, sid, now: i, pid: null, detached: i % 3 === 0 });
       updateLastRun(db, { sid, runId: `r${i}`, status: live ? 'running' : 'success', endedAt: live ? null : i, reason: null, now: i });
       updatePresence(db, { sid, active: live, activeAt: i, aliveAt: i, thinking: false });
       if (live && i % 20 === 0) setRunDisconnected(db, { runId: `r${i}`, at: i });

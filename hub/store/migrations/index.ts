@@ -1,4 +1,5 @@
 import { migration001 } from './001-initial.js';
+import { migration002 } from './002-detached-runs.js';
 
 /** Migrations in order; migration N brings `PRAGMA user_version` from N-1 to N. Never edit a shipped one. */
-export const MIGRATIONS: readonly string[] = [migration001];
+export const MIGRATIONS: readonly string[] = [migration001, migration002];
