@@ -9,7 +9,8 @@ import { systemClock, type Clock } from './clock.js';
 import type { HubConfig } from './config.js';
 import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
-import { sweep, type SweepReport } from './lifecycle/sweeps.js';
+import { createSweeper } from './lifecycle/sweeper.js';
+import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import type { HubDeps } from './services/deps.js';
@@ -25,12 +26,9 @@ export interface RunningHub {
   deps: HubDeps;
   /** Tokens created on this start (first start without SESSION_HUB_TOKENS); shown once. */
   generatedTokens: { role: Role; namespace: string; token: string }[];
-  sweepNow(): SweepReport;
+  /** Runs a sweep now (after the one running, if any); see lifecycle/sweeper.ts. */
+  sweepNow(): Promise<SweepReport>;
   close(): Promise<void>;
-}
-
-function sweepChangedSomething(report: SweepReport): boolean {
-  return report.turnsTimedOut + report.sessionsInactive + report.runsInterrupted + report.silentRunsEnded + report.sessionsIdled + report.eventsPruned > 0;
 }
 
 export async function startHub(config: HubConfig, options: { log?: Logger; clock?: Clock } = {}): Promise<RunningHub> {
@@ -52,22 +50,11 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics });
   registerHttpRoutes(app, { deps, tokens, metrics });
 
-  const runSweep = (): SweepReport => {
-    const report = sweep(deps);
-    metrics.observeSweep(report);
-    if (sweepChangedSomething(report)) log.info({ sweep: report }, 'sweep changed sessions');
-    else log.debug({ sweep: report }, 'sweep found nothing to do');
-    return report;
-  };
-  runSweep();
-  const timer = setInterval(() => {
-    try {
-      runSweep();
-    } catch (error) {
-      log.error({ err: error }, 'sweep failed; will retry on the next interval');
-    }
-  }, config.sweepMs);
-  timer.unref();
+  const sweeper = createSweeper(deps, metrics);
+  // The boot sweep finishes before the hub listens: no client ever sees state it is about to change.
+  // A big backlog (a long outage) delays the start; a sweep longer than a second logs its progress.
+  await sweeper.sweepNow();
+  sweeper.start(config.sweepMs);
 
   await app.listen({ host: config.host, port: config.port });
   const { port } = server.address() as AddressInfo;
@@ -78,12 +65,12 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const close = () =>
     (closing ??= (async () => {
       log.info('shutting down: closing sockets, HTTP and the database');
-      clearInterval(timer);
+      await sweeper.stop();
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
       await app.close();
       db.close();
       log.info('stopped');
     })());
 
-  return { url, port, deps, generatedTokens: generated, sweepNow: runSweep, close };
+  return { url, port, deps, generatedTokens: generated, sweepNow: () => sweeper.sweepNow(), close };
 }

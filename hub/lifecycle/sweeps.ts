@@ -11,13 +11,17 @@ import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
   listStaleActiveSessions,
+  updateCurrentTurn,
 } from '../store/sessions.js';
-import { closeTurn, getTurn, listOpenTurnsOlderThan } from '../store/turns.js';
-import { runWrite } from '../services/changes.js';
+import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
 import type { HubDeps } from '../services/deps.js';
-import { closeOpenTurn, endLiveRun, setLifecycle, setPresence } from './transitions.js';
+import { endLiveRun, setLifecycle, setPresence } from './transitions.js';
 
-const BATCH = 500;
+/** Items per unit of work; the sweep yields to the event loop after each batch that changed something. */
+const BATCH = 200;
+/** A sweep running longer than this logs its progress at info, at most once per this interval. */
+const PROGRESS_EVERY_MS = 1000;
 
 export interface SweepReport {
   turnsTimedOut: number;
@@ -27,51 +31,97 @@ export interface SweepReport {
   silentRunsEnded: number;
   sessionsIdled: number;
   eventsPruned: number;
+  /** Wall time from start to end, including the event-loop turns given to other work between batches. */
   durationMs: number;
 }
 
-/** Repeats a batch until it handles fewer than a full batch; each batch is one unit of work. */
-function inBatches(step: () => number): number {
-  let total = 0;
+export interface SweepOptions {
+  /** Stops the sweep before its next batch (the hub is closing); the report counts what was done. */
+  signal?: AbortSignal;
+}
+
+/** One kind of sweep work: a batch step, and how it reads in a progress line. */
+interface Phase {
+  /** e.g. "closed 2000/10000 timed-out turns": `${verb} ${done}/${due} ${noun}` */
+  verb: string;
+  noun: string;
+  /** How many are due in all (done + still due); only asked for when a progress line is logged. */
+  countDue?: () => number;
+  step: (changes: ChangeSet) => number;
+}
+
+/** Lets socket I/O, acks, heartbeats and HTTP run between two batches. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Repeats a phase's batch, each one unit of work, until a batch handles fewer than BATCH. Yields to
+ * the event loop after every batch that did something, so a sweep with thousands of items due never
+ * holds the loop for more than one batch (a sweep with nothing due never yields at all).
+ */
+async function inBatches(deps: HubDeps, phase: Phase, pass: { started: number; lastProgressAt: number; options: SweepOptions }): Promise<number> {
+  let done = 0;
+  let due: number | undefined;
   for (;;) {
-    const handled = step();
-    total += handled;
-    if (handled < BATCH) return total;
+    if (pass.options.signal?.aborted) return done;
+    const handled = runWrite(deps, (changes) => phase.step(changes));
+    done += handled;
+    if (handled === 0) return done;
+    const now = performance.now();
+    if (now - pass.started >= PROGRESS_EVERY_MS && now - pass.lastProgressAt >= PROGRESS_EVERY_MS) {
+      pass.lastProgressAt = now;
+      due ??= phase.countDue ? done + phase.countDue() : undefined;
+      const progress = due === undefined ? `${done} so far` : `${done}/${Math.max(due, done)}`;
+      deps.log.info({ elapsedMs: Math.round(now - pass.started) }, `sweep: ${phase.verb} ${progress} ${phase.noun}`);
+    }
+    await yieldToEventLoop();
+    if (handled < BATCH) return done;
   }
 }
 
-export function sweep(deps: HubDeps): SweepReport {
+/**
+ * One sweep. Thresholds and timestamps use the clock at its start, so a long sweep is one consistent
+ * pass; each batch re-reads what is due, so whatever changed between batches is seen as it is now.
+ */
+export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const started = performance.now();
+  const pass = { started, lastProgressAt: started, options };
   const now = deps.clock.now();
   const { config, db } = deps;
 
-  const turnsTimedOut = inBatches(() =>
-    runWrite(deps, (changes) => {
-      const turns = listOpenTurnsOlderThan(db, { before: now - config.turnTimeoutMs, limit: BATCH });
-      for (const turn of turns) {
-        const session = getSessionAnyNamespace(db, turn.sid);
-        if (session?.currentTurnId === turn.turnId) {
-          closeOpenTurn(db, changes, session, { status: 'timeout', response: null, now });
-        } else if (closeTurn(db, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null }) && session) {
-          changes.turn(session.namespace, getTurn(db, turn.turnId)!);
-        }
+  const turnsBefore = now - config.turnTimeoutMs;
+  const turnsTimedOut = await inBatches(deps, {
+    verb: 'closed',
+    noun: 'timed-out turns',
+    countDue: () => countOpenTurnsOlderThan(db, { before: turnsBefore }),
+    step: (changes) => {
+      // each row carries its session's namespace and whether it is the current turn: no session read
+      const due = listDueOpenTurns(db, { before: turnsBefore, limit: BATCH });
+      for (const { turn, namespace, isCurrent } of due) {
+        // read as open in this same transaction, so this closes it; the response is kept as stored
+        closeTurn(db, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null });
+        if (isCurrent) updateCurrentTurn(db, { sid: turn.sid, turnId: null, now });
+        if (namespace !== null) changes.turn(namespace, { ...turn, status: 'timeout', closedAt: now });
       }
-      return turns.length;
-    }),
-  );
+      return due.length;
+    },
+  }, pass);
 
-  const sessionsInactive = inBatches(() =>
-    runWrite(deps, (changes) => {
+  const sessionsInactive = await inBatches(deps, {
+    verb: 'marked',
+    noun: 'sessions inactive',
+    step: (changes) => {
       const sessions = listStaleActiveSessions(db, { before: now - config.aliveTimeoutMs, limit: BATCH });
       for (const session of sessions) {
         setPresence(db, changes, session, { ...session.presence, active: false, thinking: false });
       }
       return sessions.length;
-    }),
-  );
+    },
+  }, pass);
 
-  const runsInterrupted = inBatches(() =>
-    runWrite(deps, (changes) => {
+  const runsInterrupted = await inBatches(deps, {
+    verb: 'ended',
+    noun: 'runs whose runner was lost',
+    step: (changes) => {
       const runs = listLostRuns(db, { before: now - config.runGraceMs, limit: BATCH });
       for (const run of runs) {
         const session = getSessionAnyNamespace(db, run.sid);
@@ -80,14 +130,16 @@ export function sweep(deps: HubDeps): SweepReport {
         if (session.lifecycle.state !== 'archived') setLifecycle(db, changes, session, { state: 'ended', reason: 'runner_lost', by: 'hub', now });
       }
       return runs.length;
-    }),
-  );
+    },
+  }, pass);
 
   // A detached run (hook bridge) has no socket to lose, so no grace: it ends when its session has had
   // no activity for the idle time. Before the idle step, with the same threshold, so such a session
   // ends rather than idles (and its query only reads running sessions the idle step reads anyway).
-  const silentRunsEnded = inBatches(() =>
-    runWrite(deps, (changes) => {
+  const silentRunsEnded = await inBatches(deps, {
+    verb: 'ended',
+    noun: 'silent detached runs',
+    step: (changes) => {
       const runs = listSilentDetachedRuns(db, { before: now - config.idleMs, limit: BATCH });
       for (const run of runs) {
         const session = getSessionAnyNamespace(db, run.sid);
@@ -96,17 +148,22 @@ export function sweep(deps: HubDeps): SweepReport {
         setLifecycle(db, changes, session, { state: 'ended', reason: 'runner_silent', by: 'hub', now });
       }
       return runs.length;
-    }),
-  );
+    },
+  }, pass);
 
-  const sessionsIdled = inBatches(() =>
-    runWrite(deps, (changes) => {
+  const sessionsIdled = await inBatches(deps, {
+    verb: 'idled',
+    noun: 'sessions',
+    step: (changes) => {
       const sessions = listRunningSessionsWithoutActivity(db, { before: now - config.idleMs, limit: BATCH });
       for (const session of sessions) setLifecycle(db, changes, session, { state: 'idle', reason: 'no_activity', by: 'hub', now });
       return sessions.length;
-    }),
-  );
+    },
+  }, pass);
 
+  if (options.signal?.aborted) {
+    return { turnsTimedOut, sessionsInactive, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned: 0, durationMs: performance.now() - started };
+  }
   const eventsPruned = pruneEvents(db, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
   pruneAppliedRequests(db, { olderThan: now - Math.max(config.eventKeepMs, 86_400_000) });
 

@@ -7,10 +7,12 @@ import type { Db } from './db.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
 import { SELECT_ANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
-import { OPEN_TURNS_OLDER_THAN } from './turns.js';
+import { COUNT_OPEN_TURNS_OLDER_THAN, OPEN_TURNS_OLDER_THAN } from './turns.js';
 
 export const SWEEP_QUERIES: Readonly<Record<string, string>> = {
   openTurnsOlderThan: OPEN_TURNS_OLDER_THAN,
+  // only when a long sweep logs its progress
+  countOpenTurnsOlderThan: COUNT_OPEN_TURNS_OLDER_THAN,
   staleActiveSessions: SELECT_STALE_ACTIVE,
   lostRuns: SELECT_LOST_RUNS,
   silentDetachedRuns: SELECT_SILENT_DETACHED_RUNS,

@@ -35,7 +35,13 @@ const CLOSE_TURN = `
   WHERE turn_id = @turnId AND status = 'open'`;
 const LATEST_TURN = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`;
 const TURNS_OF_SESSION = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`;
-export const OPEN_TURNS_OLDER_THAN = `SELECT * FROM turns WHERE status = 'open' AND opened_at <= @before ORDER BY opened_at LIMIT @limit`;
+// with the session's namespace and whether it is the session's current turn, so the sweep needs
+// no per-turn session read (turns drives the join: LEFT JOIN keeps it the outer loop)
+export const OPEN_TURNS_OLDER_THAN = `
+  SELECT turns.*, sessions.namespace AS namespace, sessions.current_turn_id = turns.turn_id AS is_current
+  FROM turns LEFT JOIN sessions ON sessions.sid = turns.sid
+  WHERE turns.status = 'open' AND turns.opened_at <= @before ORDER BY turns.opened_at LIMIT @limit`;
+export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE status = 'open' AND opened_at <= @before`;
 const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
 const INSERT_ACTIVITY = `
   INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, ord)
@@ -114,8 +120,22 @@ export function listTurns(db: Db, sid: string): TurnSummary[] {
   return (stmt(db, TURNS_OF_SESSION).all({ sid }) as TurnRow[]).map(toTurn);
 }
 
-export function listOpenTurnsOlderThan(db: Db, input: { before: number; limit: number }): TurnSummary[] {
-  return (stmt(db, OPEN_TURNS_OLDER_THAN).all(input) as TurnRow[]).map(toTurn);
+export interface DueTurn {
+  turn: TurnSummary;
+  /** null only for a turn whose session row is gone */
+  namespace: string | null;
+  /** whether the session's `current_turn_id` points at this turn */
+  isCurrent: boolean;
+}
+
+/** Open turns opened at `before` or earlier, oldest first, with what the sweep needs of their session. */
+export function listDueOpenTurns(db: Db, input: { before: number; limit: number }): DueTurn[] {
+  const rows = stmt(db, OPEN_TURNS_OLDER_THAN).all(input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
+  return rows.map((row) => ({ turn: toTurn(row), namespace: row.namespace, isCurrent: row.is_current === 1 }));
+}
+
+export function countOpenTurnsOlderThan(db: Db, input: { before: number }): number {
+  return (stmt(db, COUNT_OPEN_TURNS_OLDER_THAN).get(input) as { count: number }).count;
 }
 
 export function insertActivity(

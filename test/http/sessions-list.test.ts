@@ -73,7 +73,7 @@ describe('filters', () => {
     for (const flavor of ['claude', 'codex']) {
       expect(await runner.emitWithAck('prompt-submit', { sid: sessions[`${flavor}/running`]!, prompt: 'still here' })).toMatchObject({ ok: true });
     }
-    expect(hub.sweepNow().sessionsIdled).toBe(2);
+    expect((await hub.sweepNow()).sessionsIdled).toBe(2);
     // another tenant with sessions of every flavor and the running state, at the same instant
     const foreign = await connectRunner(hub.url, hub.tokens.otherRunner);
     const foreignSids = [(await startSession(foreign, { tag: 'f-claude' })).sid, (await startSession(foreign, { tag: 'f-codex', flavor: 'codex' })).sid];

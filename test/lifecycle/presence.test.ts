@@ -46,7 +46,7 @@ describe('presence on disconnect', () => {
 
     // the run's grace has started, but nothing ends it before the grace is over
     clock.advance(hub.deps.config.runGraceMs - 1);
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, session.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
   });
 
@@ -61,7 +61,7 @@ describe('presence on disconnect', () => {
     expect(ack.ok && ack.session.presence).toEqual({ active: true, activeAt: clock.now(), thinking: false });
     await waitFor(() => presenceUpdates(session.sid).at(-1)?.active === true, 2000, 'active broadcast');
     clock.advance(hub.deps.config.runGraceMs * 10);
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, session.sid)).lifecycle.lastRun?.status).toBe('running');
   });
 });
@@ -71,12 +71,12 @@ describe('session-alive', () => {
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner);
     clock.advance(hub.deps.config.aliveTimeoutMs - 1);
-    expect(hub.sweepNow().sessionsInactive).toBe(0);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(0);
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() });
     clock.advance(hub.deps.config.aliveTimeoutMs - 1);
-    expect(hub.sweepNow().sessionsInactive).toBe(0);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(0);
     clock.advance(1);
-    expect(hub.sweepNow().sessionsInactive).toBe(1);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(1);
 
     await waitFor(() => presenceUpdates(session.sid).some((p) => !p.active), 2000, 'inactive broadcast');
     expect((await fetchSession(hub, session.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
@@ -110,7 +110,7 @@ describe('session-alive', () => {
 
     // inactive, then a heartbeat from 10 minutes and a bit ago: ignored, stays inactive
     clock.advance(hub.deps.config.aliveTimeoutMs + 1);
-    hub.sweepNow();
+    await hub.sweepNow();
     expect(stored(session.sid).presence.active).toBe(false);
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() - 10 * 60_000 - 1, thinking: true });
     expect(stored(session.sid).presence).toMatchObject({ active: false, thinking: false, aliveAt: before });
@@ -126,7 +126,7 @@ describe('session-alive', () => {
       await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() });
     }
     expect(stored(session.sid).lastActivityAt).toBe(activityAt);
-    hub.sweepNow();
+    await hub.sweepNow();
     const after = await fetchSession(hub, session.sid);
     expect(after.lifecycle).toMatchObject({ state: 'idle', by: 'hub', lastRun: { status: 'running' } });
     expect(after.presence.active).toBe(true);

@@ -80,7 +80,7 @@ describe('session-start', () => {
       'idle',
       async () => {
         clock.advance(hub.deps.config.idleMs + 1);
-        hub.sweepNow();
+        await hub.sweepNow();
       },
     ],
   ] as const) {

@@ -39,9 +39,9 @@ describe('sweep: turn timeout', () => {
     const turnId = ack.ok ? ack.turnId : '';
 
     clock.advance(cfg().turnTimeoutMs - 1);
-    expect(hub.sweepNow().turnsTimedOut).toBe(0);
+    expect((await hub.sweepNow()).turnsTimedOut).toBe(0);
     clock.advance(2);
-    expect(hub.sweepNow().turnsTimedOut).toBe(1);
+    expect((await hub.sweepNow()).turnsTimedOut).toBe(1);
 
     expect((await fetchTurns(hub, session.sid)).map((t) => [t.turnId, t.status, t.closedAt])).toEqual([[turnId, 'timeout', clock.now()]]);
     expect((await fetchSession(hub, session.sid)).currentTurn).toBeNull();
@@ -50,7 +50,7 @@ describe('sweep: turn timeout', () => {
     }
     // the session itself is untouched, and a later prompt opens a fresh turn
     expect((await fetchSession(hub, session.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
-    expect(hub.sweepNow().turnsTimedOut).toBe(0);
+    expect((await hub.sweepNow()).turnsTimedOut).toBe(0);
   });
 });
 
@@ -60,7 +60,7 @@ describe('sweep: alive timeout', () => {
     const session = await startSession(runner);
     const roomSeen = await watch(session.sid);
     clock.advance(cfg().aliveTimeoutMs);
-    expect(hub.sweepNow().sessionsInactive).toBe(1);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(1);
     for (const events of [roomSeen, dashSeen]) {
       await waitFor(
         () => bodiesFor(events, session.sid).some((b) => b.t === 'update-session' && b.presence?.active === false && b.lifecycle === null),
@@ -68,7 +68,7 @@ describe('sweep: alive timeout', () => {
         'presence broadcast',
       );
     }
-    expect(hub.sweepNow().sessionsInactive).toBe(0);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(0);
   });
 });
 
@@ -86,9 +86,9 @@ describe('sweep: lost runs', () => {
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const { session } = await lostSession(runner);
     clock.advance(cfg().runGraceMs - 1);
-    expect(hub.sweepNow().runsInterrupted).toBe(0);
+    expect((await hub.sweepNow()).runsInterrupted).toBe(0);
     clock.advance(1);
-    expect(hub.sweepNow().runsInterrupted).toBe(1);
+    expect((await hub.sweepNow()).runsInterrupted).toBe(1);
 
     const after = await fetchSession(hub, session.sid);
     expect(after.lifecycle).toMatchObject({
@@ -102,7 +102,7 @@ describe('sweep: lost runs', () => {
     expect((await fetchTurns(hub, session.sid)).map((t) => t.status)).toEqual(['aborted']);
     await waitFor(() => bodiesFor(dashSeen, session.sid).some((b) => b.t === 'update-session' && b.lifecycle?.state === 'ended'), 2000, 'ended broadcast');
     await expectTokenNeverRemoved(hub, session.sid, 'claudeSessionId', 'claude-abc');
-    expect(hub.sweepNow().runsInterrupted).toBe(0);
+    expect((await hub.sweepNow()).runsInterrupted).toBe(0);
   });
 
   it('ends an idle session whose runner is lost too, and leaves no one else untouched', async () => {
@@ -112,7 +112,7 @@ describe('sweep: lost runs', () => {
     const { session } = await lostSession(runner);
     clock.advance(cfg().runGraceMs);
     await staying.emitWithAck('session-alive', { sid: kept.sid, time: clock.now() });
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, session.sid)).lifecycle.state).toBe('ended');
     expect((await fetchSession(hub, kept.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
   });
@@ -125,7 +125,7 @@ describe('sweep: lost runs', () => {
     await back.emitWithAck('session-start', { tag: session.tag, flavor: 'claude', source: 'resume' });
     clock.advance(cfg().runGraceMs);
     await back.emitWithAck('session-alive', { sid: session.sid, time: clock.now() });
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, session.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
   });
 });
@@ -141,13 +141,13 @@ describe('sweep: idle', () => {
     await runner.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 2, patch: { title: 'still here' } });
     await runner.emitWithAck('prompt-submit', { sid: child.sid, prompt: 'x' });
     clock.advance(10);
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, session.sid)).lifecycle.state).toBe('running');
 
     clock.advance(cfg().idleMs);
     await runner.emitWithAck('turn-stop', { sid: child.sid });
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() });
-    const report = hub.sweepNow();
+    const report = await hub.sweepNow();
     expect(report.sessionsIdled).toBe(1);
     const idle = await fetchSession(hub, session.sid);
     expect(idle.lifecycle).toMatchObject({ state: 'idle', reason: 'no_activity', by: 'hub', since: clock.now(), lastRun: { status: 'running' } });
@@ -169,7 +169,7 @@ describe('sweep: idle', () => {
     const archived = await startSession(runner);
     await runner.emitWithAck('session-archive', { sid: archived.sid, reason: 'done' });
     clock.advance(cfg().idleMs * 2 + cfg().runGraceMs);
-    hub.sweepNow();
+    await hub.sweepNow();
     expect((await fetchSession(hub, ended.sid)).lifecycle.state).toBe('ended');
     expect((await fetchSession(hub, archived.sid)).lifecycle.state).toBe('archived');
   });

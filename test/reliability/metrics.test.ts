@@ -65,7 +65,7 @@ describe('GET /metrics', () => {
     await startSession(runner);
     await startSession(runner);
     clock.advance(hub.deps.config.aliveTimeoutMs + 1);
-    expect(hub.sweepNow().sessionsInactive).toBe(2);
+    expect((await hub.sweepNow()).sessionsInactive).toBe(2);
 
     const text = await scrape(hub.url);
     expect(sample(text, 'session_hub_sweep_duration_seconds_count')).toBe(2);

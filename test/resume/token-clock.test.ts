@@ -131,7 +131,7 @@ describe('invalidation never deletes the token', () => {
     lostRunner.disconnect();
     await until(async () => !(await getSnapshot(hub.url, hub.tokens.runner, lost.sid)).body.presence.active, 'the hub to see the runner go');
     clock.advance(1_001);
-    expect(hub.sweepNow().runsInterrupted).toBe(1);
+    expect((await hub.sweepNow()).runsInterrupted).toBe(1);
 
     const cases = [
       [failed.sid, 'failed-token', 'last_run_failure'],

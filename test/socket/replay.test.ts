@@ -158,7 +158,7 @@ describe('replay', () => {
     hub = await startTestHub({ clock, config: { eventKeep: 0, eventKeepMs: 0 } });
     const { a, writer, live } = await sessionsWithHistory(hub);
     clock.advance(1000);
-    expect(hub.sweepNow().eventsPruned).toBe(live.length);
+    expect((await hub.sweepNow()).eventsPruned).toBe(live.length);
     const latest = live.at(-1)!.seq;
 
     const stale = arrivals(await connectDashboard(hub.url, hub.tokens.dashboard, { lastSeq: live[3]!.seq }));

@@ -7,6 +7,7 @@ import { insertTurn } from '../../hub/store/turns.js';
 
 const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_age /,
+  countOpenTurnsOlderThan: /^SEARCH turns USING (COVERING )?INDEX turns_open_by_age /,
   staleActiveSessions: /^SEARCH sessions USING INDEX sessions_active_by_alive /,
   lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,
   // driven by running sessions oldest activity first; each run then found by its primary key

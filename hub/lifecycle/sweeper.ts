@@ -1,0 +1,65 @@
+/**
+ * Runs the background sweep (sweeps.ts) on an interval: never two sweeps at once, a timer tick that
+ * finds one still running is skipped, and closing the hub stops a running sweep between batches.
+ */
+import type { HubMetrics } from '../metrics/metrics.js';
+import type { HubDeps } from '../services/deps.js';
+import { sweep, type SweepReport } from './sweeps.js';
+
+export interface Sweeper {
+  /** Sweeps now. A sweep already running is awaited first, so the report is of a sweep started after the call. */
+  sweepNow(): Promise<SweepReport>;
+  /** Starts the interval timer (unref'd: it never keeps the process alive). */
+  start(intervalMs: number): void;
+  /** Stops the timer and any running sweep before its next batch; resolves once it has stopped. */
+  stop(): Promise<void>;
+}
+
+function changedSomething(report: SweepReport): boolean {
+  return Object.entries(report).some(([key, value]) => key !== 'durationMs' && value > 0);
+}
+
+export function createSweeper(deps: HubDeps, metrics: Pick<HubMetrics, 'observeSweep'>): Sweeper {
+  const stopping = new AbortController();
+  let running: Promise<SweepReport> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const runOnce = (): Promise<SweepReport> => {
+    const current = (async () => {
+      const report = await sweep(deps, { signal: stopping.signal });
+      metrics.observeSweep(report);
+      if (changedSomething(report)) deps.log.info({ sweep: report }, 'sweep changed sessions');
+      else deps.log.debug({ sweep: report }, 'sweep found nothing to do');
+      return report;
+    })();
+    running = current;
+    const done = () => {
+      if (running === current) running = undefined;
+    };
+    current.then(done, done);
+    return current;
+  };
+
+  return {
+    async sweepNow() {
+      // loop: another waiter may have started the next sweep before this one resumed
+      while (running) await running.catch(() => undefined);
+      return runOnce();
+    },
+    start(intervalMs) {
+      timer = setInterval(() => {
+        if (running) {
+          deps.log.debug('sweep still running; skipping this tick');
+          return;
+        }
+        runOnce().catch((error: unknown) => deps.log.error({ err: error }, 'sweep failed; will retry on the next interval'));
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      stopping.abort();
+      await running?.catch(() => undefined);
+    },
+  };
+}

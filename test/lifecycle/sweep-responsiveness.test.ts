@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../hub/clock.js';
+import { startSession as startSessionService } from '../../hub/lifecycle/session-start.js';
+import { submitPrompt } from '../../hub/lifecycle/turn-events.js';
+import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { runnerActor } from '../helpers/services.js';
+
+const OPEN_TURNS = 3000;
+
+let hub: TestHub;
+let clock: ManualClock;
+beforeEach(async () => {
+  clock = new ManualClock(1_700_000_000_000);
+  hub = await startTestHub({ clock });
+});
+afterEach(async () => {
+  closeAllClients();
+  await hub.close();
+});
+
+/** `count` sessions each with an open turn, through the real services (no sockets: fast). */
+function seedOpenTurns(count: number): void {
+  const actor = runnerActor('default', 'seed-socket');
+  for (let i = 0; i < count; i++) {
+    const { session } = startSessionService(hub.deps, actor, { tag: `seed-${i}`, flavor: 'claude', source: 'startup', metadata: { path: `/w/${i}` } });
+    submitPrompt(hub.deps, actor, { sid: session.sid, prompt: `job ${i}` });
+  }
+}
+
+describe('sweep: the hub stays responsive while a big sweep runs', () => {
+  it('acks a runner write while thousands of timed-out turns are still being closed', async () => {
+    seedOpenTurns(OPEN_TURNS);
+    clock.advance(hub.deps.config.turnTimeoutMs + 1);
+    const runner = await connectRunner(hub.url, hub.tokens.runner);
+    const session = await startSession(runner);
+
+    let sweepDone = false;
+    const sweeping = hub.sweepNow().then((report) => {
+      sweepDone = true;
+      return report;
+    });
+    const ack = await runner.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 1, metadata: { title: 'during the sweep' } });
+    const sweepDoneAtAck = sweepDone;
+
+    expect(ack).toMatchObject({ result: 'success', version: 2 });
+    expect(sweepDoneAtAck).toBe(false);
+    const report = await sweeping;
+    expect(report.turnsTimedOut).toBe(OPEN_TURNS);
+    // the session written during the sweep had no open turn and a fresh heartbeat: untouched by it
+    expect((await hub.sweepNow()).turnsTimedOut).toBe(0);
+  });
+
+  it('never runs two sweeps at once: a second sweepNow waits for the running one, then sweeps again', async () => {
+    seedOpenTurns(500);
+    clock.advance(hub.deps.config.turnTimeoutMs + 1);
+
+    const order: string[] = [];
+    const first = hub.sweepNow().then((report) => (order.push('first'), report));
+    const second = hub.sweepNow().then((report) => (order.push('second'), report));
+    const [a, b] = await Promise.all([first, second]);
+
+    expect(order).toEqual(['first', 'second']);
+    expect(a.turnsTimedOut).toBe(500);
+    // had the two overlapped, the second would have closed some of the turns too
+    expect(b.turnsTimedOut).toBe(0);
+  });
+});
