@@ -4,10 +4,11 @@
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
 import type { DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
-import type { SessionSnapshot } from '../protocol/session.js';
+import type { ResumeStatus, SessionSnapshot } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
-import { jitteredDelay } from './backoff.js';
+import { jitteredDelay, sleep } from './backoff.js';
 import { asRequestError, DEFAULT_REQUEST_TIMEOUT_MS, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { HubRequestError } from './errors.js';
 import { Listeners } from './listeners.js';
 
 /** The `/dashboard` socket, typed with the swapped event maps. */
@@ -20,11 +21,24 @@ export interface DashboardClientEvents {
   session: (snapshot: SessionSnapshot) => void;
   /** The hub could not replay what was missed; the client resubscribed and replaced the map. */
   resync: () => void;
-  /** The socket reconnected and the client resubscribed. */
+  /** The socket reconnected and the client resubscribed (after a failed resubscribe: once a retry succeeded). */
   reconnect: () => void;
-  /** A background resubscribe failed. */
+  /** A background resubscribe failed; the client retries while connected, and resubscribes on the next connect. */
   error: (error: Error) => void;
+  /**
+   * The connection dropped (not by `close()`); `reason` is socket.io's, e.g. `transport close`.
+   * The client reconnects by itself and then emits `reconnect`.
+   */
+  disconnect: (reason: string) => void;
+  /**
+   * A reconnect's handshake was refused (`unauthorized` / `forbidden`, e.g. the token was revoked).
+   * Final: the client stops trying; connect again with another token.
+   */
+  refused: (error: HubRequestError) => void;
 }
+
+/** Pacing of resubscribe retries while connected: the hub answered neither ack nor error in time. */
+const RESUBSCRIBE_BACKOFF = { baseMs: 250, maxMs: 5000 };
 
 /**
  * A dashboard's live view of the hub.
@@ -47,6 +61,8 @@ export class DashboardClient {
   private replayRequested = false;
   private closing = false;
   private connectedOnce = false;
+  /** Counts connections, so a resubscribe retry loop from an older connection stops. */
+  private connection = 0;
 
   private constructor(socket: DashboardSocket, options: ClientOptions) {
     this.socket = socket;
@@ -55,10 +71,19 @@ export class DashboardClient {
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
     socket.on('connect', () => {
-      if (this.connectedOnce && this.subscription !== undefined) void this.resubscribe(true).then(() => this.listeners.emit('reconnect'));
+      this.connection += 1;
+      if (this.connectedOnce && this.subscription !== undefined) void this.resubscribe(true).then((ok) => ok && this.listeners.emit('reconnect'));
     });
     socket.on('disconnect', (reason) => {
-      if (reason === 'io server disconnect' && !this.closing) setTimeout(() => this.closing || socket.connect(), 250 + jitteredDelay(3));
+      if (this.closing) return;
+      this.listeners.emit('disconnect', reason);
+      if (reason === 'io server disconnect') setTimeout(() => this.closing || socket.connect(), 250 + jitteredDelay(3));
+    });
+    // socket.io-client does not retry a handshake the namespace's middleware refused
+    socket.on('connect_error', (error) => {
+      if (this.closing || socket.active) return;
+      const code = error.message === 'forbidden' ? 'forbidden' : 'unauthorized';
+      this.listeners.emit('refused', new HubRequestError(code, `handshake refused: ${error.message}`, 'connect'));
     });
   }
 
@@ -117,6 +142,22 @@ export class DashboardClient {
   }
 
   /**
+   * Takes the resume status from a snapshot fetched elsewhere (`GET /api/sessions/:sid`): `update`
+   * bodies do not carry it, so a UI refetches after a metadata or lifecycle change. Only `resume`
+   * is taken, since the rest of a fetched snapshot may be older than the map. Emits `session`;
+   * answers false when the session is not in the map.
+   *
+   * @example
+   * dashboard.setResume(sid, (await getJson(`/api/sessions/${sid}`)).resume);
+   */
+  setResume(sid: string, resume: ResumeStatus): boolean {
+    const held = this.sessions.get(sid);
+    if (!held) return false;
+    this.put({ ...held, resume });
+    return true;
+  }
+
+  /**
    * Disconnects for good.
    * @example
    * dashboard.close();
@@ -145,12 +186,22 @@ export class DashboardClient {
     return ack.sessions;
   }
 
-  private async resubscribe(withReplay: boolean): Promise<void> {
-    try {
-      const sids = this.subscription ?? undefined;
-      await this.load(sids, withReplay ? this.seq : undefined, !withReplay);
-    } catch (error) {
-      this.listeners.emit('error', error as Error);
+  /** Resubscribes, retrying while this connection lasts; answers whether it succeeded. */
+  private async resubscribe(withReplay: boolean): Promise<boolean> {
+    const connection = this.connection;
+    const current = () => !this.closing && this.socket.connected && this.connection === connection;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // without a seq to replay from (e.g. a resync's refetch failed), fresh snapshots replace the map
+        const sinceSeq = withReplay ? this.seq : undefined;
+        await this.load(this.subscription ?? undefined, sinceSeq, sinceSeq === undefined);
+        return true;
+      } catch (error) {
+        this.listeners.emit('error', error as Error);
+      }
+      if (!current()) return false; // the next connect resubscribes
+      await sleep(RESUBSCRIBE_BACKOFF.baseMs + jitteredDelay(attempt, RESUBSCRIBE_BACKOFF));
+      if (!current() || this.subscription === undefined) return false;
     }
   }
 
@@ -165,9 +216,9 @@ export class DashboardClient {
     const { body } = event;
     const held = this.sessions.get(body.sid);
     if (body.t === 'session-created') this.put(newerSnapshot(held, body.session));
-    else if (held && body.t === 'update-session') this.put(applySessionUpdate(held, body));
+    else if (held && body.t === 'update-session') this.put(applySessionUpdate(held, body, event.createdAt));
     else if (held && body.t === 'turn') {
-      const next = applyTurn(held, body.turn);
+      const next = applyTurn(held, body.turn, event.createdAt);
       if (next !== held) this.put(next);
     }
     this.listeners.emit('update', event);
@@ -178,6 +229,6 @@ export class DashboardClient {
     if (!this.replayRequested) return;
     this.replayRequested = false;
     this.seq = undefined;
-    void this.resubscribe(false).then(() => this.listeners.emit('resync'));
+    void this.resubscribe(false).then((ok) => ok && this.listeners.emit('resync'));
   }
 }

@@ -401,8 +401,8 @@ export class RunnerClient {
     const held = this.sessions.get(body.sid);
     let next: SessionSnapshot | undefined;
     if (body.t === 'session-created') next = newerSnapshot(held, body.session);
-    else if (held && body.t === 'update-session') next = applySessionUpdate(held, body);
-    else if (held && body.t === 'turn') next = applyTurn(held, body.turn);
+    else if (held && body.t === 'update-session') next = applySessionUpdate(held, body, event.createdAt);
+    else if (held && body.t === 'turn') next = applyTurn(held, body.turn, event.createdAt);
     if (next && next !== held) {
       this.sessions.set(body.sid, next);
       this.listeners.emit('session', next);
