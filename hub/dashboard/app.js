@@ -6,7 +6,7 @@
 import { byId, replace } from './dom.js';
 import { clearToken, loadToken, saveToken } from './auth.js';
 import { ApiError, createApi } from './api.js';
-import { SessionStore } from './sessions.js';
+import { SessionView } from './sessions.js';
 import { connectLive } from './live.js';
 import { createTable } from './table.js';
 import { openDetail } from './detail.js';
@@ -31,7 +31,7 @@ const signout = byId('signout');
 
 /**
  * Everything that lives while signed in.
- * @type {null | { api: import('./api.js').Api, store: SessionStore, live: { close(): void }, role: Role,
+ * @type {null | { api: import('./api.js').Api, store: SessionView, live: { close(): void }, role: Role,
  *   detail: { close(): void } | null, timers: Array<ReturnType<typeof setInterval>>, refused: boolean }}
  */
 let current = null;
@@ -80,7 +80,7 @@ function showRefused(code) {
 /** @param {string} token */
 function start(token) {
   const api = createApi(token);
-  const store = new SessionStore();
+  const store = new SessionView();
   const table = createTable({
     tbody: byId('rows'),
     empty: byId('list-empty'),
@@ -91,7 +91,7 @@ function start(token) {
   });
   const live = connectLive({
     token,
-    store,
+    view: store,
     onState: (state, detail) => {
       if (state === 'refused') showRefused(detail ?? 'unauthorized');
       else if (!current?.refused) setConn(state, detail);
@@ -121,14 +121,13 @@ function start(token) {
  * `update` bodies do not carry the resume status; after a metadata or lifecycle change,
  * fetch the snapshot and take its resume status.
  * @param {import('./api.js').Api} api
- * @param {SessionStore} store
+ * @param {SessionView} store
  */
 function watchResume(api, store) {
   /** @type {Map<string, ReturnType<typeof setTimeout>>} */
   const due = new Map();
-  store.subscribe((change) => {
-    if (change.kind !== 'session' || !change.staleResume || due.has(change.sid)) return;
-    const sid = change.sid;
+  store.onResumeStale((sid) => {
+    if (due.has(sid)) return;
     due.set(
       sid,
       setTimeout(() => {

@@ -6,7 +6,7 @@ import { lastRunBadge, presenceBadge, resumeBadge, stateBadge } from './badges.j
 import { renderHistory, renderTurns } from './history.js';
 
 /**
- * @typedef {import('./sessions.js').SessionStore} SessionStore
+ * @typedef {import('./sessions.js').SessionView} SessionView
  * @typedef {import('./sessions.js').SessionSnapshot} SessionSnapshot
  * @typedef {import('./api.js').Api} Api
  * @typedef {'runner' | 'dashboard' | 'admin' | null} Role
@@ -15,7 +15,7 @@ import { renderHistory, renderTurns } from './history.js';
 const REFETCH_DELAY_MS = 250;
 
 /**
- * @param {{ root: HTMLElement, sid: string, store: SessionStore, api: Api, role: Role }} options
+ * @param {{ root: HTMLElement, sid: string, store: SessionView, api: Api, role: Role }} options
  * @returns {{ close(): void }}
  */
 export function openDetail({ root, sid, store, api, role }) {
@@ -73,7 +73,7 @@ export function openDetail({ root, sid, store, api, role }) {
   let timer;
   let lastVersion = store.get(sid)?.metadata.version;
   const unsubscribe = store.subscribe((change) => {
-    if (change.kind === 'session' && change.sid !== sid) return;
+    if (change.kind === 'sessions' && !change.sids.includes(sid)) return;
     renderLive();
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -123,7 +123,7 @@ function renderSummary(s) {
 
 /**
  * Resume and archive need a runner or admin token, repair an admin token (spec section 11).
- * @param {{ sid: string, api: Api, role: Role, result: HTMLElement, store: SessionStore }} options
+ * @param {{ sid: string, api: Api, role: Role, result: HTMLElement, store: SessionView }} options
  */
 function renderActions({ sid, api, role, result, store }) {
   if (role !== 'admin' && role !== 'runner') {

@@ -6,13 +6,13 @@ import { lastRunBadge, presenceBadge, resumeBadge, stateBadge } from './badges.j
 
 /**
  * @typedef {import('./sessions.js').SessionSnapshot} SessionSnapshot
- * @typedef {import('./sessions.js').SessionStore} SessionStore
+ * @typedef {import('./sessions.js').SessionView} SessionView
  */
 
 const PROMPT_CHARS = 80;
 
 /**
- * @param {{ tbody: HTMLElement, empty: HTMLElement, store: SessionStore, onOpen: (sid: string) => void }} options
+ * @param {{ tbody: HTMLElement, empty: HTMLElement, store: SessionView, onOpen: (sid: string) => void }} options
  */
 export function createTable({ tbody, empty, store, onOpen }) {
   /** @type {Map<string, HTMLElement>} */
@@ -77,19 +77,24 @@ export function createTable({ tbody, empty, store, onOpen }) {
     order();
   }
 
-  /** @param {string} sid */
-  function renderOne(sid) {
-    const s = store.get(sid);
-    const old = rows.get(sid);
-    if (!s) {
-      old?.remove();
-      rows.delete(sid);
-      return;
+  /** @param {string[]} sids changed, new or gone; new rows are put in order once for the lot */
+  function renderSome(sids) {
+    let added = false;
+    for (const sid of sids) {
+      const s = store.get(sid);
+      const old = rows.get(sid);
+      if (!s) {
+        old?.remove();
+        rows.delete(sid);
+        continue;
+      }
+      const row = renderRow(s);
+      rows.set(sid, row);
+      if (old) old.replaceWith(row);
+      else added = true;
     }
-    const row = renderRow(s);
-    rows.set(sid, row);
-    if (old) old.replaceWith(row);
-    else order();
+    if (added) order();
+    else empty.hidden = rows.size > 0;
   }
 
   /** Refresh the relative times only. */
@@ -99,6 +104,6 @@ export function createTable({ tbody, empty, store, onOpen }) {
     }
   }
 
-  store.subscribe((change) => (change.kind === 'reset' ? renderAll() : renderOne(change.sid)));
+  store.subscribe((change) => (change.kind === 'reset' ? renderAll() : renderSome(change.sids)));
   return { tick, renderAll };
 }

@@ -1,8 +1,10 @@
 /**
- * Serves the dashboard web page (spec section 10): `GET /` without a token, and its static
- * assets under `/dashboard/<file>`. The page asks for a token itself and talks to the hub
- * over `/dashboard` and the HTTP API.
+ * Serves the dashboard web page (spec section 10): `GET /` without a token, its static assets
+ * under `/dashboard/<file>`, and the SDK's compiled browser modules under `/sdk/client/<file>`
+ * (the page's live map is the SDK's `DashboardClient`, so the merge rules exist once). The page
+ * asks for a token itself and talks to the hub over `/dashboard` and the HTTP API.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -13,7 +15,17 @@ import { FLAVORS } from '../../shared/flavors.js';
 export interface DashboardPageOptions {
   /** The folder holding index.html and its assets; found from the project root when omitted. */
   dir?: string;
+  /** The folder holding the compiled SDK client (`dist/shared/client`); found from the project root when omitted. */
+  sdkDir?: string;
 }
+
+/**
+ * The SDK modules the page loads: `dashboard-client.js` and what it imports at run time (type-only
+ * imports vanish in tsc's output). None imports zod or a `node:` module; `socket.io-client` is the
+ * one bare specifier, mapped by the page's import map. test/browser/dashboard-page.test.ts walks the
+ * compiled imports and fails if this list and the code drift apart.
+ */
+export const BROWSER_SDK_FILES: ReadonlySet<string> = new Set(['dashboard-client.js', 'apply-update.js', 'backoff.js', 'connection.js', 'errors.js', 'listeners.js']);
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   html: 'text/html; charset=utf-8',
@@ -26,7 +38,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 /** One flat folder of plain names: no slashes, no dot segments, a known extension. */
 const ASSET_NAME = /^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg|json)$/i;
 
-// The page loads only its own scripts and styles and talks only to this origin.
+/** The page's inline import maps (there is one). */
+const IMPORT_MAP = /<script type="importmap">([\s\S]*?)<\/script>/g;
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -37,6 +50,17 @@ const CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The page loads only its own scripts and styles and talks only to this origin. Its one inline
+ * script is the import map (mapping `socket.io-client` to a shim over the global `io`), which must be
+ * inline: an import map cannot be loaded from a file. It is allowed by its sha256 hash, computed from
+ * the exact text served (so an edit of index.html can never leave a stale hash); nothing else inline runs.
+ */
+function contentSecurityPolicy(html: string): string {
+  const hashes = [...html.matchAll(IMPORT_MAP)].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`);
+  return CSP.replace("script-src 'self'", ["script-src 'self'", ...hashes].join(' '));
+}
 
 /**
  * tsc does not copy .html/.js/.css into dist/, so the hub, whether run from dist/hub/http or from
@@ -54,8 +78,22 @@ export function findDashboardDir(from: string = dirname(fileURLToPath(import.met
   }
 }
 
+/** The compiled SDK client beside the page's project root (it may not exist before `npm run build`). */
+export function findSdkDir(dashboardDir: string): string {
+  return join(dashboardDir, '..', '..', 'dist', 'shared', 'client');
+}
+
 export async function dashboardPagePlugin(app: FastifyInstance, options: DashboardPageOptions = {}): Promise<void> {
   const dir = options.dir ?? findDashboardDir();
+  const sdkDir = options.sdkDir ?? findSdkDir(dir);
+
+  function assetHeaders(reply: FastifyReply, ext: string): FastifyReply {
+    return reply
+      .header('content-type', CONTENT_TYPES[ext] ?? 'application/octet-stream')
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer');
+  }
 
   async function sendAsset(reply: FastifyReply, name: string): Promise<FastifyReply> {
     const match = ASSET_NAME.exec(name);
@@ -67,13 +105,20 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
       return reply.code(404).send({ error: 'not_found', message: 'no such file' });
     }
     const ext = (match[1] ?? '').toLowerCase();
-    reply
-      .header('content-type', CONTENT_TYPES[ext] ?? 'application/octet-stream')
-      .header('cache-control', 'no-cache')
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer');
-    if (ext === 'html') reply.header('content-security-policy', CSP);
+    assetHeaders(reply, ext);
+    if (ext === 'html') reply.header('content-security-policy', contentSecurityPolicy(body.toString('utf8')));
     return reply.send(body);
+  }
+
+  async function sendSdkModule(reply: FastifyReply, name: string): Promise<FastifyReply> {
+    if (!BROWSER_SDK_FILES.has(name)) return reply.code(404).send({ error: 'not_found', message: 'no such file' });
+    let body: Buffer;
+    try {
+      body = await readFile(join(sdkDir, name));
+    } catch {
+      return reply.code(500).send({ error: 'internal', message: `the SDK is not built (${name} missing under dist/): run \`npm run build\`` });
+    }
+    return assetHeaders(reply, 'js').send(body);
   }
 
   // The flavor names come from the one registry, rendered as a module the page imports.
@@ -85,4 +130,5 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   );
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
   app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => sendAsset(reply, request.params.file));
+  app.get<{ Params: { file: string } }>('/sdk/client/:file', (request, reply) => sendSdkModule(reply, request.params.file));
 }

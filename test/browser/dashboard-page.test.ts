@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardPagePlugin, findDashboardDir } from '../../hub/http/dashboard-page.js';
+import { BROWSER_SDK_FILES, dashboardPagePlugin, findDashboardDir, findSdkDir } from '../../hub/http/dashboard-page.js';
 
 describe('dashboardPagePlugin', () => {
   let app: FastifyInstance;
@@ -51,6 +53,69 @@ describe('dashboardPagePlugin', () => {
       const res = await app.inject({ url });
       expect(res.body).not.toContain('session-hub');
     }
+  });
+
+  it('allows the inline import map by its hash and nothing else inline', async () => {
+    const res = await app.inject({ url: '/' });
+    const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(res.body)?.[1];
+    expect(JSON.parse(map ?? 'null')).toEqual({ imports: { 'socket.io-client': '/dashboard/socket-io-client.js' } });
+    const hash = createHash('sha256').update(map ?? '').digest('base64');
+    const scriptSrc = String(res.headers['content-security-policy']).split('; ').find((d) => d.startsWith('script-src'));
+    expect(scriptSrc).toBe(`script-src 'self' 'sha256-${hash}'`);
+    expect((await app.inject({ url: '/dashboard/socket-io-client.js' })).statusCode).toBe(200);
+  });
+
+  it('serves the compiled SDK modules the page imports', async () => {
+    const res = await app.inject({ url: '/sdk/client/dashboard-client.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.body).toContain('class DashboardClient');
+  });
+
+  it.each([
+    '/sdk/client/runner-client.js',
+    '/sdk/client/index.js',
+    '/sdk/client/dashboard-client.ts',
+    '/sdk/client/dashboard-client.js.map',
+    '/sdk/client/..%2F..%2F..%2Fpackage.json',
+    '/sdk/client/%2e%2e%2fprotocol%2fsession.js',
+    '/sdk/protocol/session.js',
+  ])('answers 404 to %s', async (url) => {
+    const res = await app.inject({ url });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('session-hub');
+  });
+
+  it('says to build when the SDK is not compiled', async () => {
+    const bare = Fastify();
+    await bare.register(dashboardPagePlugin, { sdkDir: join(import.meta.dirname, 'no-such-dist') });
+    const res = await bare.inject({ url: '/sdk/client/dashboard-client.js' });
+    await bare.close();
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toMatchObject({ error: 'internal', message: expect.stringContaining('npm run build') });
+  });
+
+  it('lists exactly what dashboard-client.js imports at run time, and no node: module or zod', () => {
+    const dir = findSdkDir(findDashboardDir());
+    const reached = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const code = readFileSync(join(dir, file), 'utf8');
+      // tsc writes each import / re-export on one line: `import { a } from './x.js';`, `import 'x';`
+      for (const [, from, sideEffect] of code.matchAll(/^\s*(?:import|export)\b[^\n]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm)) {
+        const spec = from ?? sideEffect ?? '';
+        if (spec.startsWith('./')) visit(spec.slice(2));
+        else bare.add(spec);
+      }
+      expect(code).not.toMatch(/\bimport\(/);
+    };
+    visit('dashboard-client.js');
+    expect([...reached].sort()).toEqual([...BROWSER_SDK_FILES].sort());
+    expect([...bare]).toEqual(['socket.io-client']);
   });
 
   it('finds the source folder from the compiled location too', () => {

@@ -37,6 +37,10 @@ beforeEach(async () => {
   page = await context.newPage();
   pageErrors = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
+  // a blocked import map or script shows only as a console message
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) pageErrors.push(message.text());
+  });
 });
 
 afterEach(async () => {
