@@ -9,7 +9,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub } from '../helpers/hub.js';
 import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { launchBrowser, signIn, waitForText } from './browser.js';
+import { TEST_TOKEN_SPEC, TEST_TOKENS } from '../helpers/tokens.js';
+import { launchBrowser, signIn, textOf, waitForText } from './browser.js';
 
 type TestHub = Awaited<ReturnType<typeof startTestHub>>;
 
@@ -75,6 +76,25 @@ describe('reconnecting', () => {
     await page.waitForSelector(`tr[data-sid="${other.sid}"]`);
     expect(await page.getAttribute('#conn', 'data-state')).toBe('live');
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('says the token was refused when a reconnect finds it gone', async () => {
+    await hub?.close();
+    hub = await startTestHub();
+    const port = hub.port;
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (err) => pageErrors.push(err.message));
+    await signIn(fresh, hub.url, hub.tokens.dashboard);
+
+    await hub.close();
+    await fresh.waitForSelector('#conn[data-state="reconnecting"]');
+    const withoutDashboardToken = TEST_TOKEN_SPEC.split(',').filter((entry) => !entry.endsWith(TEST_TOKENS.dashboard)).join(',');
+    hub = await startTestHub({ config: { port, tokens: withoutDashboardToken } });
+    await fresh.waitForSelector('#refused', { state: 'visible', timeout: 15_000 });
+    expect(await textOf(fresh, '#refused-message')).toContain('unauthorized');
+    expect(await fresh.getAttribute('#conn', 'data-state')).toBe('refused');
+    await fresh.close();
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });
