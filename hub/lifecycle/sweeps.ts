@@ -16,7 +16,7 @@ import {
 import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
 import type { HubDeps } from '../services/deps.js';
-import { endLiveRun, setLifecycle, setPresence } from './transitions.js';
+import { endAbandonedRun, setLifecycle, setPresence } from './transitions.js';
 
 /** Items per unit of work; the sweep yields to the event loop after each batch that changed something. */
 const BATCH = 200;
@@ -126,8 +126,7 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
       for (const run of runs) {
         const session = getSessionAnyNamespace(db, run.sid);
         if (!session) continue;
-        endLiveRun(db, changes, session, { status: 'interrupted', reason: 'runner_lost', now });
-        if (session.lifecycle.state !== 'archived') setLifecycle(db, changes, session, { state: 'ended', reason: 'runner_lost', by: 'hub', now });
+        endAbandonedRun(db, changes, session, { reason: 'runner_lost', now });
       }
       return runs.length;
     },
@@ -144,8 +143,7 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
       for (const run of runs) {
         const session = getSessionAnyNamespace(db, run.sid);
         if (!session) continue;
-        endLiveRun(db, changes, session, { status: 'interrupted', reason: 'runner_silent', now });
-        setLifecycle(db, changes, session, { state: 'ended', reason: 'runner_silent', by: 'hub', now });
+        endAbandonedRun(db, changes, session, { reason: 'runner_silent', now });
       }
       return runs.length;
     },

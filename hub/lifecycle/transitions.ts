@@ -98,6 +98,15 @@ export function endLiveRun(
   return true;
 }
 
+/**
+ * The hub ends a run whose runner is gone (lost past its grace, or a detached run gone silent): the
+ * run is interrupted and the lifecycle ended by the hub; an archived session stays archived.
+ */
+export function endAbandonedRun(db: Db, changes: ChangeSet, session: StoredSession, input: { reason: string; now: number }): void {
+  endLiveRun(db, changes, session, { status: 'interrupted', reason: input.reason, now: input.now });
+  if (session.lifecycle.state !== 'archived') setLifecycle(db, changes, session, { state: 'ended', reason: input.reason, by: 'hub', now: input.now });
+}
+
 /** Archives the session; a live run ends first (as `status`, cancelled by default). */
 export function archiveSession(
   db: Db,
