@@ -67,3 +67,44 @@ describe('update-metadata', () => {
     expect(writerSeen).toEqual([]);
   });
 });
+
+describe('update-session bodies (spec section 5)', () => {
+  it('carry only the fields that changed, with their stored values', async () => {
+    const writer = await connectRunner(hub.url, hub.tokens.runner);
+    const peer = await connectRunner(hub.url, hub.tokens.runner);
+    const session = await startSession(writer);
+    await peer.emitWithAck('session-join', { sid: session.sid });
+    const seen = collectUpdates(peer);
+    const sessionUpdates = () => seen.filter((e) => e.body.t === 'update-session').map((e) => e.body);
+
+    // a patch: the stored, merged document, nothing else
+    await writer.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 1, patch: { title: 'x' } });
+    await waitFor(() => sessionUpdates().length >= 1, 2000, 'metadata broadcast');
+    expect(sessionUpdates()[0]).toEqual({
+      t: 'update-session',
+      sid: session.sid,
+      metadata: { version: 2, value: { ...session.metadata.value, title: 'x' } },
+      agentState: null,
+      lifecycle: null,
+      presence: null,
+    });
+
+    await writer.emitWithAck('update-state', { sid: session.sid, expectedVersion: 1, agentState: { mode: 'plan' } });
+    await waitFor(() => sessionUpdates().length >= 2, 2000, 'state broadcast');
+    expect(sessionUpdates()[1]).toEqual({
+      t: 'update-session',
+      sid: session.sid,
+      metadata: null,
+      agentState: { version: 2, value: { mode: 'plan' } },
+      lifecycle: null,
+      presence: null,
+    });
+
+    // a heartbeat that starts thinking: presence only
+    await writer.emitWithAck('session-alive', { sid: session.sid, time: Date.now(), thinking: true });
+    await waitFor(() => sessionUpdates().length >= 3, 2000, 'presence broadcast');
+    const presenceBody = sessionUpdates()[2]!;
+    expect(presenceBody).toMatchObject({ t: 'update-session', sid: session.sid, metadata: null, agentState: null, lifecycle: null });
+    expect(presenceBody.t === 'update-session' && presenceBody.presence).toMatchObject({ active: true, thinking: true });
+  });
+});
