@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hubError } from '../../shared/errors.js';
+import { sameJson } from '../../shared/protocol/json.js';
 import type { SessionStartPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
@@ -56,7 +57,7 @@ export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartP
         session.flavor = payload.flavor;
         if (payload.metadata && Object.keys(payload.metadata).length > 0) {
           const outcome = applyMetadataPatch(session.metadata, payload.metadata);
-          if (JSON.stringify(outcome.document) !== JSON.stringify(session.metadata)) {
+          if (!sameJson(outcome.document, session.metadata)) {
             commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
           }
         }

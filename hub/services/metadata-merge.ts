@@ -4,7 +4,7 @@
  * sends a value (wins) or an explicit null (clear). Hub-owned keys are never a runner's to change.
  */
 import { PAIRED_KEYS, RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
-import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
+import { sameJson, type JsonObject, type JsonValue } from '../../shared/protocol/json.js';
 
 const IDENTITY_AND_ROUTING_KEYS = ['path', 'host', 'flavor', 'machineId'];
 
@@ -27,12 +27,6 @@ export interface MergeOutcome {
 
 const has = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key);
 
-function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /**
  * A paired key (cursorSessionProtocol) that the write does not send lives only while its token is
  * carried forward or rewritten to the same value; a new or cleared token drops it.
@@ -40,7 +34,7 @@ function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean 
 function pairedKeyShouldDrop(pairedKey: string, stored: JsonObject, incoming: JsonObject): boolean {
   const tokenKey = PAIRED_KEYS.get(pairedKey)!;
   if (!has(incoming, tokenKey)) return false;
-  return incoming[tokenKey] === null || !sameValue(incoming[tokenKey], stored[tokenKey]);
+  return incoming[tokenKey] === null || !sameJson(incoming[tokenKey], stored[tokenKey]);
 }
 
 /** Copies the stored hub-owned keys into the result; a runner's hub-owned keys never apply. */

@@ -1,6 +1,6 @@
 import { RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
 import { hubError } from '../../shared/errors.js';
-import { jsonByteLength, type JsonObject } from '../../shared/protocol/json.js';
+import { jsonByteLength, sameJson, type JsonObject } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import type { Db } from '../store/db.js';
@@ -50,9 +50,7 @@ export function commitMetadataVersion(
 /** Restarts a token's TTL clock only when its value changed. */
 export function trackResumeTokenChanges(db: Db, input: { sid: string; before: JsonObject; after: JsonObject; now: number }): void {
   for (const key of RESUME_TOKEN_KEYS) {
-    const before = input.before[key];
-    const after = input.after[key];
-    if (before === after || (before !== undefined && after !== undefined && JSON.stringify(before) === JSON.stringify(after))) continue;
-    trackResumeToken(db, { sid: input.sid, key, value: after, now: input.now });
+    if (sameJson(input.before[key], input.after[key])) continue;
+    trackResumeToken(db, { sid: input.sid, key, value: input.after[key], now: input.now });
   }
 }

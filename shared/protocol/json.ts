@@ -61,6 +61,13 @@ export const JsonObjectSchema = z.custom<JsonObject>(() => true).superRefine((va
   if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
 });
 
+/** Equal as JSON text (key order counts, as it does in the stored document); undefined equals only undefined. */
+export function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 const encoder = new TextEncoder();
 
 /** UTF-8 size of a string; Buffer where it exists (the hub), TextEncoder in a browser. */
