@@ -1,7 +1,7 @@
 import { requireSession } from './require-session.js';
 import type { ResumePolicy, ResumeResponse } from '../../shared/protocol/http.js';
 import type { Actor, HubDeps } from './deps.js';
-import { resumeVerdictOf } from './snapshots.js';
+import { lastRunOf, resumeVerdictOf } from './snapshots.js';
 
 /** A 409 of section 7: `resume_unavailable` or `resume_unsafe`, with its reason. */
 export class ResumeRefused extends Error {
@@ -25,7 +25,6 @@ export function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: 
   if (verdict.kind === 'unavailable') throw new ResumeRefused('resume_unavailable', verdict.reason);
   if (verdict.kind === 'unsafe' && policy === 'safe') throw new ResumeRefused('resume_unsafe', verdict.reason);
   const path = session.metadata.path;
-  const lastRun = session.lastRun;
   return {
     sid: session.sid,
     flavor: session.flavor,
@@ -33,6 +32,6 @@ export function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: 
     token: verdict.token as ResumeResponse['token'],
     path: typeof path === 'string' ? path : null,
     policy,
-    lastRun: lastRun === null ? null : { status: lastRun.status, endedAt: lastRun.endedAt, reason: lastRun.reason },
+    lastRun: lastRunOf(session),
   };
 }

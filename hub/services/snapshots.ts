@@ -1,17 +1,19 @@
 import { resumeTokenKeyOf } from '../../shared/flavors.js';
-import type { Lifecycle, Presence, SessionSnapshot } from '../../shared/protocol/session.js';
+import type { LastRun, Lifecycle, Presence, SessionSnapshot } from '../../shared/protocol/session.js';
 import { getResumeToken } from '../store/resume-tokens.js';
 import type { StoredSession } from '../store/sessions.js';
 import { getTurn } from '../store/turns.js';
 import type { HubDeps } from './deps.js';
 import { judgeResume, toResumeStatus, type ResumeVerdict } from './resume-status.js';
 
-export function lifecycleOf(session: StoredSession): Lifecycle {
+/** The wire view of the session's last run (the run id stays in the hub). */
+export function lastRunOf(session: StoredSession): LastRun | null {
   const { lastRun } = session;
-  return {
-    ...session.lifecycle,
-    lastRun: lastRun === null ? null : { status: lastRun.status, endedAt: lastRun.endedAt, reason: lastRun.reason },
-  };
+  return lastRun === null ? null : { status: lastRun.status, endedAt: lastRun.endedAt, reason: lastRun.reason };
+}
+
+export function lifecycleOf(session: StoredSession): Lifecycle {
+  return { ...session.lifecycle, lastRun: lastRunOf(session) };
 }
 
 export function presenceOf(session: StoredSession): Presence {
