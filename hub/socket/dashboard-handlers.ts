@@ -6,7 +6,7 @@ import { getSession, listAllSessions } from '../store/sessions.js';
 import { inTransaction } from '../services/changes.js';
 import type { DashboardClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
-import { planReplay } from './replay.js';
+import { planReplay, sendReplay } from './replay.js';
 import { rooms } from './rooms.js';
 import type { DashboardSocket } from './types.js';
 
@@ -30,10 +30,7 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
     });
     if (payload.sids) for (const session of sessions) void socket.join(rooms.sessionWatchers(session.sid));
     else void socket.join(rooms.namespace(namespace));
-    ctx.afterAck(() => {
-      if (replay.kind === 'gap') socket.emit('resync', { reason: 'gap' });
-      if (replay.kind === 'events') for (const event of replay.events) socket.emit('update', event);
-    });
+    ctx.afterAck(() => sendReplay(socket, replay));
     return { ok: true, sessions, seq };
   });
 

@@ -13,8 +13,14 @@ import type { RateLimiter } from './rate-limit.js';
 /** The two ack families of the spec: lifecycle (`ok`) and versioned writes (`result`). */
 export type AckKind = 'ok' | 'versioned';
 
-function errorAck(kind: AckKind, code: ErrorCode, message: string): unknown {
+export function errorAck(kind: AckKind, code: ErrorCode, message: string): unknown {
   return kind === 'ok' ? { ok: false, error: { code, message } } : { result: 'error', code, message };
+}
+
+/** A socket.io listener's ack callback: its last argument, when that is a function. */
+export function ackOf(args: readonly unknown[]): ((response: unknown) => void) | undefined {
+  const last = args[args.length - 1];
+  return typeof last === 'function' ? (last as (response: unknown) => void) : undefined;
 }
 
 export interface HandlerContext {
@@ -66,8 +72,7 @@ function handle<S extends z.ZodType>(
   fn: (payload: z.infer<S>, ctx: HandlerContext) => unknown,
 ): void {
   socket.on(event, (...args: unknown[]) => {
-    const last = args[args.length - 1];
-    const ack = typeof last === 'function' ? (last as (response: unknown) => void) : undefined;
+    const ack = ackOf(args);
     const raw = typeof args[0] === 'function' ? undefined : args[0];
     const followUps: (() => void)[] = [];
     const log = socket.data.log;

@@ -1,4 +1,4 @@
-import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { ResyncEvent, UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Db } from '../store/db.js';
 import { namespaceSeqState, readEventsSince } from '../store/events.js';
 
@@ -13,4 +13,10 @@ export function planReplay(db: Db, input: { namespace: string; sinceSeq: number 
   const { lastSeq, prunedThrough } = namespaceSeqState(db, input.namespace);
   if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
   return { kind: 'events', events: readEventsSince(db, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids }) };
+}
+
+/** Sends a planned replay (call after the ack): a gap as `resync`, else the missed `update`s in order. */
+export function sendReplay(socket: { emit(event: 'resync', body: ResyncEvent): unknown; emit(event: 'update', body: UpdateEvent): unknown }, replay: ReplayPlan): void {
+  if (replay.kind === 'gap') socket.emit('resync', { reason: 'gap' });
+  if (replay.kind === 'events') for (const event of replay.events) socket.emit('update', event);
 }

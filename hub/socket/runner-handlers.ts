@@ -19,7 +19,7 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadataBatched, updateStateBatched } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
-import { planReplay } from './replay.js';
+import { planReplay, sendReplay } from './replay.js';
 import { rooms } from './rooms.js';
 import type { RunnerSocket } from './types.js';
 
@@ -47,10 +47,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     const session = joinSession(deps, bindings, actor, payload);
     void socket.join(rooms.session(session.sid));
     const replay = planReplay(deps.db, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
-    ctx.afterAck(() => {
-      if (replay.kind === 'gap') socket.emit('resync', { reason: 'gap' });
-      if (replay.kind === 'events') for (const event of replay.events) socket.emit('update', event);
-    });
+    ctx.afterAck(() => sendReplay(socket, replay));
     return { ok: true, session };
   });
 

@@ -5,7 +5,7 @@
  */
 import { hubError } from '../../shared/errors.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
-import type { AckKind } from './handle.js';
+import { ackOf, errorAck, type AckKind } from './handle.js';
 import type { AnySocket } from './types.js';
 
 /** Every `/runner` event and the ack family it answers with. */
@@ -30,14 +30,15 @@ export function answerUnhandledEvents(socket: AnySocket, namespace: '/runner' | 
   socket.onAny((event: unknown, ...args: unknown[]) => {
     const name = String(event);
     if ((socket as unknown as { listenerCount(event: string): number }).listenerCount(name) > 0) return;
-    const last = args[args.length - 1];
-    const ack = typeof last === 'function' ? (last as (response: unknown) => void) : undefined;
+    // a client picks the name: never log or echo more than a short piece of it
+    const shown = name.slice(0, 100);
+    const ack = ackOf(args);
     const error = isRunnerEvent(name)
       ? hubError.forbidden(`${name} is a /runner event; ${namespace} is read only`)
       : hubError.invalidPayload(`event: unknown event ${JSON.stringify(name).slice(0, 100)} on ${namespace}`);
-    socket.data.log.info({ event: name.slice(0, 100), code: error.code }, 'event rejected');
+    socket.data.log.info({ event: shown, code: error.code }, 'event rejected');
     const kind = isRunnerEvent(name) ? RUNNER_EVENTS[name] : 'ok';
-    if (ack) ack(kind === 'versioned' ? { result: 'error', code: error.code, message: error.message } : { ok: false, error: { code: error.code, message: error.message } });
-    else socket.emit('error', { code: error.code, message: error.message, event: name.slice(0, 100) });
+    if (ack) ack(errorAck(kind, error.code, error.message));
+    else socket.emit('error', { code: error.code, message: error.message, event: shown });
   });
 }
