@@ -17,6 +17,7 @@ import type { HubDeps } from './services/deps.js';
 import { loadTokens } from './services/tokens.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
 import { createPublisher } from './socket/publisher.js';
+import { RateLimiter } from './socket/rate-limit.js';
 import { openDatabase } from './store/db.js';
 import { markLiveRunsDisconnected } from './store/runs.js';
 
@@ -47,8 +48,10 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const metrics = createMetrics();
   const deps: HubDeps = { db, clock, config, log, publisher: createPublisher(sockets.runners, sockets.dashboards, metrics) };
   const bindings = new RunnerBindings();
-  attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics });
-  registerHttpRoutes(app, { deps, tokens, metrics });
+  // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
+  const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
+  registerHttpRoutes(app, { deps, tokens, limiter, metrics });
 
   const sweeper = createSweeper(deps, metrics);
   // The boot sweep finishes before the hub listens: no client ever sees state it is about to change.

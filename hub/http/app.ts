@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
+import type { RateLimiter } from '../socket/rate-limit.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -33,11 +34,12 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
 }
 
 /** Health, metrics, the session API, whoami and the dashboard page. */
-export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; metrics: HubMetrics }): void {
+export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
+  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now() };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn' });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
-  app.register(whoamiRoutes, { tokens: input.tokens });
-  app.register(sessionRoutes, { deps: input.deps, tokens: input.tokens });
+  app.register(whoamiRoutes, { access });
+  app.register(sessionRoutes, { deps: input.deps, access });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Role } from '../../shared/protocol/auth.js';
 import type { TokenIdentity, TokenRegistry } from '../services/tokens.js';
+import type { RateLimiter } from '../socket/rate-limit.js';
 import { sendError } from './errors.js';
 
 declare module 'fastify' {
@@ -9,13 +10,29 @@ declare module 'fastify' {
   }
 }
 
-/** A preHandler: a valid `Authorization: Bearer <token>` whose role is one of `roles`. */
-export function requireToken(tokens: TokenRegistry, roles: readonly Role[] = ['runner', 'dashboard', 'admin']) {
+/** What checking a bearer token needs: the registry, and the per-token rate limit the sockets share. */
+export interface TokenAccess {
+  tokens: TokenRegistry;
+  limiter: RateLimiter;
+  now: () => number;
+}
+
+/**
+ * An onRequest hook: a valid `Authorization: Bearer <token>` whose role is one of `roles`, within
+ * the token's rate limit. It runs before the body is parsed or validated, so a caller without the
+ * right token learns nothing about its payload (401/403 win over 400).
+ */
+export function requireToken(access: TokenAccess, roles: readonly Role[] = ['runner', 'dashboard', 'admin']) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
-    const identity = tokens.verify(token);
+    const identity = access.tokens.verify(token);
     if (!identity) return sendError(reply, 401, 'unauthorized', 'a valid token is required: Authorization: Bearer <token>');
+    // spec section 12: one bucket per token, shared with that token's sockets
+    const now = access.now();
+    if (!access.limiter.forToken(identity.tokenHash, now).take(now)) {
+      return sendError(reply, 429, 'rate_limited', 'rate limit exceeded; slow down and retry');
+    }
     if (!roles.includes(identity.role)) {
       return sendError(reply, 403, 'forbidden', `this needs a ${roles.join(' or ')} token; yours is a ${identity.role} token`);
     }

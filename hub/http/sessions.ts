@@ -19,11 +19,10 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { repairSession } from '../services/repair.js';
 import { resumeSession } from '../services/resume.js';
 import { toSnapshot } from '../services/snapshots.js';
-import type { TokenRegistry } from '../services/tokens.js';
 import { listHistory } from '../store/history.js';
 import { getSession, listSessionsPage } from '../store/sessions.js';
 import { listActivities, listTurns } from '../store/turns.js';
-import { identityOf, requireToken } from './auth.js';
+import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FastifyRequest } from 'fastify';
 
@@ -34,10 +33,10 @@ function userActor(request: FastifyRequest): Actor {
 }
 
 /** The session API (spec section 11). */
-export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: TokenRegistry }> = async (app, { deps, tokens }) => {
-  const anyToken = requireToken(tokens);
-  const runnerOrAdmin = requireToken(tokens, ['runner', 'admin']);
-  const adminOnly = requireToken(tokens, ['admin']);
+export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess }> = async (app, { deps, access }) => {
+  const anyToken = requireToken(access);
+  const runnerOrAdmin = requireToken(access, ['runner', 'admin']);
+  const adminOnly = requireToken(access, ['admin']);
 
   const sessionOr404 = (request: FastifyRequest, sid: string) => {
     const session = getSession(deps.db, { namespace: identityOf(request).namespace, sid });
@@ -47,7 +46,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: Token
 
   app.get(
     '/api/sessions',
-    { preHandler: anyToken, schema: { querystring: ListSessionsQuerySchema, response: { 200: ListSessionsResponseSchema } } },
+    { onRequest: anyToken, schema: { querystring: ListSessionsQuerySchema, response: { 200: ListSessionsResponseSchema } } },
     async (request) => {
       const { state, flavor, limit, cursor } = request.query;
       const rows = listSessionsPage(deps.db, {
@@ -68,13 +67,13 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: Token
 
   app.get(
     '/api/sessions/:sid',
-    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: SessionSnapshotSchema } } },
+    { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: SessionSnapshotSchema } } },
     async (request) => toSnapshot(deps, sessionOr404(request, request.params.sid)),
   );
 
   app.get(
     '/api/sessions/:sid/history',
-    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
+    { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
     async (request) => {
       const session = sessionOr404(request, request.params.sid);
       return { sid: session.sid, history: listHistory(deps.db, session.sid) };
@@ -83,7 +82,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: Token
 
   app.get(
     '/api/sessions/:sid/turns',
-    { preHandler: anyToken, schema: { params: SidParamsSchema, response: { 200: TurnsResponseSchema } } },
+    { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: TurnsResponseSchema } } },
     async (request) => {
       const session = sessionOr404(request, request.params.sid);
       return listTurns(deps.db, session.sid).map((turn) => ({ ...turn, activities: listActivities(deps.db, turn.turnId) }));
@@ -92,19 +91,19 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: Token
 
   app.post(
     '/api/sessions/:sid/resume',
-    { preHandler: runnerOrAdmin, schema: { params: SidParamsSchema, body: ResumeRequestSchema, response: { 200: ResumeResponseSchema } } },
+    { onRequest: runnerOrAdmin, schema: { params: SidParamsSchema, body: ResumeRequestSchema, response: { 200: ResumeResponseSchema } } },
     async (request) => resumeSession(deps, userActor(request), request.params.sid, request.body.policy),
   );
 
   app.post(
     '/api/sessions/:sid/archive',
-    { preHandler: runnerOrAdmin, schema: { params: SidParamsSchema, body: ArchiveRequestSchema, response: { 200: ArchiveResponseSchema } } },
+    { onRequest: runnerOrAdmin, schema: { params: SidParamsSchema, body: ArchiveRequestSchema, response: { 200: ArchiveResponseSchema } } },
     async (request) => archive(deps, userActor(request), { sid: request.params.sid, reason: request.body.reason }, 'cancelled'),
   );
 
   app.post(
     '/api/sessions/:sid/repair',
-    { preHandler: adminOnly, schema: { params: SidParamsSchema, body: RepairRequestSchema, response: { 200: RepairResponseSchema } } },
+    { onRequest: adminOnly, schema: { params: SidParamsSchema, body: RepairRequestSchema, response: { 200: RepairResponseSchema } } },
     async (request) => repairSession(deps, userActor(request), request.params.sid, request.body.keys),
   );
 };

@@ -8,7 +8,7 @@ import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import { registerDashboardHandlers } from './dashboard-handlers.js';
-import { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 import { registerRunnerHandlers } from './runner-handlers.js';
 import { answerUnhandledEvents } from './unhandled-events.js';
 import type { DashboardNamespace, HubServer, RunnerNamespace, SocketData } from './types.js';
@@ -38,6 +38,8 @@ export interface SocketHandlerDeps {
   bindings: RunnerBindings;
   log: Logger;
   metrics: HubMetrics;
+  /** Per-socket and per-token buckets; the per-token ones are shared with HTTP. */
+  limiter: RateLimiter;
 }
 
 /**
@@ -78,7 +80,7 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
 }
 
 export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDeps): void {
-  const limiter = new RateLimiter(ctx.deps.config.rateLimitPerSecond, ctx.deps.config.rateLimitBurst);
+  const { limiter } = ctx;
   const options = { limiter, now: () => ctx.deps.clock.now(), metrics: ctx.metrics };
   const { connected } = ctx.metrics;
   authenticate(server.runners, 'runner', ctx, limiter);

@@ -243,7 +243,8 @@ describe('rate limit', () => {
     b.emit('session-alive', { sid: session.sid, time: Date.now() });
     expect(await error).toMatchObject({ code: 'rate_limited', event: 'session-alive' });
 
-    const stored = await snapshot(hub, session.sid);
+    // read with another token: the runner token's budget, HTTP included, is spent
+    const stored = (await getJson(hub, `/api/sessions/${session.sid}`, hub.tokens.dashboard)).body as SessionSnapshot;
     expect(stored.metadata).toEqual({ version: 6, value: expect.objectContaining({ n: 4 }) });
     expect(a.connected && b.connected).toBe(true);
 
