@@ -87,8 +87,22 @@ export function runWrite<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number)
     const value = fn(changes, now);
     return { value, events: changes.toEvents(deps, now) };
   });
-  if (events.length > 0) deps.publisher.publish(events, options);
+  publishCommitted(deps, events, options);
   return value;
+}
+
+/**
+ * Publishes committed events. A delivery failure must not undo the answer: the write is stored and
+ * its events are in the log (a client gets them by replay), so the caller still answers success and
+ * the writes after it in a batch still settle.
+ */
+function publishCommitted(deps: HubDeps, events: OutgoingEvent[], options: { exceptSocketId?: string }): void {
+  if (events.length === 0) return;
+  try {
+    deps.publisher.publish(events, options);
+  } catch (error) {
+    deps.log.error({ err: error, events: events.length }, 'publishing committed events failed; they stay in the log for replay');
+  }
 }
 
 interface QueuedWrite {
@@ -156,7 +170,7 @@ export function commitQueuedWrites(db: Db): void {
   writes.forEach((write, i) => {
     const outcome = outcomes[i]!;
     if (!outcome.ok) return write.reject(outcome.error);
-    if (outcome.events.length > 0) deps.publisher.publish(outcome.events, { exceptSocketId: write.exceptSocketId });
+    publishCommitted(deps, outcome.events, { exceptSocketId: write.exceptSocketId });
     write.resolve(outcome.value);
   });
 }

@@ -109,3 +109,33 @@ describe('group commit of update-metadata', () => {
     expect(versions).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
   });
 });
+
+describe('a delivery failure after commit', () => {
+  it('still answers every write of the batch, and the next unit of work, with what was stored', async () => {
+    harness = openServices();
+    const h = harness;
+    const [a, b] = [newSession(h), newSession(h)];
+    let failures = 0;
+    const publish = h.deps.publisher.publish;
+    // the delivery layer fails for every publish from now on (say, an adapter error)
+    h.deps.publisher.publish = () => {
+      failures++;
+      throw new Error('delivery failed');
+    };
+    try {
+      const acks = await Promise.all([
+        updateMetadataBatched(h.deps, actor, { sid: a, expectedVersion: 1, patch: { title: 'a' } }),
+        updateMetadataBatched(h.deps, actor, { sid: b, expectedVersion: 1, patch: { title: 'b' } }),
+      ]);
+      expect(acks.map((ack) => ack.result === 'success' && ack.version)).toEqual([2, 2]);
+      // a synchronous unit of work after them answers too
+      const started = startSessionService(h.deps, actor, { tag: 'after', flavor: 'claude', source: 'startup' });
+      expect(started.created).toBe(true);
+      expect(failures).toBe(3);
+    } finally {
+      h.deps.publisher.publish = publish;
+    }
+    expect(requireSession(h.deps, actor, a).metadataVersion).toBe(2);
+    expect(requireSession(h.deps, actor, b).metadataVersion).toBe(2);
+  });
+});
