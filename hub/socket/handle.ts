@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { HubError, hubError, type ErrorCode } from '../../shared/errors.js';
+import type { AckOf } from '../../shared/protocol/events.js';
 import { describeZodError } from '../../shared/protocol/validation.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { SocketData } from './types.js';
@@ -40,13 +41,6 @@ interface HandledSocket {
   emit(event: 'error', body: { code: ErrorCode; message: string; event: string }): unknown;
   data: SocketData;
 }
-
-/** The success ack an event's listener type promises. */
-type AckOf<Listener> = Listener extends (payload: never, ack: (response: infer R) => void) => void
-  ? R
-  : Listener extends (payload: never, ack?: (response: infer R) => void) => void
-    ? R
-    : never;
 
 /**
  * Returns `on(event, schema, kind, fn)` for a socket whose events are `Events`: the event name must

@@ -67,6 +67,16 @@ export function asRequestError(error: unknown, event: string): unknown {
   return error;
 }
 
+/**
+ * Emits one request and waits for its ack at most `timeoutMs`; a timeout or disconnect becomes a
+ * HubRequestError. Callers type `payload` and the answer from their event map.
+ */
+export function emitWithTimeout<Answer>(socket: Socket, event: string, payload: unknown, timeoutMs: number): Promise<Answer> {
+  // TS cannot spread an event map's argument tuple for a generic event name, so this takes it untyped
+  const timed = socket.timeout(timeoutMs) as unknown as { emitWithAck(event: string, payload: unknown): Promise<Answer> };
+  return timed.emitWithAck(event, payload).catch((error: unknown) => Promise.reject(asRequestError(error, event)));
+}
+
 /** Unwraps a lifecycle/subscription ack: the success fields, or a HubRequestError with the code. */
 export function unwrapOk<T extends { ok: boolean }>(ack: T, event: string): Extract<T, { ok: true }> {
   if (ack.ok) return ack as Extract<T, { ok: true }>;

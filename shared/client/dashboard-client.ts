@@ -3,11 +3,11 @@
  */
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
-import type { DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
+import type { AckOf, DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
 import type { ResumeStatus, SessionSnapshot } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { jitteredDelay, sleep } from './backoff.js';
-import { asRequestError, DEFAULT_REQUEST_TIMEOUT_MS, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openSocket, unwrapOk, type ClientOptions } from './connection.js';
 import { HubRequestError } from './errors.js';
 import { Listeners } from './listeners.js';
 
@@ -167,13 +167,11 @@ export class DashboardClient {
     this.socket.disconnect();
   }
 
-  private emit<E extends keyof DashboardClientToServerEvents>(event: E, payload: Parameters<DashboardClientToServerEvents[E]>[0]) {
-    type AckOf = Parameters<Parameters<DashboardClientToServerEvents[E]>[1]>[0];
-    // TS cannot spread the event map's argument tuple for a generic event name; this method's signature types it
-    const timed = this.socket.timeout(this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) as unknown as {
-      emitWithAck(event: E, payload: unknown): Promise<AckOf>;
-    };
-    return timed.emitWithAck(event, payload).catch((error: unknown) => Promise.reject(asRequestError(error, event)));
+  private emit<E extends keyof DashboardClientToServerEvents>(
+    event: E,
+    payload: Parameters<DashboardClientToServerEvents[E]>[0],
+  ): Promise<AckOf<DashboardClientToServerEvents[E]>> {
+    return emitWithTimeout(this.socket, event, payload, this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   }
 
   private async load(sids: string[] | undefined, sinceSeq: number | undefined, replace = false): Promise<SessionSnapshot[]> {

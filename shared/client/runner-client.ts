@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
-import type { RunnerClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
+import type { AckOf, RunnerClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
 import type { JsonObject } from '../protocol/json.js';
 import type {
   PromptSubmitPayload,
@@ -21,7 +21,7 @@ import type {
 import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
-import { asRequestError, DEFAULT_REQUEST_TIMEOUT_MS, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openSocket, unwrapOk, type ClientOptions } from './connection.js';
 import { HubRequestError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { Listeners } from './listeners.js';
@@ -323,11 +323,8 @@ export class RunnerClient {
     event: E,
     payload: Parameters<RunnerClientToServerEvents[E]>[0],
     timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-  ): Promise<AckOf<E>> {
-    // TS cannot spread the event map's argument tuple for a generic event name; this method's signature types it
-    const timed = this.socket.timeout(timeoutMs) as unknown as { emitWithAck(event: E, payload: unknown): Promise<AckOf<E>> };
-    const sent = timed.emitWithAck(event, payload);
-    return this.track(sent.catch((error: unknown) => Promise.reject(asRequestError(error, event))));
+  ): Promise<AckOf<RunnerClientToServerEvents[E]>> {
+    return this.track(emitWithTimeout(this.socket, event, payload, timeoutMs));
   }
 
   private async snapshotFor(sid: string): Promise<SessionSnapshot> {
@@ -437,9 +434,3 @@ export class RunnerClient {
     );
   }
 }
-
-type AckOf<E extends keyof RunnerClientToServerEvents> = RunnerClientToServerEvents[E] extends (payload: never, ack: (response: infer R) => void) => void
-  ? R
-  : RunnerClientToServerEvents[E] extends (payload: never, ack?: (response: infer R) => void) => void
-    ? R
-    : never;

@@ -57,5 +57,12 @@ export interface ServerToClientEvents {
 /** The hub's processes talk to each other through the adapter only. */
 export type InterServerEvents = Record<string, never>;
 
+/** The ack an event map's listener answers with, e.g. `AckOf<RunnerClientToServerEvents['session-start']>`. */
+export type AckOf<Listener> = Listener extends (payload: never, ack: (response: infer R) => void) => void
+  ? R
+  : Listener extends (payload: never, ack?: (response: infer R) => void) => void
+    ? R
+    : never;
+
 export type RunnerEventName = keyof RunnerClientToServerEvents;
 export type DashboardEventName = keyof DashboardClientToServerEvents;
