@@ -51,7 +51,7 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
 }
 
 /** Where tool activity goes: the open turn, else the latest turn if it closed within a minute, else a new recovery turn. */
-export function turnForActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): TurnSummary {
+function turnForActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): TurnSummary {
   if (session.currentTurnId !== null) {
     const open = getTurn(db, session.currentTurnId);
     if (open?.status === 'open') return open;

@@ -7,9 +7,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SweepReport } from '../lifecycle/sweeps.js';
 
-export type ClientKind = 'runner' | 'dashboard';
-export type WriteResult = 'success' | 'version-mismatch' | 'error';
-
 /** What a sweep changed, by kind: the SweepReport counts. */
 const SWEEP_KINDS = ['turnsTimedOut', 'sessionsInactive', 'runsInterrupted', 'silentRunsEnded', 'sessionsIdled', 'eventsPruned'] as const;
 

@@ -50,7 +50,6 @@ export const SELECT_SILENT_DETACHED = `
   WHERE s.lifecycle_state = 'running' AND s.last_activity_at <= @before AND r.status = 'running' AND r.detached = 1
   ORDER BY s.last_activity_at LIMIT @limit`;
 const MARK_RETRIED = `UPDATE runs SET resume_retried = 1 WHERE run_id = @runId AND resume_retried = 0`;
-const COUNT_LIVE = `SELECT COUNT(*) AS n FROM runs WHERE status = 'running'`;
 
 function toRun(row: RunRow): StoredRun {
   return {
@@ -107,8 +106,4 @@ export function markLiveRunsDisconnected(db: Db, input: { at: number }): number 
 /** Claims the run's one resume retry; false when it was already used. */
 export function claimResumeRetry(db: Db, runId: string): boolean {
   return stmt(db, MARK_RETRIED).run({ runId }).changes > 0;
-}
-
-export function countLiveRuns(db: Db): number {
-  return (stmt(db, COUNT_LIVE).get() as { n: number }).n;
 }
