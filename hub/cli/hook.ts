@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FLAVORS } from '../../shared/flavors.js';
-import { buildHooksBlock, flavorForInstall, hookCommandFor, mergeHooks } from '../hook/install.js';
+import { FLAVORS, getFlavor } from '../../shared/flavors.js';
+import { isObjectRecord } from '../../shared/protocol/json.js';
+import { buildHooksBlock, hookCommandFor, mergeHooks } from '../hook/install.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from '../hook/run-hook.js';
+import { atomicWrite } from '../hook/spool.js';
 
 export const HOOK_HELP = `session-hub hook <flavor>            (reads one hook payload on stdin)
 session-hub hook install <flavor> [--write] [--file PATH] [--command CMD]
@@ -47,7 +49,7 @@ async function install(argv: string[]): Promise<void> {
     if (flavorId === undefined && !values.help) process.exitCode = 2;
     return;
   }
-  const flavor = flavorForInstall(flavorId);
+  const flavor = getFlavor(flavorId);
   if (!flavor) {
     process.stderr.write(`session-hub hook install: unknown flavor "${flavorId}"\n`);
     process.exitCode = 2;
@@ -70,8 +72,8 @@ async function install(argv: string[]): Promise<void> {
   let settings: Record<string, unknown> = {};
   if (existsSync(file)) {
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} does not hold a JSON object`);
-    settings = parsed as Record<string, unknown>;
+    if (!isObjectRecord(parsed)) throw new Error(`${file} does not hold a JSON object`);
+    settings = parsed;
   }
   const merged = mergeHooks(settings, block);
   if (merged.added.length === 0) {
@@ -79,9 +81,7 @@ async function install(argv: string[]): Promise<void> {
     return;
   }
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(merged.settings, null, 2)}\n`);
-  renameSync(tmp, file);
+  atomicWrite(file, `${JSON.stringify(merged.settings, null, 2)}\n`);
   process.stdout.write(`${file}: added ${merged.added.join(', ')}\n`);
 }
 

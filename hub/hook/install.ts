@@ -2,7 +2,8 @@
  * `session-hub hook install`: the agent's hook configuration, built from the registry (every hook
  * event the flavor maps), and a merge into an existing settings file that keeps everything else.
  */
-import { getFlavor, type FlavorDeclaration } from '../../shared/flavors.js';
+import type { FlavorDeclaration } from '../../shared/flavors.js';
+import { isObjectRecord } from '../../shared/protocol/json.js';
 
 type CommandHook = { type: 'command'; command: string; timeout?: number };
 type Matcher = { matcher?: string; hooks: CommandHook[] };
@@ -25,12 +26,8 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
   return block;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function hasCommand(entries: unknown[], command: string): boolean {
-  return entries.some((entry) => isObject(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObject(h) && h.command === command));
+  return entries.some((entry) => isObjectRecord(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObjectRecord(h) && h.command === command));
 }
 
 /**
@@ -38,7 +35,7 @@ function hasCommand(entries: unknown[], command: string): boolean {
  * already runs the same command is left as it is, so installing twice changes nothing.
  */
 export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock): { settings: Record<string, unknown>; added: string[] } {
-  const hooks: Record<string, unknown> = isObject(settings.hooks) ? { ...settings.hooks } : {};
+  const hooks: Record<string, unknown> = isObjectRecord(settings.hooks) ? { ...settings.hooks } : {};
   const added: string[] = [];
   for (const [hookName, entries] of Object.entries(block)) {
     const existing = Array.isArray(hooks[hookName]) ? (hooks[hookName] as unknown[]) : [];
@@ -48,8 +45,4 @@ export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock)
     added.push(hookName);
   }
   return { settings: { ...settings, hooks }, added };
-}
-
-export function flavorForInstall(id: string): FlavorDeclaration | undefined {
-  return getFlavor(id);
 }

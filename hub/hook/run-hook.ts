@@ -4,7 +4,7 @@
  * agent must not be slowed down by its hub being away.
  */
 import { RunnerClient } from '../../shared/client/runner-client.js';
-import type { JsonObject } from '../../shared/protocol/json.js';
+import { isObjectRecord, type JsonObject } from '../../shared/protocol/json.js';
 import { HookDelivery } from './deliver.js';
 import { endsTurn, mapHookPayload } from './payload.js';
 import { defaultSpoolDir, Spool } from './spool.js';
@@ -23,7 +23,7 @@ export const DEFAULT_HOOK_BUDGET_MS = 2000;
 function parsePayload(raw: string): JsonObject | null {
   try {
     const value: unknown = JSON.parse(raw);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : null;
+    return isObjectRecord(value) ? (value as JsonObject) : null;
   } catch {
     return null;
   }

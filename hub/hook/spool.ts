@@ -27,7 +27,8 @@ export function defaultSpoolDir(env: NodeJS.ProcessEnv): string {
   return env.SESSION_HUB_SPOOL_DIR ?? join(homedir(), '.session-hub');
 }
 
-function atomicWrite(path: string, content: string): void {
+/** Writes a file whole or not at all: a temporary file, then a rename over the target. */
+export function atomicWrite(path: string, content: string): void {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(tmp, content);
   renameSync(tmp, path);

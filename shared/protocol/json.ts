@@ -37,7 +37,8 @@ export function findJsonProblem(value: unknown, path: (string | number)[] = [], 
   return { path, message: `${typeof value} is not a JSON value` };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object that is not null and not an array (what JSON calls an object; contents unchecked). */
+export function isObjectRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -53,7 +54,7 @@ export const JsonValueSchema = z.custom<JsonValue>(() => true).superRefine((valu
 
 /** A JSON object document (metadata, agentState, merge patch). */
 export const JsonObjectSchema = z.custom<JsonObject>(() => true).superRefine((value, ctx) => {
-  if (!isPlainObject(value)) {
+  if (!isObjectRecord(value)) {
     ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
     return;
   }
