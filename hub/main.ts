@@ -59,7 +59,16 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   await sweeper.sweepNow();
   sweeper.start(config.sweepMs);
 
-  await app.listen({ host: config.host, port: config.port });
+  // listened on directly, not through app.listen: Fastify would log its own line per address, and
+  // the spec wants one line with the URL (ours, below)
+  await app.ready();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: config.host, port: config.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   log.info({ url, database: config.databaseFile, tokens: tokens.size, runsAwaitingRunners: carriedOver }, `session hub listening on ${url}`);
