@@ -5,16 +5,14 @@
  * start and end (from /metrics). Optionally ends with a reconnect storm of every runner at once.
  * Not part of `npm test`: `npm run soak -- --help`.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { io, type Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../shared/protocol/broadcast.js';
 import type { DashboardClientToServerEvents, RunnerClientToServerEvents, ServerToClientEvents } from '../shared/protocol/events.js';
 import type { JsonObject } from '../shared/protocol/json.js';
+import { fixed, percentile } from './stats.js';
+import { startHubTarget } from './targets.js';
 
 type Runner = Socket<ServerToClientEvents, RunnerClientToServerEvents>;
 type Dashboard = Socket<ServerToClientEvents, DashboardClientToServerEvents>;
@@ -55,46 +53,8 @@ const DASHBOARDS = Math.floor(bounded('dashboards', opts.dashboards!, 0, 200));
 const RATE = bounded('rate', opts.rate!, 0.01, 5000 / RUNNERS);
 const SECONDS = bounded('seconds', opts.seconds!, 1, 600);
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : '-');
+const ms = (value: number) => (Number.isFinite(value) ? `${fixed(value)} ms` : '-');
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-
-/** The real hub process with fresh random tokens (never printed) and no per-token throttle. */
-async function startHubProcess(dataDir: string, tokens: { runner: string; dashboard: string }) {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, '../hub/cli.js'), 'start'], {
-    env: {
-      ...process.env,
-      SESSION_HUB_HOST: '127.0.0.1',
-      SESSION_HUB_PORT: '0',
-      SESSION_HUB_DATA: dataDir,
-      SESSION_HUB_TOKENS: `runner:default:${tokens.runner},dashboard:default:${tokens.dashboard}`,
-      SESSION_HUB_RATE_LIMIT: '1000000000',
-      SESSION_HUB_RATE_BURST: '1000000000',
-      LOG_LEVEL: 'info', // the start line with the port is at info; the pipe is drained, not kept
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const port = await new Promise<number>((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hub did not start:\n${output}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      if (output.length < 20_000) output += chunk.toString();
-      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePort(Number(match[1]));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`hub exited with ${code}:\n${output}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => (child.kill('SIGTERM'), child.once('exit', () => r()))) };
-}
 
 function connect<S extends Socket>(url: string, namespace: string, auth: Record<string, unknown>): Promise<S> {
   const socket = io(`${url}${namespace}`, { auth, transports: ['websocket'], reconnection: false, forceNew: true }) as S;
@@ -119,9 +79,9 @@ interface Lane {
 }
 
 async function main(): Promise<void> {
+  // fresh random tokens, never printed
   const tokens = { runner: randomBytes(16).toString('hex'), dashboard: randomBytes(16).toString('hex') };
-  const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-soak-'));
-  const hub = await startHubProcess(dataDir, tokens);
+  const hub = await startHubTarget(`runner:default:${tokens.runner},dashboard:default:${tokens.dashboard}`);
   const ackDelays: number[] = [];
   const deliveryDelays: number[] = [];
   let skipped = 0;
@@ -231,7 +191,6 @@ async function main(): Promise<void> {
     if (lost > 0) process.exitCode = 1;
   } finally {
     await hub.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -19,6 +19,7 @@ import { sweepQueryPlans } from '../hub/store/query-plans.js';
 import { endRun, insertRun, setRunDisconnected } from '../hub/store/runs.js';
 import { insertSession, listSessionsPage, updateCurrentTurn, updateLastRun, updatePresence } from '../hub/store/sessions.js';
 import { insertTurn } from '../hub/store/turns.js';
+import { percentile } from './stats.js';
 
 const SIZES = [10_000, 100_000];
 const REPEATS = 15;
@@ -50,11 +51,6 @@ function seed(db: Db, count: number): void {
       if (live && i % 1000 === 1) setRunDisconnected(db, { runId, at: now });
     }
   })();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -90,8 +86,8 @@ async function benchSize(count: number): Promise<void> {
 
     out(`## ${count.toLocaleString('en')} sessions (${openTurns.toLocaleString('en')} with open turns)`);
     out(`seed (store functions, one transaction): ${seedMs.toFixed(0)} ms`);
-    out(`routine sweep, nothing due: median ${median(sweepMs).toFixed(2)} ms, max ${Math.max(...sweepMs).toFixed(2)} ms over ${REPEATS} (${JSON.stringify({ ...report, durationMs: undefined })})`);
-    out(`plain indexed SELECT (first page of 50, newest update first): median ${median(selectMs).toFixed(2)} ms`);
+    out(`routine sweep, nothing due: median ${percentile(sweepMs, 50).toFixed(2)} ms, max ${Math.max(...sweepMs).toFixed(2)} ms over ${REPEATS} (${JSON.stringify({ ...report, durationMs: undefined })})`);
+    out(`plain indexed SELECT (first page of 50, newest update first): median ${percentile(selectMs, 50).toFixed(2)} ms`);
     // the clock moved past the alive timeout too, so the running sessions also go inactive
     const changed = busy!.turnsTimedOut + busy!.sessionsInactive;
     out(

@@ -1,7 +1,7 @@
 /**
- * The two servers the write benchmark compares, each in its own child process so the bench
- * clients never share their event loop: the real hub (dist/hub/cli.js start) and the bare
- * Socket.IO ceiling (dist/bench/bare-server.js).
+ * The servers the benchmarks run against, each in its own child process so the bench clients never
+ * share their event loop: the real hub (dist/hub/cli.js start; the write bench and the soak) and the
+ * bare Socket.IO ceiling (dist/bench/bare-server.js; the write bench).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -70,8 +70,11 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** The real hub CLI on a temporary data directory, rate limit lifted. */
-export async function startHubTarget(): Promise<Target> {
+/**
+ * The real hub CLI on a temporary data directory (removed by `stop`), rate limit lifted. `tokens` is
+ * a SESSION_HUB_TOKENS value; by default one runner token, BENCH_TOKEN.
+ */
+export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
   const { child, port } = await startChild(
     join(DIST, 'hub/cli.js'),
@@ -81,10 +84,10 @@ export async function startHubTarget(): Promise<Target> {
       SESSION_HUB_HOST: '127.0.0.1',
       SESSION_HUB_PORT: '0',
       SESSION_HUB_DATA: dataDir,
-      SESSION_HUB_TOKENS: `runner:default:${BENCH_TOKEN}`,
+      SESSION_HUB_TOKENS: tokens,
       SESSION_HUB_RATE_LIMIT: String(BENCH_RATE_LIMIT),
       SESSION_HUB_RATE_BURST: String(BENCH_RATE_LIMIT),
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: 'info', // the start line with the port is at info; the pipe is drained, not kept
     },
     /session hub listening on http:\/\/[^:]+:(\d+)/,
   );
