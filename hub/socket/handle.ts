@@ -81,7 +81,14 @@ function handle<S extends z.ZodType>(
     const answer = (response: unknown) => {
       if (ack) ack(response);
       observe(String((response as { result?: unknown }).result));
-      for (const followUp of followUps) followUp();
+      // the answer is given: a failing follow-up (replay) is logged, never answered a second time
+      for (const followUp of followUps) {
+        try {
+          followUp();
+        } catch (error) {
+          log.error({ err: error, event }, 'work after the ack failed');
+        }
+      }
     };
     const fail = (error: HubError) => {
       if (error.code === 'internal') log.error({ event, code: error.code }, 'event failed');
