@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { SeqSchema } from './session.js';
 
 export const RoleSchema = z.enum(['runner', 'dashboard', 'admin']);
 export type Role = z.infer<typeof RoleSchema>;
 
 export const HandshakeAuthSchema = z.object({
   token: z.string().min(1),
-  lastSeq: z.number().int().nonnegative().optional(),
+  lastSeq: SeqSchema.optional(),
 });
 export type HandshakeAuth = z.infer<typeof HandshakeAuthSchema>;
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { okAck } from './acks.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
-import { EpochMsSchema, RunEndStatusSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
+import { EpochMsSchema, RunEndStatusSchema, SeqSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
 
 const ShortText = z.string().max(1024, 'must be at most 1024 characters');
-const SeqSchema = z.number().int().nonnegative();
 
 export const SessionSourceSchema = z.enum(['startup', 'resume', 'clear', 'compact']);
 export type SessionSource = z.infer<typeof SessionSourceSchema>;
@@ -17,11 +16,7 @@ export const SessionStartPayloadSchema = z.object({
   metadata: JsonObjectSchema.optional(),
   parentSid: SidSchema.optional(),
   pid: z.number().int().nonnegative().optional(),
-  /**
-   * This runner does not hold a socket for the run's life (e.g. the hook bridge, one process per
-   * hook event). The hub then never ends the run for a lost socket (no run grace); it ends it as
-   * `interrupted` / `runner_silent` once the session has had no activity for the idle time.
-   */
+  /** The runner holds no socket for the run's life (the hook bridge): no run grace; ended when silent (docs/lifecycle.md). */
   detached: z.boolean().optional(),
 });
 export type SessionStartPayload = z.infer<typeof SessionStartPayloadSchema>;
@@ -72,11 +67,8 @@ export const SessionEndPayloadSchema = z.object({
 });
 export type SessionEndPayload = z.infer<typeof SessionEndPayloadSchema>;
 
-export const SessionArchivePayloadSchema = z.object({
-  sid: SidSchema,
-  reason: ShortText,
-  status: RunEndStatusSchema.optional(),
-});
+/** As `session-end`, but the reason is required. */
+export const SessionArchivePayloadSchema = SessionEndPayloadSchema.extend({ reason: ShortText });
 export type SessionArchivePayload = z.infer<typeof SessionArchivePayloadSchema>;
 
 export const SessionAlivePayloadSchema = z.object({
