@@ -1,6 +1,6 @@
 /**
- * Read-only queries for `session-hub doctor`: what needs a person's attention. Safe alongside a
- * running hub (WAL: readers never block the writer). Each query is bounded by `limit`.
+ * Read-only queries of the offline CLI: what `session-hub doctor` reports (each bounded by `limit`)
+ * and the session listing `repair --all` pages through. Safe beside a running hub (WAL).
  */
 import { stmt, type Db } from './db.js';
 

@@ -40,10 +40,8 @@ export const SELECT_LOST = `
   ORDER BY disconnected_at LIMIT @limit`;
 const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE status = 'running' AND detached = 0`;
 /**
- * Live detached runs whose session has had no activity since `before`. Walks the sessions index
- * sessions_running_by_activity (running sessions, oldest activity first) and looks each run up by its
- * primary key: the rows read are the running sessions already silent for the idle time, which the
- * idle step that follows moves out of that index in the same sweep, so nothing is read twice.
+ * Live detached runs whose session has been silent since `before`: walks sessions_running_by_activity,
+ * whose rows the sweep's idle step then moves out of that index, so nothing is read twice.
  */
 export const SELECT_SILENT_DETACHED = `
   SELECT r.* FROM sessions s JOIN runs r ON r.run_id = s.last_run_id
