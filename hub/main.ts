@@ -4,7 +4,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Role } from '../shared/protocol/auth.js';
 import { systemClock, type Clock } from './clock.js';
 import type { HubConfig } from './config.js';
 import { createHttpApp, registerHttpRoutes } from './http/app.js';
@@ -14,7 +13,7 @@ import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import type { HubDeps } from './services/deps.js';
-import { loadTokens } from './services/tokens.js';
+import { loadTokens, type PlainToken } from './services/tokens.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
@@ -26,7 +25,7 @@ export interface RunningHub {
   port: number;
   deps: HubDeps;
   /** Tokens created on this start (first start without SESSION_HUB_TOKENS); shown once. */
-  generatedTokens: { role: Role; namespace: string; token: string }[];
+  generatedTokens: PlainToken[];
   /** Runs a sweep now (after the one running, if any); see lifecycle/sweeper.ts. */
   sweepNow(): Promise<SweepReport>;
   close(): Promise<void>;

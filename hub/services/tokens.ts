@@ -10,12 +10,19 @@ export interface TokenIdentity {
   tokenHash: string;
 }
 
+/** A token in plain text with what it grants: as configured, or as generated on first start. */
+export interface PlainToken {
+  role: Role;
+  namespace: string;
+  token: string;
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** Parses `SESSION_HUB_TOKENS`: comma-separated `role:namespace:token` triples. */
-export function parseTokenSpec(spec: string): { role: Role; namespace: string; token: string }[] {
+export function parseTokenSpec(spec: string): PlainToken[] {
   return spec
     .split(',')
     .map((part) => part.trim())
@@ -66,13 +73,13 @@ export function generateToken(role: Role): string {
  * stored in the data directory, creating a runner, a dashboard and an admin token for namespace
  * `default` on first start. Returns the new plaintext tokens so the caller can print them once.
  */
-export function loadTokens(db: Db, spec: string | undefined, now: number): { registry: TokenRegistry; generated: { role: Role; namespace: string; token: string }[] } {
+export function loadTokens(db: Db, spec: string | undefined, now: number): { registry: TokenRegistry; generated: PlainToken[] } {
   const registry = new TokenRegistry();
   if (spec !== undefined && spec.trim() !== '') {
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
     return { registry, generated: [] };
   }
-  const generated: { role: Role; namespace: string; token: string }[] = [];
+  const generated: PlainToken[] = [];
   if (listTokens(db).length === 0) {
     for (const role of ['runner', 'dashboard', 'admin'] as const) {
       const token = generateToken(role);
