@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { hubError } from '../../shared/errors.js';
 import {
   ArchiveRequestSchema,
   ArchiveResponseSchema,
@@ -17,10 +16,11 @@ import { SessionSnapshotSchema } from '../../shared/protocol/session.js';
 import { archive } from '../lifecycle/session-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { repairSession } from '../services/repair.js';
+import { requireSession } from '../services/require-session.js';
 import { resumeSession } from '../services/resume.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { listHistory } from '../store/history.js';
-import { getSession, listSessionsPage } from '../store/sessions.js';
+import { listSessionsPage } from '../store/sessions.js';
 import { listActivities, listTurns } from '../store/turns.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -37,12 +37,6 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   const anyToken = requireToken(access);
   const runnerOrAdmin = requireToken(access, ['runner', 'admin']);
   const adminOnly = requireToken(access, ['admin']);
-
-  const sessionOr404 = (request: FastifyRequest, sid: string) => {
-    const session = getSession(deps.db, { namespace: identityOf(request).namespace, sid });
-    if (!session) throw hubError.notFound(sid);
-    return session;
-  };
 
   app.get(
     '/api/sessions',
@@ -68,14 +62,14 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   app.get(
     '/api/sessions/:sid',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: SessionSnapshotSchema } } },
-    async (request) => toSnapshot(deps, sessionOr404(request, request.params.sid)),
+    async (request) => toSnapshot(deps, requireSession(deps, identityOf(request), request.params.sid)),
   );
 
   app.get(
     '/api/sessions/:sid/history',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
     async (request) => {
-      const session = sessionOr404(request, request.params.sid);
+      const session = requireSession(deps, identityOf(request), request.params.sid);
       return { sid: session.sid, history: listHistory(deps.db, session.sid) };
     },
   );
@@ -84,7 +78,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/sessions/:sid/turns',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: TurnsResponseSchema } } },
     async (request) => {
-      const session = sessionOr404(request, request.params.sid);
+      const session = requireSession(deps, identityOf(request), request.params.sid);
       return listTurns(deps.db, session.sid).map((turn) => ({ ...turn, activities: listActivities(deps.db, turn.turnId) }));
     },
   );
