@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { FLAVORS } from '../../shared/flavors.js';
+import { sendError } from './errors.js';
 
 export interface DashboardPageOptions {
   /** The folder holding index.html and its assets; found from the project root when omitted. */
@@ -83,6 +84,8 @@ export function findSdkDir(dashboardDir: string): string {
   return join(dashboardDir, '..', '..', 'dist', 'shared', 'client');
 }
 
+const noSuchFile = (reply: FastifyReply) => sendError(reply, 404, 'not_found', 'no such file');
+
 export async function dashboardPagePlugin(app: FastifyInstance, options: DashboardPageOptions = {}): Promise<void> {
   const dir = options.dir ?? findDashboardDir();
   const sdkDir = options.sdkDir ?? findSdkDir(dir);
@@ -97,12 +100,12 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
 
   async function sendAsset(reply: FastifyReply, name: string): Promise<FastifyReply> {
     const match = ASSET_NAME.exec(name);
-    if (!match) return reply.code(404).send({ error: 'not_found', message: 'no such file' });
+    if (!match) return noSuchFile(reply);
     let body: Buffer;
     try {
       body = await readFile(join(dir, name));
     } catch {
-      return reply.code(404).send({ error: 'not_found', message: 'no such file' });
+      return noSuchFile(reply);
     }
     const ext = (match[1] ?? '').toLowerCase();
     assetHeaders(reply, ext);
@@ -111,12 +114,13 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   }
 
   async function sendSdkModule(reply: FastifyReply, name: string): Promise<FastifyReply> {
-    if (!BROWSER_SDK_FILES.has(name)) return reply.code(404).send({ error: 'not_found', message: 'no such file' });
+    if (!BROWSER_SDK_FILES.has(name)) return noSuchFile(reply);
     let body: Buffer;
     try {
       body = await readFile(join(sdkDir, name));
-    } catch {
-      return reply.code(500).send({ error: 'internal', message: `the SDK is not built (${name} missing under dist/): run \`npm run build\`` });
+    } catch (error) {
+      reply.log.error({ err: error, file: name }, 'SDK module missing: the page cannot load');
+      return sendError(reply, 500, 'internal', `the SDK is not built (${name} missing under dist/): run \`npm run build\``);
     }
     return assetHeaders(reply, 'js').send(body);
   }
@@ -125,9 +129,7 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   const flavorsModule = `export const FLAVOR_NAMES = Object.freeze(${JSON.stringify(
     Object.fromEntries([...FLAVORS.values()].map((flavor) => [flavor.id, flavor.displayName])),
   )});\n`;
-  app.get('/dashboard/flavors.js', (_request, reply) =>
-    reply.header('content-type', CONTENT_TYPES.js).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(flavorsModule),
-  );
+  app.get('/dashboard/flavors.js', (_request, reply) => assetHeaders(reply, 'js').send(flavorsModule));
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
   app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => sendAsset(reply, request.params.file));
   app.get<{ Params: { file: string } }>('/sdk/client/:file', (request, reply) => sendSdkModule(reply, request.params.file));
