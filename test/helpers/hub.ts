@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { Clock } from '../../hub/clock.js';
 import { loadConfig, type HubConfig } from '../../hub/config.js';
 import { createLogger } from '../../hub/log.js';
 import { startHub, type RunningHub } from '../../hub/main.js';
+import { closeAllClients } from './clients.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
 
 export interface TestHub extends RunningHub {
@@ -25,4 +27,23 @@ export async function startTestHub(options: { config?: Partial<Record<keyof HubC
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   return { ...hub, close, tokens: TEST_TOKENS, dataDir };
+}
+
+type TestHubOptions = NonNullable<Parameters<typeof startTestHub>[0]>;
+
+/**
+ * Per test: a fresh hub (options made anew for each test, e.g. a new ManualClock) handed to
+ * `setUp`; afterwards every client the helpers opened is closed, then the hub.
+ */
+export function useTestHub(setUp: (hub: TestHub) => unknown, options: () => TestHubOptions = () => ({})): void {
+  let hub: TestHub | undefined;
+  beforeEach(async () => {
+    hub = await startTestHub(options());
+    await setUp(hub);
+  });
+  afterEach(async () => {
+    closeAllClients();
+    await hub?.close();
+    hub = undefined;
+  });
 }

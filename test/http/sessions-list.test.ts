@@ -4,25 +4,20 @@
  * while a client walks the pages), bad cursors, tenants, and 401 on every endpoint.
  * A ManualClock makes "many sessions with the same updatedAt" exact instead of hoped for.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { closeAllClients, connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub;
 let clock: ManualClock;
 let runner: RunnerSocket;
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
+useTestHub(async (started) => {
+  hub = started;
   runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 function get(path: string, token: string | undefined = hub.tokens.dashboard) {
   return fetch(`${hub.url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });

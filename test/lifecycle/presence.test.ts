@@ -1,27 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { getSessionAnyNamespace } from '../../hub/store/sessions.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Presence } from '../../shared/protocol/session.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { fetchSession } from './http.js';
 
 let hub: TestHub;
 let clock: ManualClock;
 let dashboard: DashboardSocket;
 let dashSeen: UpdateEvent[];
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
+useTestHub(async (started) => {
+  hub = started;
   dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
   await dashboard.emitWithAck('subscribe', {});
   dashSeen = collectUpdates(dashboard);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 const stored = (sid: string) => getSessionAnyNamespace(hub.deps.db, sid)!;
 const presenceUpdates = (sid: string): Presence[] =>

@@ -1,19 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getFlavor } from '../../shared/flavors.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { expectTokenNeverRemoved, fetchSession, fetchTurns } from './http.js';
 
 let hub: TestHub;
 let runner: RunnerSocket;
-beforeEach(async () => {
-  hub = await startTestHub();
+useTestHub(async (started) => {
+  hub = started;
   runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
 });
 
 /** A session of `flavor` with its resume token set and one open turn; a second runner watches its room. */

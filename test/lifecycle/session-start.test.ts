@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { getRun } from '../../hub/store/runs.js';
 import { getSessionAnyNamespace } from '../../hub/store/sessions.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { fetchHistory, fetchSession } from './http.js';
 
 let hub: TestHub;
 let clock: ManualClock;
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 const runIdOf = (sid: string) => getSessionAnyNamespace(hub.deps.db, sid)!.lastRun!.runId;
 const sessionUpdates = (events: UpdateEvent[], sid: string) =>

@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { startSession as startSessionService } from '../../hub/lifecycle/session-start.js';
 import { submitPrompt } from '../../hub/lifecycle/turn-events.js';
-import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { runnerActor } from '../helpers/services.js';
 
 const OPEN_TURNS = 3000;
 
 let hub: TestHub;
 let clock: ManualClock;
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 /** `count` sessions each with an open turn, through the real services (no sockets: fast). */
 function seedOpenTurns(count: number): void {

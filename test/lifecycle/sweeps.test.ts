@@ -1,24 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { expectTokenNeverRemoved, fetchSession, fetchTurns } from './http.js';
 
 let hub: TestHub;
 let clock: ManualClock;
 let dashSeen: UpdateEvent[];
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
+useTestHub(async (started) => {
+  hub = started;
   const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
   await dashboard.emitWithAck('subscribe', {});
   dashSeen = collectUpdates(dashboard);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 const cfg = () => hub.deps.config;
 const bodiesFor = (events: UpdateEvent[], sid: string) => events.filter((e) => e.body.sid === sid).map((e) => e.body);

@@ -1,25 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { fetchSession, fetchTurns } from './http.js';
 
 let hub: TestHub;
 let clock: ManualClock;
 let runner: RunnerSocket;
 let sid: string;
-beforeEach(async () => {
-  clock = new ManualClock(1_700_000_000_000);
-  hub = await startTestHub({ clock });
+useTestHub(async (started) => {
+  hub = started;
   runner = await connectRunner(hub.url, hub.tokens.runner);
   sid = (await startSession(runner)).sid;
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
 const turnBodies = (events: UpdateEvent[]): TurnSummary[] => events.flatMap((e) => (e.body.t === 'turn' ? [e.body.turn] : []));
 async function submit(prompt: string, promptId?: string): Promise<string> {

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { describe, expect, it } from 'vitest';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { api, getSnapshot, postResume } from './http.js';
 
 let hub: TestHub;
 let runner: RunnerSocket;
-beforeEach(async () => {
-  hub = await startTestHub();
+useTestHub(async (started) => {
+  hub = started;
   runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
 });
 
 const repair = (sid: string, body?: unknown, token: string = hub.tokens.admin) => api(hub.url, token, 'POST', `/api/sessions/${sid}/repair`, body);

@@ -1,17 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeAllClients, connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { describe, expect, it } from 'vitest';
+import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { api, expectedFromStatus, getSnapshot, postResume } from './http.js';
 
 let hub: TestHub;
 let runner: RunnerSocket;
-beforeEach(async () => {
-  hub = await startTestHub();
+useTestHub(async (started) => {
+  hub = started;
   runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
 });
 
 /** The snapshot's `resume` must announce exactly what POST .../resume (safe) answers. */

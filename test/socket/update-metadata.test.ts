@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { describe, expect, it } from 'vitest';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub;
-beforeEach(async () => {
-  hub = await startTestHub();
-});
-afterEach(async () => {
-  closeAllClients();
-  await hub.close();
-});
+useTestHub((started) => (hub = started));
 
 describe('update-metadata', () => {
   it('keeps every protected key when a runner with an empty cache archives with a sparse blob', async () => {
