@@ -57,7 +57,7 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
     // another hook process holds the spool for longer than our budget: leave a part file for it
     const mapped = mapHookPayload(flavor, payload, (tag) => spool.sessions()[tag]?.turnsEnded ?? 0, Date.now());
     if (mapped.kind === 'event') spool.writePart(mapped.event);
-    return { ...outcome, received: mapped.kind === 'event' ? 'spooled' : 'ignored', note: 'spool busy; queued' };
+    return { ...outcome, received: mapped.kind === 'event' ? 'spooled' : 'ignored', note: 'spool busy; queued', errors: spool.problems };
   }
   if (recorded.value.kind === 'ignored') outcome.note = recorded.value.why;
   else outcome.received = 'spooled';
@@ -65,7 +65,7 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
   const url = env.SESSION_HUB_URL;
   const token = env.SESSION_HUB_TOKEN;
   if (!url || !token) {
-    outcome.errors.push('SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays spooled');
+    outcome.errors.push('SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays spooled', ...spool.problems);
     return outcome;
   }
 
@@ -100,5 +100,6 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
       client.socket.disconnect();
     }
   });
+  outcome.errors.push(...spool.problems);
   return outcome;
 }

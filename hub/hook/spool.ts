@@ -5,7 +5,7 @@
  * Every read-modify-write happens under the spool lock and lands by atomic rename, so concurrent
  * hook processes neither lose nor tear a line.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HookEvent } from './payload.js';
@@ -36,6 +36,8 @@ export function atomicWrite(path: string, content: string): void {
 
 export class Spool {
   readonly file: string;
+  /** What this process found damaged and set aside (never silently dropped); reported on stderr. */
+  readonly problems: string[] = [];
   private readonly sessionsFile: string;
   private readonly lockFile: string;
 
@@ -69,7 +71,10 @@ export class Spool {
         try {
           return [JSON.parse(line) as HookEvent];
         } catch {
-          return []; // a torn line cannot happen under the lock; skip rather than block the spool
+          // cannot happen under the lock, but if it does: keep the line aside, don't block the spool
+          appendFileSync(`${this.file}.corrupt`, `${line}\n`);
+          this.problems.push(`an unreadable spool line was moved to ${this.file}.corrupt`);
+          return [];
         }
       });
   }
@@ -84,9 +89,13 @@ export class Spool {
   }
 
   sessions(): Record<string, SessionRecord> {
+    if (!existsSync(this.sessionsFile)) return {};
     try {
       return JSON.parse(readFileSync(this.sessionsFile, 'utf8')) as Record<string, SessionRecord>;
-    } catch {
+    } catch (error) {
+      // start afresh (sessions are looked up again by tag) but keep the damaged file for a person
+      renameSync(this.sessionsFile, `${this.sessionsFile}.corrupt`);
+      this.problems.push(`${this.sessionsFile} was unreadable (${(error as Error).message}); moved to .corrupt and started afresh`);
       return {};
     }
   }

@@ -111,6 +111,18 @@ describe('session-hub hook claude', () => {
     expect(lines.map((l) => (JSON.parse(l) as { toolUseId: string }).toolUseId).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
   });
 
+  it('sets a damaged spool or sessions file aside, says so on stderr, and still delivers', async () => {
+    writeFileSync(join(spoolDir, 'sessions-claude.json'), '{ not json');
+    writeFileSync(join(spoolDir, 'spool-claude.jsonl'), 'torn line {\n');
+    const result = await runCli(['hook', 'claude'], { stdin: JSON.stringify(claude[0]), env: env() });
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toContain('sessions-claude.json was unreadable');
+    expect(result.stderr).toContain('unreadable spool line');
+    expect(readFileSync(join(spoolDir, 'sessions-claude.json.corrupt'), 'utf8')).toBe('{ not json');
+    expect(readFileSync(join(spoolDir, 'spool-claude.jsonl.corrupt'), 'utf8')).toBe('torn line {\n');
+    expect((await sessionByTag(claudeTag)).lifecycle.state).toBe('running');
+  });
+
   it('exits 0 without output for unreadable or unmapped payloads', async () => {
     const garbage = await runCli(['hook', 'claude'], { stdin: 'not json', env: env() });
     expect(garbage).toMatchObject({ code: 0, stdout: '' });
