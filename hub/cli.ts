@@ -5,6 +5,7 @@ const doctorCommand = async (argv: string[]) => (await import('./cli/doctor.js')
 const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')).repairCommand(argv);
 const startCommand = async (argv: string[]) => (await import('./cli/start.js')).startCommand(argv);
 const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
+const tokenCommand = async (argv: string[]) => (await import('./cli/token.js')).tokenCommand(argv);
 
 const HELP = `session-hub <command> [options]
 
@@ -13,6 +14,7 @@ Commands:
   hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>"
   doctor     list sessions, runs and turns that need attention (reads the database)
   repair     restore resume tokens (or other keys) lost from metadata, from history
+  token      create a token (stored hashed, shown once) or list the stored ones
 
 Run "session-hub <command> --help" for a command's options.`;
 
@@ -21,6 +23,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   hook: hookCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  token: tokenCommand,
 };
 
 async function main(argv: string[]): Promise<void> {

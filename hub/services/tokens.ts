@@ -43,7 +43,14 @@ export function parseTokenSpec(spec: string): PlainToken[] {
  * every known hash, so neither a match's position nor its prefix shows in the timing.
  */
 export class TokenRegistry {
-  private readonly entries: { hash: Buffer; identity: TokenIdentity }[] = [];
+  private entries: { hash: Buffer; identity: TokenIdentity }[] = [];
+  private reloadedAt = 0;
+
+  /**
+   * `reload`, when given, re-reads the stored tokens after a miss (at most every few seconds), so a
+   * token made with `session-hub token create` works without restarting the hub.
+   */
+  constructor(private readonly reload?: () => TokenIdentity[]) {}
 
   add(identity: TokenIdentity): void {
     this.entries.push({ hash: Buffer.from(identity.tokenHash, 'hex'), identity });
@@ -52,6 +59,15 @@ export class TokenRegistry {
   verify(token: unknown): TokenIdentity | undefined {
     if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return undefined;
     const presented = createHash('sha256').update(token, 'utf8').digest();
+    const found = this.find(presented);
+    if (found || !this.reload || Date.now() - this.reloadedAt < RELOAD_AFTER_MISS_MS) return found;
+    this.reloadedAt = Date.now();
+    this.entries = [];
+    for (const identity of this.reload()) this.add(identity);
+    return this.find(presented);
+  }
+
+  private find(presented: Buffer): TokenIdentity | undefined {
     let found: TokenIdentity | undefined;
     for (const entry of this.entries) {
       if (timingSafeEqual(entry.hash, presented)) found = entry.identity;
@@ -64,8 +80,18 @@ export class TokenRegistry {
   }
 }
 
+/** A miss re-reads the stored tokens at most this often (a flood of bad tokens costs one read). */
+const RELOAD_AFTER_MISS_MS = 2000;
+
 export function generateToken(role: Role): string {
   return `shub_${role}_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Makes a new token and stores only its hash; the plaintext is returned to be shown once. */
+export function mintToken(db: Db, input: { role: Role; namespace: string; source: 'generated' | 'cli'; now: number }): PlainToken {
+  const token = generateToken(input.role);
+  insertToken(db, { tokenHash: hashToken(token), role: input.role, namespace: input.namespace, source: input.source, now: input.now });
+  return { role: input.role, namespace: input.namespace, token };
 }
 
 /**
@@ -74,19 +100,17 @@ export function generateToken(role: Role): string {
  * `default` on first start. Returns the new plaintext tokens so the caller can print them once.
  */
 export function loadTokens(db: Db, spec: string | undefined, now: number): { registry: TokenRegistry; generated: PlainToken[] } {
-  const registry = new TokenRegistry();
   if (spec !== undefined && spec.trim() !== '') {
+    const registry = new TokenRegistry();
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
     return { registry, generated: [] };
   }
-  const generated: PlainToken[] = [];
-  if (listTokens(db).length === 0) {
-    for (const role of ['runner', 'dashboard', 'admin'] as const) {
-      const token = generateToken(role);
-      insertToken(db, { tokenHash: hashToken(token), role, namespace: 'default', source: 'generated', now });
-      generated.push({ role, namespace: 'default', token });
-    }
-  }
-  for (const stored of listTokens(db)) registry.add({ role: stored.role, namespace: stored.namespace, tokenHash: stored.tokenHash });
+  const generated =
+    listTokens(db).length === 0
+      ? (['runner', 'dashboard', 'admin'] as const).map((role) => mintToken(db, { role, namespace: 'default', source: 'generated', now }))
+      : [];
+  const stored = () => listTokens(db).map(({ role, namespace, tokenHash }) => ({ role, namespace, tokenHash }));
+  const registry = new TokenRegistry(stored);
+  for (const identity of stored()) registry.add(identity);
   return { registry, generated };
 }
