@@ -1,10 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { closeAllClients } from './clients.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
+
+/** Every hub process spawned since the last `stopSpawnedHubs`. */
+const spawned: HubProcess[] = [];
+
+/**
+ * Per test: afterwards every client the helpers opened is closed, every hub process spawned during
+ * the test that still runs is stopped (newest first: a restart shares its predecessor's data dir),
+ * and then the data dirs they created are removed.
+ */
+export function stopHubsAfterEach(): void {
+  afterEach(async () => {
+    closeAllClients();
+    const hubs = spawned.splice(0).reverse();
+    for (const hub of hubs) if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
+    for (const hub of hubs) hub.cleanup();
+  });
+}
 
 export interface HubProcess {
   url: string;
@@ -62,7 +81,7 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
     });
   });
 
-  return {
+  const hub: HubProcess = {
     url: `http://127.0.0.1:${port}`,
     port,
     dataDir,
@@ -81,4 +100,6 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  spawned.push(hub);
+  return hub;
 }

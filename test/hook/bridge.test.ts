@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, runCli, sendHooks } from './run-cli.js';
+import { fixture, runCli, sendHooks, hubReader } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
@@ -21,18 +21,7 @@ afterEach(async () => {
 
 const env = (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
 
-async function get<T>(path: string): Promise<T> {
-  const response = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
-  expect(response.status).toBe(200);
-  return (await response.json()) as T;
-}
-
-async function sessionByTag(tag: string): Promise<SessionSnapshot> {
-  const { sessions } = await get<ListSessionsResponse>('/api/sessions?limit=500');
-  const matching = sessions.filter((s) => s.tag === tag);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
+const { get, sessionByTag } = hubReader(() => hub);
 
 /** A loopback URL where nothing listens: the hub is "down". */
 async function deadUrl(): Promise<string> {

@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSessionsResponse } from '../../shared/protocol/http.js';
-import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
-import { fixture, sendHooks } from './run-cli.js';
+import type { TurnWithActivity } from '../../shared/protocol/session.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
+import { fixture, sendHooks, hubReader } from './run-cli.js';
 
 const GRACE_MS = 300;
 const SWEEP_MS = 100;
@@ -21,27 +20,13 @@ beforeEach(async () => {
   hub = await spawnHub({ env: { SESSION_HUB_RUN_GRACE_MS: String(GRACE_MS), SESSION_HUB_SWEEP_MS: String(SWEEP_MS) } });
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
 });
-afterEach(async () => {
-  await hub.stop();
-  hub.cleanup();
-  rmSync(spoolDir, { recursive: true, force: true });
-});
+stopHubsAfterEach();
+afterEach(() => rmSync(spoolDir, { recursive: true, force: true }));
 
 const env = () => ({ SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function get<T>(path: string): Promise<T> {
-  const response = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
-  expect(response.status).toBe(200);
-  return (await response.json()) as T;
-}
-
-async function sessionByTag(tag: string): Promise<SessionSnapshot> {
-  const { sessions } = await get<ListSessionsResponse>('/api/sessions?limit=500');
-  const matching = sessions.filter((s) => s.tag === tag);
-  expect(matching).toHaveLength(1);
-  return matching[0]!;
-}
+const { get, sessionByTag } = hubReader(() => hub);
 
 describe('a hook-driven session while the user is quiet', () => {
   it('stays running across a pause longer than the run grace, with its run and turns intact', async () => {

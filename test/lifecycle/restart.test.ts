@@ -2,9 +2,9 @@
  * The real hub process with short sweep intervals set by environment: restarts with and without the
  * runner coming back, and a runner that vanishes without an end event. No scenario may lose a token.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { describe, expect, it } from 'vitest';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { expectTokenNeverRemoved, fetchSession, fetchTurns } from './http.js';
 
 const GRACE_MS = 1500;
@@ -15,19 +15,8 @@ const ENV = {
   SESSION_HUB_IDLE_MS: '3600000',
 };
 
-const hubs: HubProcess[] = [];
-async function spawn(dataDir?: string): Promise<HubProcess> {
-  const hub = await spawnHub({ env: ENV, ...(dataDir ? { dataDir } : {}) });
-  hubs.push(hub);
-  return hub;
-}
-afterEach(async () => {
-  closeAllClients();
-  for (const hub of hubs.splice(0).reverse()) {
-    if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
-    hub.cleanup();
-  }
-});
+const spawn = (dataDir?: string): Promise<HubProcess> => spawnHub({ env: ENV, ...(dataDir ? { dataDir } : {}) });
+stopHubsAfterEach();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -7,19 +7,12 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 
-const hubs: HubProcess[] = [];
-afterEach(async () => {
-  closeAllClients();
-  for (const hub of hubs.splice(0)) {
-    if (hub.child.exitCode === null) await hub.stop();
-    hub.cleanup();
-  }
-});
+stopHubsAfterEach();
 
 /** A port nobody listens on right now. */
 function freePort(): Promise<number> {
@@ -57,7 +50,6 @@ describe('configuration from the environment', () => {
   it('honours host, port, data, tokens and every sweep timing, and announces the URL in one log line', async () => {
     const port = await freePort();
     const hub = await spawnHub({ port, env: SHORT });
-    hubs.push(hub);
 
     // PORT and HOST: the hub listens where it was told and says so once
     expect(hub.port).toBe(port);
@@ -125,7 +117,6 @@ describe('configuration from the environment', () => {
     closeAllClients();
     await hub.stop();
     const restarted = await spawnHub({ dataDir: hub.dataDir, env: SHORT });
-    hubs.push(restarted);
     const watcher = await connectDashboard(restarted.url, restarted.tokens.dashboard);
     const sub = await watcher.emitWithAck('subscribe', {});
     expect(sub.ok && sub.seq).toBeGreaterThanOrEqual(latest);
@@ -138,9 +129,7 @@ describe('configuration from the environment', () => {
 
   it('honours LOG_LEVEL', async () => {
     const quietHub = await spawnHub({ env: { SESSION_HUB_SWEEP_MS: '50' } });
-    hubs.push(quietHub);
     const debugHub = await spawnHub({ env: { SESSION_HUB_SWEEP_MS: '50', LOG_LEVEL: 'debug' } });
-    hubs.push(debugHub);
     // an idle hub's sweep logs "found nothing to do" at debug level only
     await waitFor(() => debugHub.output().includes('sweep found nothing to do'), 5000, 'debug line');
     await new Promise((resolve) => setTimeout(resolve, 300));

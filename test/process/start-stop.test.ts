@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 
 let hub: HubProcess | undefined;
-afterEach(async () => {
-  closeAllClients();
-  if (hub && hub.child.exitCode === null) await hub.stop();
-  hub?.cleanup();
-});
+stopHubsAfterEach();
 
 describe('the hub process', () => {
   it('serves /healthz without a token and stops cleanly on SIGTERM', async () => {

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeAllClients, connectDashboard, handshakeError, waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { describe, expect, it } from 'vitest';
+import { connectDashboard, handshakeError, waitFor } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { runCli } from '../hook/run-cli.js';
 
 let hub: HubProcess | undefined;
-afterEach(async () => {
-  closeAllClients();
-  if (hub && hub.child.exitCode === null) await hub.stop();
-  hub?.cleanup();
-  hub = undefined;
-});
+stopHubsAfterEach();
 
 describe('session-hub token', () => {
   it('creates a token a running hub accepts without a restart, and lists tokens without secrets', async () => {

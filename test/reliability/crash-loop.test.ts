@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { expectAckedWritesStored, FloodWriter, Follower, getJson, SeqLedger, type Versioned } from './flood.js';
 
 const SESSIONS = 4;
@@ -11,12 +11,7 @@ const ACKS_PER_EPOCH = 5;
 const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
 
 let hub: HubProcess | undefined;
-afterEach(async () => {
-  closeAllClients();
-  if (hub && hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
-  hub?.cleanup();
-  hub = undefined;
-});
+stopHubsAfterEach();
 
 /** A runner reconnecting after a crash: `session-join` tells it the hub's truth. */
 async function rejoinWriter(url: string, token: string, writer: FloodWriter) {

@@ -1,26 +1,18 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 import { expectAckedWritesStored, FloodWriter } from './flood.js';
 
 const RUNNERS = 4;
 /** The per-token rate limit would throttle a flood from one token; this test is about durability. */
 const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
 
-const hubs: HubProcess[] = [];
-afterEach(async () => {
-  closeAllClients();
-  for (const hub of hubs.splice(0)) {
-    if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
-    hub.cleanup();
-  }
-});
+stopHubsAfterEach();
 
 describe('kill -9 during a burst of writes (issue 2)', () => {
   it('keeps every acknowledged write and never reuses a seq after restart', async () => {
     const hub = await spawnHub({ env: ENV });
-    hubs.push(hub);
     const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
     await dashboard.emitWithAck('subscribe', {});
     const before = collectUpdates(dashboard);
@@ -43,7 +35,6 @@ describe('kill -9 during a burst of writes (issue 2)', () => {
     expect(seenBefore.length).toBeGreaterThan(0);
 
     const restarted = await spawnHub({ dataDir: hub.dataDir, env: ENV });
-    hubs.push(restarted);
     const checked = await expectAckedWritesStored(restarted.url, restarted.tokens.runner, writers);
     expect(checked).toBeGreaterThanOrEqual(RUNNERS * 25);
 

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeAllClients, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { describe, expect, it } from 'vitest';
+import { connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { Follower, SeqLedger, type Versioned } from './flood.js';
 import { sample, scrape } from './metrics-text.js';
 
@@ -9,12 +9,7 @@ const RUNNERS = Number(process.env.STORM_RUNNERS ?? 200);
 const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
 
 let hub: HubProcess | undefined;
-afterEach(async () => {
-  closeAllClients();
-  if (hub && hub.child.exitCode === null) await hub.stop();
-  hub?.cleanup();
-  hub = undefined;
-});
+stopHubsAfterEach();
 
 async function inBatches<T>(count: number, batch: number, make: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];

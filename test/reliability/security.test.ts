@@ -1,18 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { closeAllClients, collectUpdates, connectDashboard, connectRunner, handshakeError, startSession, waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 
 const BAD_TOKEN = 'not-a-real-token-but-secret-9f8e7d';
 
 let hub: HubProcess | undefined;
-afterEach(async () => {
-  closeAllClients();
-  if (hub && hub.child.exitCode === null) await hub.stop();
-  hub?.cleanup();
-  hub = undefined;
-});
+stopHubsAfterEach();
 
 function call(url: string, path: string, token: string, method: 'GET' | 'POST' = 'GET', body?: unknown) {
   return fetch(`${url}${path}`, {

@@ -3,31 +3,19 @@
  * seed 000 (a crash-archive from an empty runner cache erased the token), seed 003 (a run killed
  * half-way was resumed as if it had finished), seed 002 (an expired agent needs one fresh start).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 import { api, getSnapshot, postResume, until } from './http.js';
 
-const hubs: HubProcess[] = [];
-async function hubProcess(options: Parameters<typeof spawnHub>[0] = {}): Promise<HubProcess> {
-  const hub = await spawnHub(options);
-  hubs.push(hub);
-  return hub;
-}
-afterEach(async () => {
-  closeAllClients();
-  for (const hub of hubs.splice(0)) {
-    if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
-    hub.cleanup();
-  }
-});
+stopHubsAfterEach();
 
 const SPARSE_ARCHIVE = { lifecycleState: 'archived', archivedBy: 'cli', archiveReason: 'Session crashed' };
 const CURSOR_METADATA = { path: '/repo', host: 'laptop', cursorSessionId: 'cur-uuid-1', cursorSessionProtocol: 'acp' };
 
 describe('seed 000: crash-archive from a stale or empty runner cache', () => {
   it('keeps the token; after a successful run, safe resume works, also after a kill -9 and restart', async () => {
-    const hub = await hubProcess();
+    const hub = await spawnHub();
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner, { flavor: 'cursor', metadata: CURSOR_METADATA });
     await runner.emitWithAck('session-end', { sid: session.sid, reason: 'completed' });
@@ -42,12 +30,12 @@ describe('seed 000: crash-archive from a stale or empty runner cache', () => {
 
     closeAllClients();
     await hub.kill9();
-    const restarted = await hubProcess({ dataDir: hub.dataDir });
+    const restarted = await spawnHub({ dataDir: hub.dataDir });
     expect(await postResume(restarted.url, restarted.tokens.runner, session.sid)).toMatchObject({ status: 200, body: { token: 'cur-uuid-1' } });
   });
 
   it('with the run live at the archive: the run ends with the status its reason implies ("Session crashed" is not a known reason word, so success) and the token stays', async () => {
-    const hub = await hubProcess();
+    const hub = await spawnHub();
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner, { flavor: 'cursor', metadata: CURSOR_METADATA });
     await runner.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 1, metadata: SPARSE_ARCHIVE });
@@ -66,7 +54,7 @@ describe('seed 000: crash-archive from a stale or empty runner cache', () => {
 describe('seed 003: a run killed half-way', () => {
   it('ends interrupted after the grace (runner and hub both killed) and answers resume_unsafe; force gives the same token', async () => {
     const env = { SESSION_HUB_RUN_GRACE_MS: '400', SESSION_HUB_SWEEP_MS: '100' };
-    const hub = await hubProcess({ env });
+    const hub = await spawnHub({ env });
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner, { metadata: { path: '/repo', claudeSessionId: 'claude-half' } });
     await runner.emitWithAck('prompt-submit', { sid: session.sid, prompt: 'refactor everything' });
@@ -75,7 +63,7 @@ describe('seed 003: a run killed half-way', () => {
 
     await hub.kill9(); // the hub dies with the runner attached; the runner never comes back
     closeAllClients();
-    const restarted = await hubProcess({ dataDir: hub.dataDir, env });
+    const restarted = await spawnHub({ dataDir: hub.dataDir, env });
     await until(async () => (await getSnapshot(restarted.url, restarted.tokens.runner, session.sid)).body.lifecycle.lastRun.status !== 'running', 'the lost run to end');
 
     const snapshot = (await getSnapshot(restarted.url, restarted.tokens.runner, session.sid)).body;
@@ -91,7 +79,7 @@ describe('seed 003: a run killed half-way', () => {
 
 describe('seed 002: an agent the vendor expired', () => {
   it('gets one fresh start with the transcript to replay, never two, and its new token resumes', async () => {
-    const hub = await hubProcess();
+    const hub = await spawnHub();
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const tag = 'cursor-chat-42';
     const session = await startSession(runner, { tag, flavor: 'cursor', metadata: { path: '/repo', cursorSessionId: 'agent-old', cursorSessionProtocol: 'acp' } });
