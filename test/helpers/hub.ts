@@ -26,24 +26,31 @@ export async function startTestHub(options: { config?: Partial<Record<keyof HubC
     await hub.close();
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  return { ...hub, close, tokens: TEST_TOKENS, dataDir };
+  const testHub = { ...hub, close, tokens: TEST_TOKENS, dataDir };
+  started.push(testHub);
+  return testHub;
 }
 
 type TestHubOptions = NonNullable<Parameters<typeof startTestHub>[0]>;
 
-/**
- * Per test: a fresh hub (options made anew for each test, e.g. a new ManualClock) handed to
- * `setUp`; afterwards every client the helpers opened is closed, then the hub.
- */
-export function useTestHub(setUp: (hub: TestHub) => unknown, options: () => TestHubOptions = () => ({})): void {
-  let hub: TestHub | undefined;
-  beforeEach(async () => {
-    hub = await startTestHub(options());
-    await setUp(hub);
-  });
+/** Every test hub started since the last `closeTestHubsAfterEach` ran. */
+const started: TestHub[] = [];
+
+/** Per test: afterwards every client the helpers opened is closed, then every test hub started during it. */
+export function closeTestHubsAfterEach(): void {
   afterEach(async () => {
     closeAllClients();
-    await hub?.close();
-    hub = undefined;
+    for (const hub of started.splice(0)) await hub.close();
   });
+}
+
+/**
+ * Per test: a fresh hub (options made anew for each test, e.g. a new ManualClock) handed to
+ * `setUp`; closed afterwards with every client.
+ */
+export function useTestHub(setUp: (hub: TestHub) => unknown, options: () => TestHubOptions = () => ({})): void {
+  beforeEach(async () => {
+    await setUp(await startTestHub(options()));
+  });
+  closeTestHubsAfterEach();
 }

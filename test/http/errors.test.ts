@@ -3,16 +3,12 @@
  * authentication is decided before the request's payload is looked at, and the per-token rate
  * limit also covers HTTP calls made with that token.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeAllClients, connectRunner, startSession } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { describe, expect, it } from 'vitest';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub | undefined;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-  hub = undefined;
-});
+closeTestHubsAfterEach();
 
 async function call(url: string, path: string, token: string | undefined, method = 'GET', body?: unknown) {
   const headers: Record<string, string> = {};

@@ -1,15 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { closeAllClients, connectDashboard, connectRunner, startSession } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 import { sample, scrape } from './metrics-text.js';
 
 let hub: TestHub | undefined;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-  hub = undefined;
-});
+closeTestHubsAfterEach();
 
 describe('GET /metrics', () => {
   it('counts connections, writes by result, ack delays and broadcasts, without a token', async () => {

@@ -3,17 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 import { runCli } from './cli.js';
 import { getSnapshot, until } from './http.js';
 
 let hub: TestHub | undefined;
 const dirs: string[] = [];
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-  hub = undefined;
+closeTestHubsAfterEach();
+afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

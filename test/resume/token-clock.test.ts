@@ -1,15 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
-import { closeAllClients, connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 import { api, getSnapshot, postResume, until } from './http.js';
 
 const TTL = 10_000;
 let hub: TestHub;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-});
+closeTestHubsAfterEach();
 
 async function setup(config: Record<string, unknown> = {}) {
   const clock = new ManualClock(1_700_000_000_000);

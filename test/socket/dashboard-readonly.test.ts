@@ -6,19 +6,15 @@
  * HTTP writes (test/reliability/security.test.ts, test/socket/bad-input.test.ts), replay on
  * subscribe and one broadcast per audience (test/socket/replay.test.ts).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket, type RunnerSocket } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub | undefined;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-  hub = undefined;
-});
+closeTestHubsAfterEach();
 
 /** Lets in-flight broadcasts land before asserting that something did not arrive. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));

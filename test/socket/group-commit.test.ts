@@ -8,17 +8,16 @@ import { commitMetadataVersion } from '../../hub/services/metadata-writes.js';
 import { requireSession } from '../../hub/services/require-session.js';
 import { updateMetadataBatched } from '../../hub/services/versioned-writes.js';
 import { getSession } from '../../hub/store/sessions.js';
-import { closeAllClients, collectUpdates, connectRunner, startSession, waitFor } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectRunner, startSession, waitFor } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';
 
 let harness: ServiceHarness | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
+closeTestHubsAfterEach();
+afterEach(() => {
   harness?.close();
-  hub = harness = undefined;
+  harness = undefined;
 });
 
 const actor = runnerActor();

@@ -3,18 +3,14 @@
  * `sinceSeq` in session-join / subscribe, which wins) after the ack, in seq order, as originally
  * sent; a gap (seq from the future, or pruned events) answers `resync { reason: 'gap' }`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket, type RunnerSocket } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type DashboardSocket, type RunnerSocket } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub | undefined;
-afterEach(async () => {
-  closeAllClients();
-  await hub?.close();
-  hub = undefined;
-});
+closeTestHubsAfterEach();
 
 /** Lets in-flight broadcasts land before asserting that something did not arrive. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
