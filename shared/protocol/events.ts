@@ -54,8 +54,17 @@ export interface ServerToClientEvents {
   error: (event: ServerErrorEvent) => void;
 }
 
-/** The hub's processes talk to each other through the adapter only. */
-export type InterServerEvents = Record<string, never>;
+/** Committed events as one hub process hands them to the others (the cluster publisher). */
+export interface CommittedBatch {
+  events: { namespace: string; sid: string; event: UpdateEvent }[];
+  /** The writer's socket: it has its ack, so it gets no `update` (it lives on the sending process). */
+  exceptSocketId?: string;
+}
+
+/** The hub's processes talk to each other through the adapter only (`serverSideEmit`). */
+export interface InterServerEvents {
+  'committed-events': (batch: CommittedBatch) => void;
+}
 
 /** The ack an event map's listener answers with, e.g. `AckOf<RunnerClientToServerEvents['session-start']>`. */
 export type AckOf<Listener> = Listener extends (payload: never, ack: (response: infer R) => void) => void

@@ -1,0 +1,56 @@
+/**
+ * The one interface between the hub and its database engine. Store modules (this folder) hold every
+ * query, written once with named parameters (`@name`); an engine runs them:
+ * - `sqlite/` on better-sqlite3 (the embedded default, one process);
+ * - `postgres/` on `pg` (several hub processes sharing one database).
+ * A query whose text must differ between engines is written as `{ sqlite, postgres }`.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A query's text: the same for both engines, or one text per engine. */
+export type Query = string | { readonly sqlite: string; readonly postgres: string };
+
+export type Params = Readonly<Record<string, unknown>>;
+
+/** Runs queries: the store outside any transaction, or one transaction. */
+export interface Sql {
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  get<Row>(query: Query, params?: Params): Promise<Row | undefined>;
+  all<Row>(query: Query, params?: Params): Promise<Row[]>;
+  /** Runs a statement; `changes` is the number of rows it inserted, updated or deleted. */
+  run(query: Query, params?: Params): Promise<{ changes: number }>;
+}
+
+/** One open transaction. */
+export interface Tx extends Sql {
+  /**
+   * Runs fn in a savepoint: if fn throws, only fn's changes are rolled back and the error is
+   * rethrown; the transaction goes on (group commit runs each write in one).
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export interface Store extends Sql {
+  /**
+   * Runs fn in one transaction and commits it, or rolls it back if fn throws. Write transactions
+   * are serialized across every hub process sharing the database (SQLite: one writer; PostgreSQL: a
+   * transaction-scoped advisory lock), so compare-and-set and the per-namespace seq need no retry.
+   * Never call the store itself (rather than `tx`) from inside fn.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn while holding the cluster-wide lock `name`, or answers `{ ran: false }` at once when another
+   * process holds it (sweeps run once across the cluster). In-process callers are not excluded.
+   */
+  tryExclusive<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /** Schema version after migrations. */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The text of a query for a dialect. */
+export function queryText(query: Query, dialect: Dialect): string {
+  return typeof query === 'string' ? query : query[dialect];
+}

@@ -1,0 +1,151 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { queryText, type Params, type Query, type Sql, type Store, type Tx } from '../sql.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+/**
+ * The embedded engine: better-sqlite3 in WAL mode, one connection, one process.
+ *
+ * Calls are synchronous underneath; the Promise interface is the PostgreSQL engine's. Because a
+ * transaction's `await`s let other code run in between, transactions take turns (a queue), and a
+ * read outside a transaction waits while one is open, so it never sees uncommitted rows.
+ *
+ * synchronous=NORMAL in WAL mode: a committed transaction is in the WAL file before COMMIT
+ * returns, so it survives a crash of the hub process (not of the machine; docs/reliability.md).
+ */
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  private readonly statements = new Map<string, Database.Statement>();
+  /** Settles when the open transaction (if any) has ended. */
+  private turn: Promise<void> = Promise.resolve();
+  private inTransaction = false;
+  private savepoints = 0;
+  private readonly tx: Tx;
+
+  constructor(readonly db: Database.Database) {
+    const store = this;
+    this.tx = {
+      dialect: 'sqlite',
+      get: (query, params) => Promise.resolve(store.getNow(query, params)),
+      all: (query, params) => Promise.resolve(store.allNow(query, params)),
+      run: (query, params) => Promise.resolve(store.runNow(query, params)),
+      savepoint: (fn) => store.savepoint(fn),
+    };
+  }
+
+  /** Opens (creating if needed) the database file and applies pending migrations. */
+  static open(file: string, options: { migrations?: readonly string[] } = {}): SqliteStore {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, options.migrations ?? MIGRATIONS);
+    return new SqliteStore(db);
+  }
+
+  async get<Row>(query: Query, params?: Params): Promise<Row | undefined> {
+    if (this.inTransaction) await this.turn;
+    return this.getNow(query, params);
+  }
+
+  async all<Row>(query: Query, params?: Params): Promise<Row[]> {
+    if (this.inTransaction) await this.turn;
+    return this.allNow(query, params);
+  }
+
+  async run(query: Query, params?: Params): Promise<{ changes: number }> {
+    if (this.inTransaction) await this.turn;
+    return this.runNow(query, params);
+  }
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const previous = this.turn;
+    let done!: () => void;
+    this.turn = new Promise<void>((resolve) => (done = resolve));
+    return previous.then(async () => {
+      this.inTransaction = true;
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const value = await fn(this.tx);
+        this.db.exec('COMMIT');
+        return value;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw error;
+      } finally {
+        this.inTransaction = false;
+        done();
+      }
+    });
+  }
+
+  /** One process per SQLite file: there is no one else to exclude. */
+  async tryExclusive<T>(_name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T }> {
+    return { ran: true, value: await fn() };
+  }
+
+  async schemaVersion(): Promise<number> {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  async close(): Promise<void> {
+    await this.turn;
+    this.db.close();
+  }
+
+  private async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    const name = `sp${++this.savepoints}`;
+    this.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = await fn();
+      this.db.exec(`RELEASE ${name}`);
+      return value;
+    } catch (error) {
+      this.db.exec(`ROLLBACK TO ${name}`);
+      this.db.exec(`RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.savepoints--;
+    }
+  }
+
+  private statement(query: Query): Database.Statement {
+    const sql = queryText(query, 'sqlite');
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
+  // a statement without parameters must be called without a bindings object
+  private getNow<Row>(query: Query, params?: Params): Row | undefined {
+    const statement = this.statement(query);
+    return (params ? statement.get(params) : statement.get()) as Row | undefined;
+  }
+
+  private allNow<Row>(query: Query, params?: Params): Row[] {
+    const statement = this.statement(query);
+    return (params ? statement.all(params) : statement.all()) as Row[];
+  }
+
+  private runNow(query: Query, params?: Params): { changes: number } {
+    const statement = this.statement(query);
+    return { changes: (params ? statement.run(params) : statement.run()).changes };
+  }
+}
+
+/** Applies each migration above the database's user_version, each in its own transaction. */
+export function migrate(db: Database.Database, migrations: readonly string[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`database schema v${current} is newer than this hub (v${migrations.length}); upgrade the hub`);
+  }
+  for (let version = current + 1; version <= migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version - 1]!);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}
