@@ -3,11 +3,18 @@ import type { OutgoingEvent, Publisher } from '../services/deps.js';
 import { rooms } from './rooms.js';
 import type { DashboardNamespace, RunnerNamespace } from './types.js';
 
+/** The sockets of this process an event can go to, and where deliveries are counted. */
+export interface LocalAudience {
+  runners: RunnerNamespace;
+  dashboards: DashboardNamespace;
+  metrics: HubMetrics;
+}
+
 /**
  * True when some socket of the namespace, other than `except`, is in one of the rooms. Socket.IO
  * encodes a packet before it looks for recipients, so an emit to nobody still costs a JSON encode
- * per write. This reads the in-process adapter's rooms: with a cluster adapter, other processes'
- * sockets would not show here, so this check must go when one is used.
+ * per write. `adapter.rooms` holds this process's sockets only, even with the Redis adapter: that is
+ * why delivery below emits to local sockets only (other processes deliver through their sequencer).
  */
 function hasAudience(namespace: RunnerNamespace | DashboardNamespace, roomNames: readonly string[], except?: string): boolean {
   for (const room of roomNames) {
@@ -18,25 +25,30 @@ function hasAudience(namespace: RunnerNamespace | DashboardNamespace, roomNames:
 }
 
 /**
- * Sends committed events: to the runners in the session's room but the writer (it has its ack),
- * and to dashboards watching the session or its whole namespace.
+ * Sends one committed event to this process's sockets: the runners in the session's room but the
+ * writer (it has its ack), and dashboards watching the session or its whole namespace.
  */
+export function deliverToLocalSockets(audience: LocalAudience, { namespace, sid, event }: OutgoingEvent, exceptSocketId?: string): void {
+  const { runners, dashboards, metrics } = audience;
+  const runnerRoom = rooms.session(sid);
+  if (hasAudience(runners, [runnerRoom], exceptSocketId)) {
+    const toRunners = runners.local.to(runnerRoom);
+    (exceptSocketId ? toRunners.except(exceptSocketId) : toRunners).emit('update', event);
+    metrics.broadcasts.inc({ audience: 'runner' });
+  }
+  const dashboardRooms = [rooms.namespace(namespace), rooms.sessionWatchers(sid)];
+  if (hasAudience(dashboards, dashboardRooms)) {
+    dashboards.local.to(dashboardRooms).emit('update', event);
+    metrics.broadcasts.inc({ audience: 'dashboard' });
+  }
+}
+
+/** The single-process publisher: committed events go straight to this process's sockets. */
 export function createPublisher(runners: RunnerNamespace, dashboards: DashboardNamespace, metrics: HubMetrics): Publisher {
+  const audience: LocalAudience = { runners, dashboards, metrics };
   return {
     publish(events: readonly OutgoingEvent[], options: { exceptSocketId?: string } = {}) {
-      for (const { namespace, sid, event } of events) {
-        const runnerRoom = rooms.session(sid);
-        if (hasAudience(runners, [runnerRoom], options.exceptSocketId)) {
-          const toRunners = runners.to(runnerRoom);
-          (options.exceptSocketId ? toRunners.except(options.exceptSocketId) : toRunners).emit('update', event);
-          metrics.broadcasts.inc({ audience: 'runner' });
-        }
-        const dashboardRooms = [rooms.namespace(namespace), rooms.sessionWatchers(sid)];
-        if (hasAudience(dashboards, dashboardRooms)) {
-          dashboards.to(dashboardRooms).emit('update', event);
-          metrics.broadcasts.inc({ audience: 'dashboard' });
-        }
-      }
+      for (const outgoing of events) deliverToLocalSockets(audience, outgoing, options.exceptSocketId);
     },
   };
 }

@@ -1,0 +1,76 @@
+import type { CommittedBatch } from '../../shared/protocol/events.js';
+import type { Logger } from '../log.js';
+import type { HubMetrics } from '../metrics/metrics.js';
+import type { OutgoingEvent, Publisher } from '../services/deps.js';
+import { deliverToLocalSockets } from './publisher.js';
+import { createSequencer, type ReadEventsSince } from './sequencer.js';
+import type { DashboardNamespace, RunnerNamespace } from './types.js';
+
+export interface ClusterPublisherOptions {
+  /** Namespaces of a Socket.IO server whose adapter reaches the other processes (Redis). */
+  runners: RunnerNamespace;
+  dashboards: DashboardNamespace;
+  metrics: HubMetrics;
+  log: Logger;
+  /** The event log, for seqs another process committed but never delivered here. */
+  readEventsSince: ReadEventsSince;
+  gapWaitMs?: number;
+  maxHeldPerTenant?: number;
+}
+
+export interface ClusterPublisher extends Publisher {
+  /** Stops listening to the other processes and drops what is still held. */
+  close(): void;
+}
+
+const EVENT = 'committed-events';
+
+/** A batch from another process, if it has the expected shape (a process of another version may not). */
+function readBatch(batch: unknown): CommittedBatch | undefined {
+  if (typeof batch !== 'object' || batch === null) return undefined;
+  const { events, exceptSocketId } = batch as Partial<CommittedBatch>;
+  if (!Array.isArray(events) || (exceptSocketId !== undefined && typeof exceptSocketId !== 'string')) return undefined;
+  const wellFormed = events.every((e) => typeof e?.namespace === 'string' && typeof e.sid === 'string' && Number.isInteger(e.event?.seq));
+  return wellFormed ? { events, exceptSocketId } : undefined;
+}
+
+/**
+ * The publisher when several hub processes share one database: each committed event goes to this
+ * process's sequencer and, through the adapter, to every other process's, and each sequencer
+ * delivers to its own sockets in seq order. Nothing is broadcast through the adapter's rooms, so
+ * the order never depends on which process's message Redis delivers first.
+ */
+export function createClusterPublisher(options: ClusterPublisherOptions): ClusterPublisher {
+  const { runners, dashboards, metrics, log } = options;
+  const audience = { runners, dashboards, metrics };
+  const sequencer = createSequencer({
+    deliver: (outgoing, exceptSocketId) => deliverToLocalSockets(audience, outgoing, exceptSocketId),
+    readEventsSince: options.readEventsSince,
+    log,
+    gapWaitMs: options.gapWaitMs,
+    maxHeldPerTenant: options.maxHeldPerTenant,
+  });
+  const fromOtherProcess = (batch: unknown) => {
+    const read = readBatch(batch);
+    if (!read) return log.warn('ignored a malformed batch of committed events from another hub process');
+    sequencer.accept(read.events, read.exceptSocketId);
+  };
+  runners.on(EVENT, fromOtherProcess);
+  return {
+    publish(events: readonly OutgoingEvent[], publishOptions: { exceptSocketId?: string } = {}) {
+      if (events.length === 0) return;
+      sequencer.accept(events, publishOptions.exceptSocketId);
+      try {
+        const batch: CommittedBatch = { events: [...events], exceptSocketId: publishOptions.exceptSocketId };
+        runners.serverSideEmit(EVENT, batch);
+      } catch (error) {
+        // the other processes read what they miss from the log when their next event shows the gap
+        log.error({ err: error }, 'could not send committed events to the other hub processes');
+      }
+    },
+    close() {
+      runners.off(EVENT, fromOtherProcess);
+      sequencer.close();
+    },
+  };
+}
