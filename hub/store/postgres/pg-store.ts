@@ -1,0 +1,230 @@
+import pg from 'pg';
+import { createLogger, type Logger } from '../../log.js';
+import { queryText, type Params, type Query, type Sql, type Store, type Tx } from '../sql.js';
+import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
+import { currentVersion, migrate } from './migrate.js';
+import { PG_MIGRATIONS } from './migrations/index.js';
+import { bindValues, toPositional, type Positional } from './named-params.js';
+
+export interface PgStoreOptions {
+  log?: Logger;
+  /** Pool size per hub process (default 10). */
+  maxConnections?: number;
+  migrations?: readonly string[];
+}
+
+/**
+ * BIGINT (int8: times in ms, seq, versions, COUNT(*)) comes back as a JS number, as from SQLite;
+ * `pg` answers strings by default. Set on this pool only, not pg's global parsers. Values past
+ * 2^53 would lose digits silently, so they fail the query instead (none of the hub's columns get there).
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === pg.types.builtins.INT8 && format !== 'binary') return parseInt8;
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`BIGINT ${text} does not fit a JS number`);
+  return value;
+}
+
+/**
+ * The engine for several hub processes sharing one PostgreSQL database (SESSION_HUB_DATABASE_URL).
+ * Queries are the store modules' `@name` texts, rewritten once each to `$1..$n` and run as named
+ * prepared statements (parsed and planned once per connection).
+ */
+export class PgStore implements Store {
+  readonly dialect = 'postgres' as const;
+  private readonly positional = new Map<string, Positional & { name: string }>();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly log: Logger,
+  ) {}
+
+  /** Connects, applies pending migrations (waiting for another process that is migrating) and returns the store. */
+  static async open(url: string, options: PgStoreOptions = {}): Promise<PgStore> {
+    const log = options.log ?? createLogger('silent');
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      application_name: 'session-hub',
+      types,
+    });
+    // A connection dropped while idle in the pool (server restart, network): log it; the pool
+    // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
+    pool.on('error', (error) => log.error({ err: error }, 'postgres: idle connection failed'));
+    const store = new PgStore(pool, log);
+    try {
+      await store.withClient((client) => migrate(client, options.migrations ?? PG_MIGRATIONS));
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return store;
+  }
+
+  async get<Row>(query: Query, params?: Params): Promise<Row | undefined> {
+    return (await this.execute<Row>(this.pool, query, params)).rows[0];
+  }
+
+  async all<Row>(query: Query, params?: Params): Promise<Row[]> {
+    return (await this.execute<Row>(this.pool, query, params)).rows;
+  }
+
+  async run(query: Query, params?: Params): Promise<{ changes: number }> {
+    return { changes: (await this.execute(this.pool, query, params)).rowCount ?? 0 };
+  }
+
+  /**
+   * One transaction on one pooled connection. It first takes the hub's write lock, a
+   * transaction-scoped advisory lock every hub process takes, so write transactions run one at a
+   * time across the whole cluster, like SQLite's single writer. That is the design, not a shortcut:
+   * - compare-and-set reads a version and writes on it with nothing able to change it in between,
+   *   so it never needs a retry loop or SERIALIZABLE conflict handling;
+   * - the per-namespace seq is read, incremented and written under the lock, so it is strictly
+   *   increasing across processes, and transactions commit in seq order: a reader never sees seq
+   *   n+1 committed before n (replay by `lastSeq` would skip n for good otherwise).
+   * The lock is taken before any other statement, and the isolation is READ COMMITTED (each
+   * statement sees everything committed before it), so every statement sees all earlier writers.
+   * Throughput is bounded by one writer at a time; group commit (services/changes.ts) batches many
+   * writes into one transaction, which is what makes that enough.
+   */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    let ended = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY]);
+      const value = await fn(this.txOn(client, () => ended));
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        // the connection is unusable (dropped mid-transaction): the server rolls back on its own
+        broken = rollbackError as Error;
+        this.log.error({ err: rollbackError }, 'postgres: rollback failed; connection discarded');
+      }
+      throw error;
+    } finally {
+      ended = true;
+      client.release(broken ?? undefined);
+    }
+  }
+
+  /**
+   * Holds a session-level advisory lock (on a connection of its own) while fn runs; answers
+   * `{ ran: false }` at once when another session holds it. If the connection drops while fn runs,
+   * the server frees the lock: fn is expected to be safe if, rarely, another process then starts it too.
+   */
+  async tryExclusive<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const [classId, objectId] = exclusiveLockKey(name);
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    try {
+      const acquired = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [classId, objectId]);
+      if (!acquired.rows[0]?.ok) return { ran: false };
+      try {
+        return { ran: true, value: await fn() };
+      } finally {
+        try {
+          await client.query('SELECT pg_advisory_unlock($1, $2)', [classId, objectId]);
+        } catch (error) {
+          // closing the connection frees the lock
+          broken = error as Error;
+          this.log.error({ err: error, lock: name }, 'postgres: advisory unlock failed; connection discarded');
+        }
+      }
+    } finally {
+      client.release(broken ?? undefined);
+    }
+  }
+
+  async schemaVersion(): Promise<number> {
+    return currentVersion(this.pool);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** A transaction's Sql, bound to its connection; unusable once the transaction ended. */
+  private txOn(client: pg.PoolClient, ended: () => boolean): Tx {
+    let savepoints = 0;
+    const execute = <Row>(query: Query, params?: Params) => {
+      if (ended()) return Promise.reject(new Error('transaction already ended: use the store, not a finished tx'));
+      return this.execute<Row>(client, query, params);
+    };
+    return {
+      dialect: 'postgres',
+      get: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows[0],
+      all: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows,
+      run: async (query, params) => ({ changes: (await execute(query, params)).rowCount ?? 0 }),
+      savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
+        const name = `sp${++savepoints}`;
+        await client.query(`SAVEPOINT ${name}`);
+        try {
+          const value = await fn();
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+          return value;
+        } catch (error) {
+          await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+          throw error;
+        }
+      },
+    };
+  }
+
+  private execute<Row>(runner: pg.Pool | pg.PoolClient, query: Query, params?: Params): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
+    const statement = this.statement(query);
+    return runner.query<Row & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: bindValues(statement, params) });
+  }
+
+  /** The query rewritten to `$n` (once per text) and the prepared statement name for it. */
+  private statement(query: Query): Positional & { name: string } {
+    const sql = queryText(query, 'postgres');
+    let statement = this.positional.get(sql);
+    if (!statement) {
+      statement = { ...toPositional(sql), name: `hub_${this.positional.size + 1}` };
+      this.positional.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * A pooled connection for a transaction or a lock. While checked out, pg-pool does not listen for
+   * its errors; a connection that drops between two queries would then crash the process with an
+   * unhandled 'error' event. The listener logs it; the next query on it fails and the caller discards it.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    const onError = (error: Error) => this.log.error({ err: error }, 'postgres: connection failed while in use');
+    client.on('error', onError);
+    const release = client.release.bind(client);
+    client.release = (destroy?: Error | boolean) => {
+      client.removeListener('error', onError);
+      release(destroy);
+    };
+    return client;
+  }
+
+  private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    try {
+      return await fn(client);
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { freePort } from './free-port.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The admin URL of the PostgreSQL server tests create databases on, or why there is none. */
+    testPostgres: { url: string } | { error: string };
+  }
+}
+
+/**
+ * The PostgreSQL server of the test run: SESSION_HUB_TEST_POSTGRES_URL (an admin URL: it creates
+ * and drops databases) when set, as in CI; otherwise a throwaway server started here and removed
+ * after the run. A machine without PostgreSQL still runs every other test: only tests that ask
+ * for a database fail, with the reason.
+ */
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
+  const fromEnv = process.env.SESSION_HUB_TEST_POSTGRES_URL;
+  if (fromEnv) {
+    project.provide('testPostgres', { url: fromEnv });
+    return undefined;
+  }
+  try {
+    const server = await startThrowawayPostgres();
+    project.provide('testPostgres', { url: server.url });
+    return server.stop;
+  } catch (error) {
+    project.provide('testPostgres', { error: `no test PostgreSQL server: ${(error as Error).message}` });
+    return undefined;
+  }
+}
+
+async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void }> {
+  const bin = postgresBinDir();
+  const dir = mkdtempSync(join(tmpdir(), 'session-hub-pg-'));
+  const data = join(dir, 'data');
+  // initdb and postgres refuse to run as root: run them as the postgres user, in a dir it owns
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  const run = (command: string, args: string[]) => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    execFileSync(file, argv, { stdio: 'pipe' });
+  };
+  const port = await freePort();
+  try {
+    run('initdb', ['-D', data, '-U', 'hub', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
+    // a throwaway server: durability settings off for speed
+    const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', options]);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new Error(`starting PostgreSQL from ${bin} failed${stderr ? `: ${stderr}` : ''}`);
+  }
+  return {
+    url: `postgres://hub@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      try {
+        run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The newest /usr/lib/postgresql/<version>/bin (Debian's layout). */
+function postgresBinDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (!versions[0]) {
+    throw new Error('PostgreSQL server binaries not found in /usr/lib/postgresql/*/bin; install postgresql: apt-get install postgresql (or set SESSION_HUB_TEST_POSTGRES_URL)');
+  }
+  return join(root, versions[0], 'bin');
+}
