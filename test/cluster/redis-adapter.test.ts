@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import { attachRedisAdapter, type RedisAdapterHandle } from '../../hub/cluster/redis-adapter.js';
+import { createClusterPublisher, type ClusterPublisher } from '../../hub/socket/cluster-publisher.js';
+import { rooms } from '../../hub/socket/rooms.js';
+import { waitFor } from '../helpers/clients.js';
+import { clusterTestRedisUrl } from './redis-url.js';
+import { closeClients, committed, joinRooms, memoryLog, silentLog, startSocketNode, type SocketNode } from './socket-node.js';
+
+interface ClusterNode {
+  node: SocketNode;
+  publisher: ClusterPublisher;
+  redis: RedisAdapterHandle;
+}
+
+const started: ClusterNode[] = [];
+
+/**
+ * Two Socket.IO servers sharing Redis under a channel prefix of their own (so parallel tests on the
+ * same Redis never hear each other), each with a cluster publisher over one shared event log.
+ */
+async function startCluster(count: number) {
+  const key = `session-hub-test-${randomUUID()}`;
+  const log = memoryLog();
+  const nodes: ClusterNode[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const node = await startSocketNode();
+    const redis = await attachRedisAdapter(node.io, clusterTestRedisUrl(), silentLog, { key });
+    const publisher = createClusterPublisher({ ...node, log: silentLog, readEventsSince: log.readEventsSince, gapWaitMs: 25 });
+    const member = { node, publisher, redis };
+    started.push(member);
+    nodes.push(member);
+  }
+  return { nodes, log };
+}
+
+afterEach(async () => {
+  closeClients();
+  for (const { node, publisher, redis } of started.splice(0)) {
+    publisher.close();
+    await node.close();
+    await redis.close();
+  }
+});
+
+const seqsOf = (updates: UpdateEvent[]) => updates.map((e) => e.seq);
+
+describe('broadcasts across processes (Redis adapter)', () => {
+  it('an event published on one server reaches clients there and on the other, in order, skipping only the writer', async () => {
+    const { nodes, log } = await startCluster(2);
+    const [a, b] = nodes as [ClusterNode, ClusterNode];
+    const tenant = `t-${randomUUID()}`;
+    const writer = await joinRooms(a.node.url, '/runner', [rooms.session('s1')]);
+    const localDashboard = await joinRooms(a.node.url, '/dashboard', [rooms.namespace(tenant)]);
+    const remoteRunner = await joinRooms(b.node.url, '/runner', [rooms.session('s1')]);
+    const remoteWatcher = await joinRooms(b.node.url, '/dashboard', [rooms.sessionWatchers('s1')]);
+
+    for (let seq = 1; seq <= 3; seq += 1) {
+      const event = committed(tenant, seq);
+      log.append(tenant, event.event);
+      a.publisher.publish([event], seq === 1 ? { exceptSocketId: writer.socket.id } : {});
+    }
+
+    const all = [writer, localDashboard, remoteRunner, remoteWatcher];
+    await waitFor(() => writer.updates.length === 2 && all.slice(1).every((c) => c.updates.length === 3), 5000, 'updates on both servers');
+    expect(seqsOf(writer.updates)).toEqual([2, 3]);
+    for (const client of all.slice(1)) expect(seqsOf(client.updates)).toEqual([1, 2, 3]);
+    expect(remoteRunner.updates[0]).toEqual(committed(tenant, 1).event);
+  });
+
+  it('a burst of interleaved publishes from both servers arrives in seq order everywhere, a never-published seq included', async () => {
+    const { nodes, log } = await startCluster(2);
+    const tenant = `t-${randomUUID()}`;
+    const clients: Awaited<ReturnType<typeof joinRooms>>[] = [];
+    for (const { node } of nodes) {
+      clients.push(await joinRooms(node.url, '/runner', [rooms.session('s1')]));
+      clients.push(await joinRooms(node.url, '/dashboard', [rooms.namespace(tenant)]));
+    }
+
+    const total = 300;
+    const lost = 150; // committed by a process killed before it published
+    for (let seq = 1; seq <= total; seq += 1) {
+      // commits happen in seq order (one cluster-wide lock); whichever process made one publishes it
+      const event = committed(tenant, seq);
+      log.append(tenant, event.event);
+      if (seq === lost) continue;
+      const publisher = nodes[Math.random() < 0.5 ? 0 : 1]!.publisher;
+      publisher.publish([event]);
+      if (seq % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+
+    const expected = Array.from({ length: total }, (_, i) => i + 1);
+    await waitFor(() => clients.every((c) => c.updates.length >= total), 10_000, 'every update on every client');
+    for (const client of clients) expect(seqsOf(client.updates)).toEqual(expected);
+  });
+
+  it('fails at start with a clear error, without the password, when Redis cannot be reached', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const node = await startSocketNode();
+    try {
+      const attempt = attachRedisAdapter(node.io, `redis://hub:hunter2@127.0.0.1:${closedPort}`, silentLog);
+      const error = await attempt.then(
+        () => undefined,
+        (failure: Error) => failure,
+      );
+      expect(error?.message).toMatch(new RegExp(`^cannot reach Redis at redis://127\\.0\\.0\\.1:${closedPort}: .*ECONNREFUSED`));
+      expect(error?.message).not.toContain('hunter2');
+    } finally {
+      await node.close();
+    }
+  });
+});
