@@ -13,7 +13,7 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** How long the first connection may take before `connect()` rejects. Default 10000 ms. */
   connectTimeoutMs?: number;
-  /** Passed to socket.io-client (e.g. `{ transports: ['websocket'] }`). */
+  /** Passed to socket.io-client, e.g. `{ transports: ['websocket'] }` for a dashboard behind a balancer without sticky sessions. */
   socketOptions?: Partial<ManagerOptions & SocketOptions>;
 }
 
@@ -27,7 +27,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
 export function openSocket<S extends Socket>(namespace: '/runner' | '/dashboard', options: ClientOptions): Promise<S> {
   const socket = io(`${options.url}${namespace}`, {
     auth: { token: options.token },
-    transports: ['websocket'],
+    // runners speak websocket only, so a load balancer needs no sticky sessions for them; dashboards
+    // keep socket.io's default (long-polling first, then upgrade) for networks that block websockets
+    ...(namespace === '/runner' ? { transports: ['websocket'] } : {}),
     forceNew: true,
     reconnectionDelay: 250,
     reconnectionDelayMax: 5000,
