@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -40,7 +40,10 @@ async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void
   const data = join(dir, 'data');
   // initdb and postgres refuse to run as root: run them as the postgres user, in a dir it owns
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (asRoot) {
+    const user = postgresUser();
+    chownSync(dir, user.uid, user.gid);
+  }
   const run = (command: string, args: string[]) => {
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
     execFileSync(file, argv, { stdio: 'pipe' });
@@ -66,6 +69,16 @@ async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void
       }
     },
   };
+}
+
+/** The postgres system user (Debian's postgresql package creates it). */
+function postgresUser(): { uid: number; gid: number } {
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('postgres:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  if (uid === undefined || gid === undefined) throw new Error('running as root needs the postgres user; install postgresql: apt-get install postgresql');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /** The newest /usr/lib/postgresql/<version>/bin (Debian's layout). */
