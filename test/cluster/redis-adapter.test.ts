@@ -6,7 +6,7 @@ import { attachRedisAdapter, type RedisAdapterHandle } from '../../hub/cluster/r
 import { createClusterPublisher, type ClusterPublisher } from '../../hub/socket/cluster-publisher.js';
 import { rooms } from '../../hub/socket/rooms.js';
 import { waitFor } from '../helpers/clients.js';
-import { clusterTestRedisUrl } from './redis-url.js';
+import { testRedisUrl } from '../helpers/redis.js';
 import { closeClients, committed, joinRooms, memoryLog, silentLog, startSocketNode, type SocketNode } from './socket-node.js';
 
 interface ClusterNode {
@@ -27,7 +27,7 @@ async function startCluster(count: number) {
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < count; i += 1) {
     const node = await startSocketNode();
-    const redis = await attachRedisAdapter(node.io, clusterTestRedisUrl(), silentLog, { key });
+    const redis = await attachRedisAdapter(node.io, testRedisUrl(), silentLog, { key });
     const publisher = createClusterPublisher({ ...node, log: silentLog, readEventsSince: log.readEventsSince, gapWaitMs: 25 });
     const member = { node, publisher, redis };
     started.push(member);
