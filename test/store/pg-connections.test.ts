@@ -10,6 +10,7 @@ import { createLogger } from '../../hub/log.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/clients.js';
+import { freePort } from '../setup/free-port.js';
 
 let database: TestDatabase;
 let store: PgStore;
@@ -71,4 +72,37 @@ it('idle pooled connections dropped: logged, and the next queries get new connec
   await waitFor(() => logged.filter((line) => line.msg.includes('idle connection failed')).length >= 2);
   expect(await store.get(`SELECT last_seq AS seq FROM namespaces`)).toEqual({ seq: 1 });
   expect(await store.tryExclusive('sweep', async () => 'swept')).toEqual({ ran: true, value: 'swept' });
+});
+
+it('a hub stalled inside a transaction loses it (idle timeout): the write lock frees for the others', async () => {
+  const stalling = await PgStore.open(database.url, { idleInTransactionTimeoutMs: 300, log: createLogger('silent') });
+  try {
+    let resume!: () => void;
+    const stalled = new Promise<void>((resolve) => (resume = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const stuck = stalling.transaction(async (tx) => {
+      await tx.run(`UPDATE namespaces SET last_seq = 50 WHERE name = 'default'`);
+      locked();
+      await stalled; // e.g. the process is stopped, or cut off from the server
+      await tx.run(`UPDATE namespaces SET last_seq = 51 WHERE name = 'default'`);
+    });
+    await holding;
+    // waits for the write lock until the server ends the stalled transaction
+    await store.transaction((tx) => tx.run(`UPDATE namespaces SET last_seq = 2 WHERE name = 'default'`));
+    resume();
+    await expect(stuck).rejects.toThrow();
+    expect(await store.get(`SELECT last_seq AS seq FROM namespaces`)).toEqual({ seq: 2 });
+    await stalling.transaction((tx) => tx.run(`UPDATE namespaces SET last_seq = 3 WHERE name = 'default'`));
+    expect(await store.get(`SELECT last_seq AS seq FROM namespaces`)).toEqual({ seq: 3 });
+  } finally {
+    await stalling.close();
+  }
+});
+
+it('an unreachable server fails open with a clear message and no password', async () => {
+  const port = await freePort();
+  const failure = PgStore.open(`postgres://hub:secret-pw@127.0.0.1:${port}/nowhere`);
+  await expect(failure).rejects.toThrow(`PostgreSQL at postgres://hub:***@127.0.0.1:${port}/nowhere: `);
+  await expect(failure).rejects.not.toThrow(/secret-pw/);
 });

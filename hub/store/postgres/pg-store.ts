@@ -11,6 +11,11 @@ export interface PgStoreOptions {
   /** Pool size per hub process (default 10). */
   maxConnections?: number;
   migrations?: readonly string[];
+  /**
+   * The server ends a transaction left idle this long (default 30 s), freeing the write lock: a hub
+   * process that hangs or is cut off mid-transaction cannot stall every other one for good.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /**
@@ -24,6 +29,17 @@ const types: pg.CustomTypesConfig = {
     return pg.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
+
+/** The URL for messages: never its password. */
+function redactPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
 
 function parseInt8(text: string): number {
   const value = Number(text);
@@ -58,6 +74,10 @@ export class PgStore implements Store {
       max: options.maxConnections ?? 10,
       application_name: 'session-hub',
       types,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 30_000,
+      // a server that vanished without closing the connection is noticed, not waited on forever
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
     });
     // A connection dropped while idle in the pool (server restart, network): log it; the pool
     // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
@@ -67,7 +87,7 @@ export class PgStore implements Store {
       await store.withClient((client) => migrate(client, options.migrations ?? PG_MIGRATIONS));
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw error;
+      throw new Error(`PostgreSQL at ${redactPassword(url)}: ${(error as Error).message}`, { cause: error });
     }
     return store;
   }
