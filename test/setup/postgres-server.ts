@@ -36,14 +36,12 @@ export default async function setup(project: TestProject): Promise<(() => void) 
 
 async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void }> {
   const bin = postgresBinDir();
-  const dir = mkdtempSync(join(tmpdir(), 'session-hub-pg-'));
-  const data = join(dir, 'data');
   // initdb and postgres refuse to run as root: run them as the postgres user, in a dir it owns
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    const user = postgresUser();
-    chownSync(dir, user.uid, user.gid);
-  }
+  const user = asRoot ? postgresUser() : undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'session-hub-pg-'));
+  const data = join(dir, 'data');
+  if (user) chownSync(dir, user.uid, user.gid);
   const run = (command: string, args: string[]) => {
     const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
     execFileSync(file, argv, { stdio: 'pipe' });
