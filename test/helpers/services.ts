@@ -5,7 +5,7 @@ import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
 import { createLogger } from '../../hub/log.js';
 import type { Actor, HubDeps, OutgoingEvent, Publisher } from '../../hub/services/deps.js';
-import { openDatabase } from '../../hub/store/db.js';
+import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 
 /**
  * The hub's services on a real SQLite file (or `:memory:`) without sockets: `published` collects
@@ -13,9 +13,11 @@ import { openDatabase } from '../../hub/store/db.js';
  */
 export interface ServiceHarness {
   deps: HubDeps;
+  /** The same store as `deps.store`, with the raw better-sqlite3 handle (`store.db`) for inspection. */
+  store: SqliteStore;
   clock: ManualClock;
   published: OutgoingEvent[];
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -25,17 +27,18 @@ export interface ServiceHarness {
 export function openServices(options: { file?: ':memory:'; parentDir?: string } = {}): ServiceHarness {
   const dir = options.file ? undefined : mkdtempSync(join(options.parentDir ?? tmpdir(), 'session-hub-store-'));
   const config = loadConfig({}, { dataDir: dir ?? tmpdir(), logLevel: 'silent' });
-  const db = openDatabase(options.file ?? config.databaseFile);
+  const store = SqliteStore.open(options.file ?? config.databaseFile);
   const clock = new ManualClock(1_700_000_000_000);
   const published: OutgoingEvent[] = [];
   const publisher: Publisher = { publish: (events) => void published.push(...events) };
-  const deps: HubDeps = { db, clock, config, log: createLogger('silent'), publisher };
+  const deps: HubDeps = { store, hubId: 'test-hub', clock, config, log: createLogger('silent'), publisher };
   return {
     deps,
+    store,
     clock,
     published,
-    close() {
-      db.close();
+    async close() {
+      await store.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -12,18 +12,20 @@ let hub: TestHub;
 let clock: ManualClock;
 useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
-/** `count` sessions each with an open turn, through the real services (no sockets: fast). */
-function seedOpenTurns(count: number): void {
+/** `count` sessions each with an open turn, through the real services (no sockets: fast; group-committed together). */
+async function seedOpenTurns(count: number): Promise<void> {
   const actor = runnerActor('default', 'seed-socket');
-  for (let i = 0; i < count; i++) {
-    const { session } = startSessionService(hub.deps, actor, { tag: `seed-${i}`, flavor: 'claude', source: 'startup', metadata: { path: `/w/${i}` } });
-    submitPrompt(hub.deps, actor, { sid: session.sid, prompt: `job ${i}` });
-  }
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const { session } = await startSessionService(hub.deps, actor, { tag: `seed-${i}`, flavor: 'claude', source: 'startup', metadata: { path: `/w/${i}` } });
+      await submitPrompt(hub.deps, actor, { sid: session.sid, prompt: `job ${i}` });
+    }),
+  );
 }
 
 describe('sweep: the hub stays responsive while a big sweep runs', () => {
   it('acks a runner write while thousands of timed-out turns are still being closed', async () => {
-    seedOpenTurns(OPEN_TURNS);
+    await seedOpenTurns(OPEN_TURNS);
     clock.advance(hub.deps.config.turnTimeoutMs + 1);
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner);
@@ -45,7 +47,7 @@ describe('sweep: the hub stays responsive while a big sweep runs', () => {
   });
 
   it('never runs two sweeps at once: a second sweepNow waits for the running one, then sweeps again', async () => {
-    seedOpenTurns(500);
+    await seedOpenTurns(500);
     clock.advance(hub.deps.config.turnTimeoutMs + 1);
 
     const order: string[] = [];

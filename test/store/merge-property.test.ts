@@ -92,22 +92,23 @@ describe('metadata writes under random sequences (property)', () => {
   });
   afterAll(() => h.close());
 
-  it('never loses a protected key except by an explicit null or an overwrite, and versions rise by exactly 1', () => {
+  it('never loses a protected key except by an explicit null or an overwrite, and versions rise by exactly 1', async () => {
     let run = 0;
     let writes = 0;
-    fc.assert(
-      fc.property(initialDoc, fc.array(op, { minLength: 1, maxLength: 40 }), (initial, ops) => {
+    await fc.assert(
+      fc.asyncProperty(initialDoc, fc.array(op, { minLength: 1, maxLength: 40 }), async (initial, ops) => {
         run++;
         const actors = Array.from({ length: RUNNERS }, (_, i) => runnerActor('default', `socket-${i}`));
-        const parent = startSession(h.deps, actors[0]!, { tag: `p-${run}`, flavor: 'cursor', source: 'startup', metadata: initial }).session;
-        const child = startSession(h.deps, actors[1]!, { tag: `c-${run}`, flavor: 'cursor', source: 'clear', parentSid: parent.sid }).session;
+        const parent = (await startSession(h.deps, actors[0]!, { tag: `p-${run}`, flavor: 'cursor', source: 'startup', metadata: initial })).session;
+        const child = (await startSession(h.deps, actors[1]!, { tag: `c-${run}`, flavor: 'cursor', source: 'clear', parentSid: parent.sid })).session;
         const sid = parent.sid;
 
         let model: JsonObject = { ...initial, hubSupersededBy: child.sid };
         let version = 2;
         const cached = Array.from({ length: RUNNERS }, () => ({ version: 1 }));
-        const readRow = () => getSession(h.deps.db, { namespace: 'default', sid })!;
-        check(readRow().metadataVersion === version && same(readRow().metadata, model), 'setup');
+        const readRow = async () => (await getSession(h.deps.store, { namespace: 'default', sid }))!;
+        const initialRow = await readRow();
+        check(initialRow.metadataVersion === version && same(initialRow.metadata, model), 'setup');
 
         for (const o of ops) {
           writes++;
@@ -116,15 +117,15 @@ describe('metadata writes under random sequences (property)', () => {
           const before = model;
           const versionBefore = version;
           const payload = o.kind === 'metadata' ? { metadata: o.body } : { patch: o.body };
-          const ack = updateMetadata(h.deps, actors[o.runner]!, { sid, expectedVersion, ...payload });
-          const row = readRow();
+          const ack = await updateMetadata(h.deps, actors[o.runner]!, { sid, expectedVersion, ...payload });
+          const row = await readRow();
           const context = () => `${o.kind} ${JSON.stringify(o.body)} at v${expectedVersion} onto v${versionBefore} ${JSON.stringify(before)}`;
 
           if (expectedVersion !== version) {
             // a rejected write changes nothing: not the row, not the history, no event
             check(same(ack, { result: 'version-mismatch', version, metadata: model }), () => `mismatch ack ${JSON.stringify(ack)} for ${context()}`);
             check(row.metadataVersion === version && same(row.metadata, model), () => `rejected write changed the row: ${context()}`);
-            check(getHistoryVersion(h.deps.db, { sid, version: version + 1 }) === undefined, () => `rejected write left a history row: ${context()}`);
+            check((await getHistoryVersion(h.deps.store, { sid, version: version + 1 })) === undefined, () => `rejected write left a history row: ${context()}`);
             check(h.published.length === publishedBefore, () => `rejected write published: ${context()}`);
             cached[o.runner] = { version };
             continue;
@@ -134,7 +135,7 @@ describe('metadata writes under random sequences (property)', () => {
           version++;
           check(same(ack, { result: 'success', version, metadata: model }), () => `ack ${JSON.stringify(ack)} != model ${JSON.stringify(model)} for ${context()}`);
           check(row.metadataVersion === version && same(row.metadata, model), () => `row ${JSON.stringify(row.metadata)} != model for ${context()}`);
-          const history = getHistoryVersion(h.deps.db, { sid, version });
+          const history = await getHistoryVersion(h.deps.store, { sid, version });
           check(history !== undefined && history.by === 'runner' && same(history.metadata, model), () => `history row of v${version} for ${context()}`);
           const events = h.published.slice(publishedBefore).filter((e) => e.event.body.t === 'update-session');
           check(events.length === 1 && events[0]!.event.body.t === 'update-session' && events[0]!.event.body.metadata?.version === version, () => `event for ${context()}`);
@@ -152,7 +153,7 @@ describe('metadata writes under random sequences (property)', () => {
           }
           for (const key of HUB) check(same(row.metadata[key], before[key]), () => `hub-owned ${key} changed: ${context()}`);
         }
-        check(listHistory(h.deps.db, sid).map((r) => r.version).join() === Array.from({ length: version }, (_, i) => i + 1).join(), 'history versions have gaps');
+        check((await listHistory(h.deps.store, sid)).map((r) => r.version).join() === Array.from({ length: version }, (_, i) => i + 1).join(), 'history versions have gaps');
       }),
       { numRuns: 1500, ...(process.env.PROPERTY_SEED ? { seed: Number(process.env.PROPERTY_SEED) } : {}) },
     );
