@@ -170,22 +170,22 @@ describe('the merge rules through the store', () => {
   afterEach(() => h.close());
 
   const actor = runnerActor();
-  const start = (flavor: string, metadata: JsonObject, tag = `tag-${flavor}`) =>
-    startSession(h.deps, actor, { tag, flavor, source: 'startup', metadata }).session;
+  const start = async (flavor: string, metadata: JsonObject, tag = `tag-${flavor}`) =>
+    (await startSession(h.deps, actor, { tag, flavor, source: 'startup', metadata })).session;
   const write = (sid: string, expectedVersion: number, body: { metadata: JsonObject } | { patch: JsonObject }) =>
     updateMetadata(h.deps, actor, { sid, expectedVersion, ...body });
-  const stored = (sid: string) => getSession(h.deps.db, { namespace: 'default', sid })!;
+  const stored = async (sid: string) => (await getSession(h.deps.store, { namespace: 'default', sid }))!;
 
-  it('keeps a history row for every version, v1 from session-start included', () => {
-    const session = start('claude', { path: '/p', host: 'h', claudeSessionId: 'c1', title: 'one' });
+  it('keeps a history row for every version, v1 from session-start included', async () => {
+    const session = await start('claude', { path: '/p', host: 'h', claudeSessionId: 'c1', title: 'one' });
     h.clock.advance(10);
-    expect(write(session.sid, 1, { metadata: { title: 'two' } })).toMatchObject({ result: 'success', version: 2 });
+    expect(await write(session.sid, 1, { metadata: { title: 'two' } })).toMatchObject({ result: 'success', version: 2 });
     h.clock.advance(10);
-    expect(write(session.sid, 2, { metadata: { claudeSessionId: null, host: 'h2' } })).toMatchObject({ result: 'success', version: 3 });
+    expect(await write(session.sid, 2, { metadata: { claudeSessionId: null, host: 'h2' } })).toMatchObject({ result: 'success', version: 3 });
     h.clock.advance(10);
-    expect(write(session.sid, 3, { patch: { title: 'four', path: null } })).toMatchObject({ result: 'success', version: 4 });
+    expect(await write(session.sid, 3, { patch: { title: 'four', path: null } })).toMatchObject({ result: 'success', version: 4 });
 
-    const history = listHistory(h.deps.db, session.sid);
+    const history = await listHistory(h.deps.store, session.sid);
     const t0 = session.createdAt;
     expect(history).toEqual([
       { version: 1, at: t0, by: 'runner', carried: [], cleared: [], dropped: [], metadata: { path: '/p', host: 'h', claudeSessionId: 'c1', title: 'one' } },
@@ -193,33 +193,33 @@ describe('the merge rules through the store', () => {
       { version: 3, at: t0 + 20, by: 'runner', carried: ['path'], cleared: ['claudeSessionId'], dropped: [], metadata: { host: 'h2', path: '/p' } },
       { version: 4, at: t0 + 30, by: 'runner', carried: [], cleared: ['path'], dropped: [], metadata: { host: 'h2', title: 'four' } },
     ]);
-    expect(stored(session.sid)).toMatchObject({ metadataVersion: 4, metadata: history[3]!.metadata });
+    expect(await stored(session.sid)).toMatchObject({ metadataVersion: 4, metadata: history[3]!.metadata });
   });
 
-  it('answers with the stored merged document, not the payload', () => {
-    const session = start('claude', { path: '/p', claudeSessionId: 'c1' });
-    const ack = write(session.sid, 1, { metadata: { title: 'x', hubSupersededBy: 'nope' } });
+  it('answers with the stored merged document, not the payload', async () => {
+    const session = await start('claude', { path: '/p', claudeSessionId: 'c1' });
+    const ack = await write(session.sid, 1, { metadata: { title: 'x', hubSupersededBy: 'nope' } });
     expect(ack).toEqual({ result: 'success', version: 2, metadata: { title: 'x', path: '/p', claudeSessionId: 'c1' } });
   });
 
-  it('writes nothing on a version mismatch', () => {
-    const session = start('claude', { path: '/p', claudeSessionId: 'c1' });
-    expect(write(session.sid, 5, { metadata: { claudeSessionId: null } })).toEqual({
+  it('writes nothing on a version mismatch', async () => {
+    const session = await start('claude', { path: '/p', claudeSessionId: 'c1' });
+    expect(await write(session.sid, 5, { metadata: { claudeSessionId: null } })).toEqual({
       result: 'version-mismatch',
       version: 1,
       metadata: { path: '/p', claudeSessionId: 'c1' },
     });
-    expect(listHistory(h.deps.db, session.sid)).toHaveLength(1);
-    expect(stored(session.sid).metadataVersion).toBe(1);
+    expect(await listHistory(h.deps.store, session.sid)).toHaveLength(1);
+    expect((await stored(session.sid)).metadataVersion).toBe(1);
   });
 
-  it('records cursor pairing drops in the history', () => {
-    const session = start('cursor', { cursorSessionId: 'cur-1', cursorSessionProtocol: 'acp' });
-    write(session.sid, 1, { metadata: { cursorSessionId: 'cur-1' } });
-    write(session.sid, 2, { patch: { cursorSessionId: 'cur-2' } });
-    write(session.sid, 3, { patch: { cursorSessionProtocol: 'v2' } });
-    write(session.sid, 4, { metadata: { cursorSessionId: null } });
-    const history = listHistory(h.deps.db, session.sid).map(({ version, carried, cleared, dropped, metadata }) => ({ version, carried, cleared, dropped, metadata }));
+  it('records cursor pairing drops in the history', async () => {
+    const session = await start('cursor', { cursorSessionId: 'cur-1', cursorSessionProtocol: 'acp' });
+    await write(session.sid, 1, { metadata: { cursorSessionId: 'cur-1' } });
+    await write(session.sid, 2, { patch: { cursorSessionId: 'cur-2' } });
+    await write(session.sid, 3, { patch: { cursorSessionProtocol: 'v2' } });
+    await write(session.sid, 4, { metadata: { cursorSessionId: null } });
+    const history = (await listHistory(h.deps.store, session.sid)).map(({ version, carried, cleared, dropped, metadata }) => ({ version, carried, cleared, dropped, metadata }));
     expect(history.slice(1)).toEqual([
       { version: 2, carried: ['cursorSessionProtocol'], cleared: [], dropped: [], metadata: { cursorSessionId: 'cur-1', cursorSessionProtocol: 'acp' } },
       { version: 3, carried: [], cleared: [], dropped: ['cursorSessionProtocol'], metadata: { cursorSessionId: 'cur-2' } },
@@ -228,38 +228,38 @@ describe('the merge rules through the store', () => {
     ]);
   });
 
-  it('keeps hub-owned keys against whole-document and patch writes, and the hub write has a history row by hub', () => {
-    const parent = start('claude', { claudeSessionId: 'c1' }, 'parent');
-    const child = startSession(h.deps, actor, { tag: 'child', flavor: 'claude', source: 'clear', parentSid: parent.sid }).session;
-    expect(stored(parent.sid).metadata).toEqual({ claudeSessionId: 'c1', hubSupersededBy: child.sid });
-    const hubRow = listHistory(h.deps.db, parent.sid)[1]!;
+  it('keeps hub-owned keys against whole-document and patch writes, and the hub write has a history row by hub', async () => {
+    const parent = await start('claude', { claudeSessionId: 'c1' }, 'parent');
+    const child = (await startSession(h.deps, actor, { tag: 'child', flavor: 'claude', source: 'clear', parentSid: parent.sid })).session;
+    expect((await stored(parent.sid)).metadata).toEqual({ claudeSessionId: 'c1', hubSupersededBy: child.sid });
+    const hubRow = (await listHistory(h.deps.store, parent.sid))[1]!;
     expect(hubRow).toMatchObject({ version: 2, by: 'hub', carried: [], cleared: [], dropped: [] });
 
-    expect(write(parent.sid, 2, { metadata: { hubSupersededBy: null, title: 'a' } })).toMatchObject({ metadata: { hubSupersededBy: child.sid, title: 'a' } });
-    expect(write(parent.sid, 3, { metadata: {} })).toMatchObject({ metadata: { hubSupersededBy: child.sid, claudeSessionId: 'c1' } });
-    expect(write(parent.sid, 4, { patch: { hubSupersededBy: null } })).toMatchObject({ metadata: { hubSupersededBy: child.sid } });
-    expect(write(parent.sid, 5, { patch: { hubSupersededBy: 'someone-else', hubOther: 1 } })).toMatchObject({ version: 6 });
-    expect(stored(parent.sid).metadata).toEqual({ hubSupersededBy: child.sid, claudeSessionId: 'c1' });
-    expect(stored(child.sid).metadata).toEqual({});
-    expect(write(child.sid, 1, { metadata: { hubSupersededBy: 'x' } })).toEqual({ result: 'success', version: 2, metadata: {} });
+    expect(await write(parent.sid, 2, { metadata: { hubSupersededBy: null, title: 'a' } })).toMatchObject({ metadata: { hubSupersededBy: child.sid, title: 'a' } });
+    expect(await write(parent.sid, 3, { metadata: {} })).toMatchObject({ metadata: { hubSupersededBy: child.sid, claudeSessionId: 'c1' } });
+    expect(await write(parent.sid, 4, { patch: { hubSupersededBy: null } })).toMatchObject({ metadata: { hubSupersededBy: child.sid } });
+    expect(await write(parent.sid, 5, { patch: { hubSupersededBy: 'someone-else', hubOther: 1 } })).toMatchObject({ version: 6 });
+    expect((await stored(parent.sid)).metadata).toEqual({ hubSupersededBy: child.sid, claudeSessionId: 'c1' });
+    expect((await stored(child.sid)).metadata).toEqual({});
+    expect(await write(child.sid, 1, { metadata: { hubSupersededBy: 'x' } })).toEqual({ result: 'success', version: 2, metadata: {} });
   });
 
-  it('lets a runner clear a protected key it set at session-start, and never carries it afterwards', () => {
-    const session = start('codex', { codexSessionId: 'thread-1', path: '/p' });
-    write(session.sid, 1, { metadata: { codexSessionId: null } });
-    write(session.sid, 2, { metadata: { title: 'after /clear' } });
-    expect(stored(session.sid).metadata).toEqual({ title: 'after /clear', path: '/p' });
+  it('lets a runner clear a protected key it set at session-start, and never carries it afterwards', async () => {
+    const session = await start('codex', { codexSessionId: 'thread-1', path: '/p' });
+    await write(session.sid, 1, { metadata: { codexSessionId: null } });
+    await write(session.sid, 2, { metadata: { title: 'after /clear' } });
+    expect((await stored(session.sid)).metadata).toEqual({ title: 'after /clear', path: '/p' });
   });
 
   describe.each([...FLAVORS.values()].map((f) => [f.id, f.resumeTokenKey] as const))('flavor %s (token key %s)', (flavor, tokenKey) => {
-    it('carries the token through a sparse write, lets a value win and clears it only on null', () => {
-      const session = start(flavor, { [tokenKey]: 'tok-1', path: '/p' });
-      expect(write(session.sid, 1, { metadata: { title: 'sparse' } })).toEqual({ result: 'success', version: 2, metadata: { title: 'sparse', [tokenKey]: 'tok-1', path: '/p' } });
-      expect(write(session.sid, 2, { metadata: { [tokenKey]: 'tok-2' } })).toMatchObject({ metadata: { [tokenKey]: 'tok-2', path: '/p' } });
-      expect(write(session.sid, 3, { patch: { title: 'x' } })).toMatchObject({ metadata: { [tokenKey]: 'tok-2' } });
-      expect(write(session.sid, 4, { metadata: { [tokenKey]: null } })).toEqual({ result: 'success', version: 5, metadata: { path: '/p' } });
+    it('carries the token through a sparse write, lets a value win and clears it only on null', async () => {
+      const session = await start(flavor, { [tokenKey]: 'tok-1', path: '/p' });
+      expect(await write(session.sid, 1, { metadata: { title: 'sparse' } })).toEqual({ result: 'success', version: 2, metadata: { title: 'sparse', [tokenKey]: 'tok-1', path: '/p' } });
+      expect(await write(session.sid, 2, { metadata: { [tokenKey]: 'tok-2' } })).toMatchObject({ metadata: { [tokenKey]: 'tok-2', path: '/p' } });
+      expect(await write(session.sid, 3, { patch: { title: 'x' } })).toMatchObject({ metadata: { [tokenKey]: 'tok-2' } });
+      expect(await write(session.sid, 4, { metadata: { [tokenKey]: null } })).toEqual({ result: 'success', version: 5, metadata: { path: '/p' } });
 
-      const history = listHistory(h.deps.db, session.sid);
+      const history = await listHistory(h.deps.store, session.sid);
       expect(history.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
       expect(history[1]!.carried).toContain(tokenKey);
       expect(history[2]!.carried).not.toContain(tokenKey);
