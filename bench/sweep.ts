@@ -14,7 +14,8 @@ import { loadConfig } from '../hub/config.js';
 import { sweep, type SweepReport } from '../hub/lifecycle/sweeps.js';
 import { createLogger } from '../hub/log.js';
 import type { HubDeps } from '../hub/services/deps.js';
-import { openDatabase, type Db } from '../hub/store/db.js';
+import { SqliteStore } from '../hub/store/sqlite/sqlite-store.js';
+import type { Tx } from '../hub/store/sql.js';
 import { sweepQueryPlans } from '../hub/store/query-plans.js';
 import { endRun, insertRun, setRunDisconnected } from '../hub/store/runs.js';
 import { insertSession, listSessionsPage, updateCurrentTurn, updateLastRun, updatePresence } from '../hub/store/sessions.js';
@@ -31,26 +32,26 @@ const out = (line = '') => process.stdout.write(`${line}\n`);
  * run and a fresh heartbeat (a third of those, so a tenth of all, mid-turn; a few with their runner
  * gone but within the grace), the rest ended and inactive.
  */
-function seed(db: Db, count: number): void {
-  db.transaction(() => {
+function seed(store: SqliteStore, count: number): Promise<void> {
+  return store.transaction(async (db: Tx) => {
     for (let i = 0; i < count; i++) {
       const sid = `sess-${i.toString().padStart(7, '0')}`;
       const now = T0 - (count - i); // spread, all within the last few minutes
-      insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: { path: `/work/p${i % 100}`, claudeSessionId: `c-${i}` }, now });
+      await insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: { path: `/work/p${i % 100}`, claudeSessionId: `c-${i}` }, now });
       const runId = `run-${i}`;
-      insertRun(db, { runId, sid, now, pid: 1000 + i });
+      await insertRun(db, { runId, sid, now, pid: 1000 + i, hubId: 'bench' });
       const live = i % 10 < 3;
-      if (!live) endRun(db, { runId, status: 'success', endedAt: now, reason: 'completed' });
-      updateLastRun(db, { sid, runId, status: live ? 'running' : 'success', endedAt: live ? null : now, reason: live ? null : 'completed', now });
-      updatePresence(db, { sid, active: live, activeAt: now, aliveAt: now, thinking: false });
+      if (!live) await endRun(db, { runId, status: 'success', endedAt: now, reason: 'completed' });
+      await updateLastRun(db, { sid, runId, status: live ? 'running' : 'success', endedAt: live ? null : now, reason: live ? null : 'completed', now });
+      await updatePresence(db, { sid, active: live, activeAt: now, aliveAt: now, thinking: false });
       if (live && i % 10 === 0) {
         const turnId = `turn-${i}`;
-        insertTurn(db, { turnId, sid, kind: 'prompt', prompt: 'do the thing', promptTruncated: false, promptId: null, status: 'open', openedAt: now, closedAt: null });
-        updateCurrentTurn(db, { sid, turnId, now });
+        await insertTurn(db, { turnId, sid, kind: 'prompt', prompt: 'do the thing', promptTruncated: false, promptId: null, status: 'open', openedAt: now, closedAt: null });
+        await updateCurrentTurn(db, { sid, turnId, now });
       }
-      if (live && i % 1000 === 1) setRunDisconnected(db, { runId, at: now });
+      if (live && i % 1000 === 1) await setRunDisconnected(db, { runId, at: now, hubId: null });
     }
-  })();
+  });
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -63,17 +64,17 @@ async function benchSize(count: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
   try {
     const config = loadConfig({}, { dataDir: dir, logLevel: 'silent' });
-    const db = openDatabase(config.databaseFile);
+    const store = SqliteStore.open(config.databaseFile);
     const clock = new ManualClock(T0 + 1000);
-    const deps: HubDeps = { db, clock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
+    const deps: HubDeps = { store, hubId: 'bench', clock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
 
-    const seedMs = await time(async () => seed(db, count));
+    const seedMs = await time(async () => seed(store, count));
     let report: SweepReport | undefined;
     await sweep(deps); // warm the statement cache
     const sweepMs: number[] = [];
     for (let i = 0; i < REPEATS; i++) sweepMs.push(await time(async () => (report = await sweep(deps))));
     const selectMs: number[] = [];
-    for (let i = 0; i < REPEATS; i++) selectMs.push(await time(async () => listSessionsPage(db, { namespace: 'default', limit: 50 })));
+    for (let i = 0; i < REPEATS; i++) selectMs.push(await time(async () => listSessionsPage(store, { namespace: 'default', limit: 50 })));
 
     // the same database when every open turn is past its timeout: the sweep does real work
     clock.advance(config.turnTimeoutMs + 1);
@@ -96,9 +97,9 @@ async function benchSize(count: number): Promise<void> {
     );
     out(`event loop during that sweep: longest delay ${(loopDelay.max / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms (the sweep yields between batches)`);
     out('query plans on the seeded database:');
-    for (const [name, plan] of Object.entries(sweepQueryPlans(db))) out(`  ${name}: ${plan.join(' | ')}`);
+    for (const [name, plan] of Object.entries(await sweepQueryPlans(store))) out(`  ${name}: ${plan.join(' | ')}`);
     out();
-    db.close();
+    await store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

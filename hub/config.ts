@@ -7,6 +7,15 @@ const ConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(3737),
   dataDir: z.string().min(1).default('./data'),
   tokens: z.string().optional(),
+  /** postgres://… selects the PostgreSQL store (several hub processes may share it); unset: SQLite under dataDir. */
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded SQLite file)')
+    .optional(),
+  /** redis://… makes broadcasts cross hub processes (Socket.IO Redis adapter). */
+  redisUrl: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  /** How often this process records that it is alive; a process silent for 3 intervals is presumed dead. */
+  heartbeatMs: z.coerce.number().int().positive().default(5_000),
   sweepMs: z.coerce.number().int().positive().default(60_000),
   aliveTimeoutMs: z.coerce.number().int().positive().default(30_000),
   runGraceMs: z.coerce.number().int().nonnegative().default(120_000),
@@ -27,6 +36,9 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   port: 'SESSION_HUB_PORT',
   dataDir: 'SESSION_HUB_DATA',
   tokens: 'SESSION_HUB_TOKENS',
+  databaseUrl: 'SESSION_HUB_DATABASE_URL',
+  redisUrl: 'SESSION_HUB_REDIS_URL',
+  heartbeatMs: 'SESSION_HUB_HEARTBEAT_MS',
   sweepMs: 'SESSION_HUB_SWEEP_MS',
   aliveTimeoutMs: 'SESSION_HUB_ALIVE_TIMEOUT_MS',
   runGraceMs: 'SESSION_HUB_RUN_GRACE_MS',

@@ -17,8 +17,15 @@ import { loadTokens, type PlainToken } from './services/tokens.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
-import { openDatabase } from './store/db.js';
-import { markLiveRunsDisconnected } from './store/runs.js';
+import { randomUUID } from 'node:crypto';
+import { attachRedisAdapter } from './cluster/redis-adapter.js';
+import { startHeartbeat } from './cluster/heartbeat.js';
+import { createClusterPublisher } from './socket/cluster-publisher.js';
+import { readEventsSince } from './store/events.js';
+import { describeStore, openStore } from './store/open-store.js';
+import { markLiveRunsDisconnected, markRunsOfDeadHubsDisconnected } from './store/runs.js';
+import { recordHubHeartbeat, removeHub } from './store/hubs.js';
+import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS } from './lifecycle/sweeps.js';
 
 export interface RunningHub {
   url: string;
@@ -35,17 +42,32 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
-  const db = openDatabase(config.databaseFile);
-  const { registry: tokens, generated } = loadTokens(db, config.tokens, clock.now());
-  // Runs left running by an earlier process: their runners get the full grace from now to come back.
-  const carriedOver = markLiveRunsDisconnected(db, { at: clock.now() });
+  const store = await openStore(config, log);
+  const hubId = randomUUID();
+  const { registry: tokens, generated } = await loadTokens(store, config.tokens, clock.now());
+  // Runs left running by a process that is gone (an earlier start; in a cluster, one that stopped
+  // heartbeating): their runners get the full grace from now to come back, to this process or another.
+  // SQLite has one process at a time, so every earlier one is gone.
+  const carriedOver = await store.transaction(async (tx) => {
+    const now = clock.now();
+    await recordHubHeartbeat(tx, { hubId, now });
+    if (store.dialect === 'sqlite') return markLiveRunsDisconnected(tx, { at: now });
+    const aliveSince = now - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs;
+    return markRunsOfDeadHubsDisconnected(tx, { selfHubId: hubId, aliveSince, at: now });
+  });
 
   const server = createServer();
   const app = createHttpApp(server, log);
   const sockets = createSocketServer(server);
   // one registry per hub: in-process test hubs never share prom-client's global one
   const metrics = createMetrics();
-  const deps: HubDeps = { db, clock, config, log, publisher: createPublisher(sockets.runners, sockets.dashboards, metrics) };
+  // with Redis, broadcasts cross processes: the adapter carries committed events to every process,
+  // and each delivers to its own sockets in seq order
+  const redis = config.redisUrl === undefined ? undefined : await attachRedisAdapter(sockets.io, config.redisUrl, log);
+  const publisher = redis
+    ? createClusterPublisher({ ...sockets, metrics, log, readEventsSince: (input) => readEventsSince(store, input) })
+    : createPublisher(sockets.runners, sockets.dashboards, metrics);
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher };
   const bindings = new RunnerBindings();
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
@@ -57,6 +79,7 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   // A big backlog (a long outage) delays the start; a sweep longer than a second logs its progress.
   await sweeper.sweepNow();
   sweeper.start(config.sweepMs);
+  const heartbeat = startHeartbeat(deps, config.heartbeatMs);
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and
   // the spec wants one line with the URL (ours, below)
@@ -70,16 +93,24 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  log.info({ url, database: config.databaseFile, tokens: tokens.size, runsAwaitingRunners: carriedOver }, `session hub listening on ${url}`);
+  log.info(
+    { url, database: describeStore(config), redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
+    `session hub listening on ${url}`,
+  );
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       log.info('shutting down: closing sockets, HTTP and the database');
       await sweeper.stop();
+      await heartbeat.stop();
+      publisher.close?.();
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
       await app.close();
-      db.close();
+      await redis?.close();
+      // the runner sockets' runs were marked disconnected as they closed; this process is gone
+      await store.transaction((tx) => removeHub(tx, hubId)).catch((error: unknown) => log.warn({ err: error }, 'could not deregister this hub'));
+      await store.close();
       log.info('stopped');
     })());
 

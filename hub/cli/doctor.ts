@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
 import { countSessions } from '../store/doctor.js';
-import { age, openExistingDatabase, withUsageErrors } from './offline.js';
+import { age, openExistingStore, withUsageErrors } from './offline.js';
 
 export const DOCTOR_HELP = `session-hub doctor [--data DIR] [--json]
 
@@ -68,13 +68,13 @@ async function doctor(argv: string[]): Promise<void> {
     process.stdout.write(`${DOCTOR_HELP}\n`);
     return;
   }
-  const { db, config } = openExistingDatabase(values.data);
+  const { store, config, where } = await openExistingStore(values.data);
   try {
-    const report = diagnose(db, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
-    if (values.json) process.stdout.write(`${JSON.stringify({ database: config.databaseFile, ...report }, null, 2)}\n`);
-    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, countSessions(db), config.databaseFile));
+    const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report }, null, 2)}\n`);
+    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where));
     process.exitCode = report.ok ? 0 : 1;
   } finally {
-    db.close();
+    await store.close();
   }
 }

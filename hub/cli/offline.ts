@@ -7,7 +7,8 @@ import { systemClock } from '../clock.js';
 import { loadConfig, type HubConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import type { HubDeps } from '../services/deps.js';
-import { openDatabase, type Db } from '../store/db.js';
+import { describeStore, openStore } from '../store/open-store.js';
+import type { Store } from '../store/sql.js';
 
 /** A usage problem: printed without a stack, exit code 2. */
 export class UsageError extends Error {
@@ -35,22 +36,23 @@ export async function withUsageErrors(command: string, body: () => Promise<void>
   }
 }
 
-export function openExistingDatabase(dataDir: string | undefined): { db: Db; config: HubConfig } {
+/** The hub's store: PostgreSQL when SESSION_HUB_DATABASE_URL is set, else the SQLite file under --data. */
+export async function openExistingStore(dataDir: string | undefined): Promise<{ store: Store; config: HubConfig; where: string }> {
   const config = loadConfig(process.env, { dataDir, logLevel: 'silent' });
-  if (!existsSync(config.databaseFile)) {
+  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
     throw new UsageError(
       `no hub database at ${config.databaseFile}; pass --data DIR (the hub's data directory, SESSION_HUB_DATA; default ./data)`,
     );
   }
-  return { db: openDatabase(config.databaseFile), config };
+  return { store: await openStore(config, createLogger('silent')), config, where: describeStore(config) };
 }
 
 /**
  * Services over the database without sockets. Writes made here are stored with their events (a
  * running hub replays them to clients that reconnect) but are not pushed live to connected sockets.
  */
-export function offlineDeps(db: Db, config: HubConfig): HubDeps {
-  return { db, clock: systemClock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
+export function offlineDeps(store: Store, config: HubConfig): HubDeps {
+  return { store, hubId: `cli-${process.pid}`, clock: systemClock, config, log: createLogger('silent'), publisher: { publish: () => {} } };
 }
 
 /** "3h 12m ago"-style age, for people. */

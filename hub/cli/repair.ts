@@ -6,7 +6,7 @@ import type { Actor } from '../services/deps.js';
 import { defaultRepairKeys, planRepair, repairSession } from '../services/repair.js';
 import { countSessions, listSessionIdsAfter } from '../store/doctor.js';
 import { getSessionAnyNamespace } from '../store/sessions.js';
-import { offlineDeps, openExistingDatabase, UsageError, withUsageErrors } from './offline.js';
+import { offlineDeps, openExistingStore, UsageError, withUsageErrors } from './offline.js';
 
 export const REPAIR_HELP = `session-hub repair (--sid SID | --all) [--keys k1,k2] [--dry-run] [--data DIR | --url URL --token TOKEN]
 
@@ -34,30 +34,30 @@ interface Target {
   total: number;
   sids: AsyncIterable<string>;
   repair(sid: string, keys: readonly string[] | undefined, dryRun: boolean): Promise<RepairResponse>;
-  close(): void;
+  close(): Promise<void>;
 }
 
-function localTarget(dataDir: string | undefined, all: boolean, sid: string | undefined): Target {
-  const { db, config } = openExistingDatabase(dataDir);
-  const deps = offlineDeps(db, config);
+async function localTarget(dataDir: string | undefined, all: boolean, sid: string | undefined): Promise<Target> {
+  const { store, config, where } = await openExistingStore(dataDir);
+  const deps = offlineDeps(store, config);
   return {
-    total: all ? countSessions(db) : 1,
+    total: all ? await countSessions(store) : 1,
     sids: (async function* () {
       if (!all) return yield sid!;
       for (let after = ''; ; ) {
-        const page = listSessionIdsAfter(db, { after, limit: 500 });
+        const page = await listSessionIdsAfter(store, { after, limit: 500 });
         for (const row of page) yield row.sid;
         if (page.length < 500) return;
         after = page[page.length - 1]!.sid;
       }
     })(),
     async repair(target, keys, dryRun) {
-      const session = getSessionAnyNamespace(db, target);
-      if (!session) throw new UsageError(`no session ${target} in ${config.databaseFile}`);
+      const session = await getSessionAnyNamespace(store, target);
+      if (!session) throw new UsageError(`no session ${target} in ${where}`);
       const actor: Actor = { namespace: session.namespace, role: 'admin', by: 'user' };
       return repairSession(deps, actor, target, keys, { dryRun });
     },
-    close: () => db.close(),
+    close: () => store.close(),
   };
 }
 
@@ -102,7 +102,7 @@ function remoteTarget(url: string, token: string, all: boolean, sid: string | un
       const restored = planRepair(session.metadata.value as JsonObject, history, keys ?? defaultRepairKeys(session.flavor));
       return { restored, version: session.metadata.version };
     },
-    close: () => {},
+    close: async () => {},
   };
 }
 
@@ -137,7 +137,7 @@ async function repair(argv: string[]): Promise<void> {
   const dryRun = values['dry-run'] === true;
   const all = values.all === true;
 
-  const target = values.url !== undefined ? remoteTarget(values.url, token!, all, values.sid) : localTarget(values.data, all, values.sid);
+  const target = values.url !== undefined ? remoteTarget(values.url, token!, all, values.sid) : await localTarget(values.data, all, values.sid);
   const verb = dryRun ? 'would restore' : 'restored';
   let checked = 0;
   let repaired = 0;
@@ -159,7 +159,7 @@ async function repair(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    target.close();
+    await target.close();
   }
   process.stdout.write(`${dryRun ? 'dry run: would repair' : 'repaired'} ${repaired} of ${checked} session(s)${dryRun ? '; nothing was written' : ''}\n`);
 }

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { RoleSchema } from '../../shared/protocol/auth.js';
 import { mintToken } from '../services/tokens.js';
 import { listTokens } from '../store/tokens.js';
-import { openExistingDatabase, UsageError, withUsageErrors } from './offline.js';
+import { openExistingStore, UsageError, withUsageErrors } from './offline.js';
 
 export const TOKEN_HELP = `session-hub token create --role <runner|dashboard|admin> [--namespace NAME] [--data DIR]
 session-hub token list [--data DIR]
@@ -33,11 +33,11 @@ export async function tokenCommand(argv: string[]): Promise<void> {
       return;
     }
     if (action !== 'create' && action !== 'list') throw new UsageError(`unknown action "${action}"; use create or list`);
-    const { db } = openExistingDatabase(values.data);
+    const { store } = await openExistingStore(values.data);
     try {
       if (action === 'list') {
         const now = Date.now();
-        for (const t of listTokens(db)) {
+        for (const t of await listTokens(store)) {
           process.stdout.write(`${t.role.padEnd(9)} ${t.namespace.padEnd(16)} ${t.source.padEnd(9)} created ${new Date(t.createdAt).toISOString()} (${Math.round((now - t.createdAt) / 86_400_000)} days ago)\n`);
         }
         return;
@@ -46,12 +46,12 @@ export async function tokenCommand(argv: string[]): Promise<void> {
       if (!role.success) throw new UsageError('--role must be runner, dashboard or admin');
       const namespace = values.namespace ?? 'default';
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(namespace)) throw new UsageError('--namespace: 1–64 letters, digits, "_", "." or "-"');
-      const { token } = mintToken(db, { role: role.data, namespace, source: 'cli', now: Date.now() });
+      const { token } = await mintToken(store, { role: role.data, namespace, source: 'cli', now: Date.now() });
       process.stdout.write(`${token}\n`);
       process.stderr.write(`created a ${role.data} token for namespace "${namespace}"; it is shown only now\n`);
       if (process.env.SESSION_HUB_TOKENS) process.stderr.write('note: SESSION_HUB_TOKENS is set, so a hub started with it ignores stored tokens\n');
     } finally {
-      db.close();
+      await store.close();
     }
   });
 }

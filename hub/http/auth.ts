@@ -26,7 +26,7 @@ export function requireToken(access: TokenAccess, roles: readonly Role[] = ['run
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
-    const identity = access.tokens.verify(token);
+    const identity = await access.tokens.verify(token);
     if (!identity) return sendError(reply, 401, 'unauthorized', 'a valid token is required: Authorization: Bearer <token>');
     // spec section 12: one bucket per token, shared with that token's sockets
     const now = access.now();

@@ -43,7 +43,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     { onRequest: anyToken, schema: { querystring: ListSessionsQuerySchema, response: { 200: ListSessionsResponseSchema } } },
     async (request) => {
       const { state, flavor, limit, cursor } = request.query;
-      const rows = listSessionsPage(deps.db, {
+      const rows = await listSessionsPage(deps.store, {
         namespace: identityOf(request).namespace,
         state,
         flavor,
@@ -53,7 +53,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
-        sessions: page.map((session) => toSnapshot(deps, session)),
+        sessions: await Promise.all(page.map((session) => toSnapshot(deps.store, deps, session))),
         nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
       };
     },
@@ -62,15 +62,15 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   app.get(
     '/api/sessions/:sid',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: SessionSnapshotSchema } } },
-    async (request) => toSnapshot(deps, requireSession(deps, identityOf(request), request.params.sid)),
+    async (request) => toSnapshot(deps.store, deps, await requireSession(deps.store, identityOf(request), request.params.sid)),
   );
 
   app.get(
     '/api/sessions/:sid/history',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
     async (request) => {
-      const session = requireSession(deps, identityOf(request), request.params.sid);
-      return { sid: session.sid, history: listHistory(deps.db, session.sid) };
+      const session = await requireSession(deps.store, identityOf(request), request.params.sid);
+      return { sid: session.sid, history: await listHistory(deps.store, session.sid) };
     },
   );
 
@@ -78,8 +78,9 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/sessions/:sid/turns',
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: TurnsResponseSchema } } },
     async (request) => {
-      const session = requireSession(deps, identityOf(request), request.params.sid);
-      return listTurns(deps.db, session.sid).map((turn) => ({ ...turn, activities: listActivities(deps.db, turn.turnId) }));
+      const session = await requireSession(deps.store, identityOf(request), request.params.sid);
+      const turns = await listTurns(deps.store, session.sid);
+      return Promise.all(turns.map(async (turn) => ({ ...turn, activities: await listActivities(deps.store, turn.turnId) })));
     },
   );
 

@@ -11,17 +11,17 @@ import { listTurns } from '../store/turns.js';
  * fresh start per run — never after output was emitted, never after an abort — with the turns to
  * replay; the token is marked rejected (never deleted) so it is not handed out again.
  */
-export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedPayload): Extract<ResumeFailedAck, { ok: true }> {
+export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedPayload): Promise<Extract<ResumeFailedAck, { ok: true }>> {
   return runWrite(
     deps,
-    (changes) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes) => {
+      const session = await requireSession(tx, actor, payload.sid);
       const run = session.lastRun;
       const retryAllowed = !payload.emitted && !payload.aborted && run?.status === 'running';
-      if (!retryAllowed || !claimResumeRetry(deps.db, run.runId)) return { ok: true as const, action: 'fail' as const };
-      markResumeTokenRejected(deps.db, { sid: session.sid, key: payload.tokenKey, value: payload.token });
+      if (!retryAllowed || !await claimResumeRetry(tx, run.runId)) return { ok: true as const, action: 'fail' as const };
+      await markResumeTokenRejected(tx, { sid: session.sid, key: payload.tokenKey, value: payload.token });
       changes.changed(session, 'lifecycle');
-      const replay = listTurns(deps.db, session.sid).filter((turn) => turn.kind === 'prompt');
+      const replay = (await listTurns(tx, session.sid)).filter((turn) => turn.kind === 'prompt');
       return { ok: true as const, action: 'fresh-start' as const, replay };
     },
     { exceptSocketId: actor.socketId },

@@ -7,6 +7,7 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { getRun, setRunDisconnected } from '../store/runs.js';
 import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
+import type { Tx } from '../store/sql.js';
 import type { RunnerBindings } from './bindings.js';
 import { runStatusFromReason } from './run-status.js';
 import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle, setPresence } from './transitions.js';
@@ -14,43 +15,43 @@ import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, set
 /** A heartbeat older than this is ignored (spec section 6). */
 const STALE_HEARTBEAT_MS = 10 * 60_000;
 
-function snapshotOf(deps: HubDeps, actor: Actor, sid: string): SessionSnapshot {
-  return toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid })!);
+async function snapshotOf(tx: Tx, deps: HubDeps, actor: Actor, sid: string): Promise<SessionSnapshot> {
+  return toSnapshot(tx, deps, (await getSession(tx, { namespace: actor.namespace, sid }))!);
 }
 
 /** `session-join`: a reconnected runner rebinds to its session and, within the grace, to its live run. */
-export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionJoinPayload): SessionSnapshot {
+export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionJoinPayload): Promise<SessionSnapshot> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       if (actor.socketId !== undefined) bindings.bind(actor.socketId, session.sid);
-      if (session.lastRun?.status === 'running') setRunDisconnected(deps.db, { runId: session.lastRun.runId, at: null });
-      setPresence(deps.db, changes, session, {
+      if (session.lastRun?.status === 'running') await setRunDisconnected(tx, { runId: session.lastRun.runId, at: null, hubId: deps.hubId });
+      await setPresence(tx, changes, session, {
         ...session.presence,
         active: true,
         activeAt: session.presence.active ? session.presence.activeAt : now,
         aliveAt: now,
       });
-      return snapshotOf(deps, actor, session.sid);
+      return await snapshotOf(tx, deps, actor, session.sid);
     },
     { exceptSocketId: actor.socketId },
   );
 }
 
 /** Ends the run and the lifecycle, leaving an archived session archived. */
-function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
+function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       const reason = payload.reason ?? null;
-      endLiveRun(deps.db, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
+      await endLiveRun(tx, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
       if (session.lifecycle.state !== 'ended' && session.lifecycle.state !== 'archived') {
-        setLifecycle(deps.db, changes, session, { state: 'ended', reason, by: actor.by, now });
+        await setLifecycle(tx, changes, session, { state: 'ended', reason, by: actor.by, now });
       }
-      noteActivity(deps.db, changes, session, now);
-      return snapshotOf(deps, actor, session.sid);
+      await noteActivity(tx, changes, session, now);
+      return await snapshotOf(tx, deps, actor, session.sid);
     },
     { exceptSocketId: actor.socketId },
   );
@@ -60,54 +61,54 @@ function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayl
  * `session-end`: for a flavor that fires it after every turn it is only a turn boundary (the run and
  * its restore record stay); for every other flavor it ends the run and the lifecycle.
  */
-export function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
-  const probe = requireSession(deps, actor, payload.sid);
+export async function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
+  const probe = await requireSession(deps.store, actor, payload.sid);
   if (!sessionEndIsTurnBoundary(probe.flavor)) return endRunAndLifecycle(deps, actor, payload);
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
-      closeOpenTurn(deps.db, changes, session, { status: 'completed', response: null, now });
-      noteActivity(deps.db, changes, session, now);
-      return snapshotOf(deps, actor, session.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
+      await closeOpenTurn(tx, changes, session, { status: 'completed', response: null, now });
+      await noteActivity(tx, changes, session, now);
+      return await snapshotOf(tx, deps, actor, session.sid);
     },
     { exceptSocketId: actor.socketId },
   );
 }
 
 /** `session-finalize`: the true end for every flavor; also releases the runner's binding. */
-export function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): SessionSnapshot {
-  const snapshot = endRunAndLifecycle(deps, actor, payload);
+export async function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
+  const snapshot = await endRunAndLifecycle(deps, actor, payload);
   if (actor.socketId !== undefined) bindings.unbind(actor.socketId, payload.sid);
   return snapshot;
 }
 
 /** `session-archive` (runner) and the HTTP archive (user): lifecycle archived; a live run ends. */
-export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayload, defaultStatus?: 'cancelled'): SessionSnapshot {
+export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayload, defaultStatus?: 'cancelled'): Promise<SessionSnapshot> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       const status = payload.status ?? defaultStatus ?? runStatusFromReason(payload.reason);
-      archiveSession(deps.db, changes, session, { reason: payload.reason, by: actor.by, status, now });
-      noteActivity(deps.db, changes, session, now);
-      return snapshotOf(deps, actor, session.sid);
+      await archiveSession(tx, changes, session, { reason: payload.reason, by: actor.by, status, now });
+      await noteActivity(tx, changes, session, now);
+      return await snapshotOf(tx, deps, actor, session.sid);
     },
     { exceptSocketId: actor.socketId },
   );
 }
 
 /** `session-alive`: presence heartbeat. Broadcast only when active or thinking changes. */
-export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayload): void {
-  runWrite(
+export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayload): Promise<void> {
+  return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       if (payload.time < now - STALE_HEARTBEAT_MS) return;
       // a late or reordered heartbeat never moves the last sign of life backwards
       const aliveAt = Math.max(session.presence.aliveAt ?? 0, Math.min(Math.trunc(payload.time), now));
       const thinking = payload.thinking ?? session.presence.thinking;
-      setPresence(deps.db, changes, session, {
+      await setPresence(tx, changes, session, {
         active: true,
         activeAt: session.presence.active ? session.presence.activeAt : now,
         aliveAt,
@@ -124,16 +125,16 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
  * bridge): that one only ends when silent for the idle time (sweeps.ts). Hub-originated, so every
  * remaining socket in the room hears of it.
  */
-export function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): void {
+export async function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): Promise<void> {
   if (sids.length === 0) return;
-  runWrite(deps, (changes, now) => {
+  await runWrite(deps, async (tx, changes, now) => {
     for (const sid of sids) {
-      const session = getSessionAnyNamespace(deps.db, sid);
+      const session = await getSessionAnyNamespace(tx, sid);
       if (!session) continue;
-      if (isRunLive(session) && !getRun(deps.db, session.lastRun!.runId)?.detached) {
-        setRunDisconnected(deps.db, { runId: session.lastRun!.runId, at: now });
+      if (isRunLive(session) && !(await getRun(tx, session.lastRun!.runId))?.detached) {
+        await setRunDisconnected(tx, { runId: session.lastRun!.runId, at: now, hubId: null });
       }
-      setPresence(deps.db, changes, session, { ...session.presence, active: false, thinking: false });
+      await setPresence(tx, changes, session, { ...session.presence, active: false, thinking: false });
     }
   });
 }

@@ -10,25 +10,26 @@ import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } fr
 import { toSnapshot } from '../services/snapshots.js';
 import { insertHistory } from '../store/history.js';
 import { getSession, getSessionByTag, insertSession, updateFlavor, type StoredSession } from '../store/sessions.js';
+import type { Tx } from '../store/sql.js';
 import { noteActivity, openRun, setLifecycle, setPresence } from './transitions.js';
 
 const LINKING_SOURCES = new Set(['clear', 'compact']);
 
-function createSession(deps: HubDeps, changes: ChangeSet, actor: Actor, payload: SessionStartPayload, parentSid: string | null, now: number) {
+async function createSession(tx: Tx, changes: ChangeSet, actor: Actor, payload: SessionStartPayload, parentSid: string | null, now: number): Promise<StoredSession> {
   const sid = randomUUID();
   const { document, cleared, dropped } = mergeWholeDocument({}, payload.metadata ?? {});
-  insertSession(deps.db, { sid, namespace: actor.namespace, tag: payload.tag, flavor: payload.flavor, parentSid, metadata: document, now });
-  insertHistory(deps.db, { sid, version: 1, at: now, by: actor.by, carried: [], cleared, dropped, metadata: document });
-  trackResumeTokenChanges(deps.db, { sid, before: {}, after: document, now });
+  await insertSession(tx, { sid, namespace: actor.namespace, tag: payload.tag, flavor: payload.flavor, parentSid, metadata: document, now });
+  await insertHistory(tx, { sid, version: 1, at: now, by: actor.by, carried: [], cleared, dropped, metadata: document });
+  await trackResumeTokenChanges(tx, { sid, before: {}, after: document, now });
   changes.sessionCreated(sid);
-  return getSession(deps.db, { namespace: actor.namespace, sid })!;
+  return (await getSession(tx, { namespace: actor.namespace, sid }))!;
 }
 
 /** Marks the parent of a clear/compact superseded by its child, as a hub-owned metadata key. */
-function linkToParent(deps: HubDeps, changes: ChangeSet, parent: StoredSession, childSid: string, now: number): void {
+async function linkToParent(tx: Tx, changes: ChangeSet, parent: StoredSession, childSid: string, now: number): Promise<void> {
   if (parent.metadata.hubSupersededBy === childSid) return;
   const document = { ...parent.metadata, hubSupersededBy: childSid };
-  commitMetadataVersion(deps.db, changes, { session: parent, outcome: { document, carried: [], cleared: [], dropped: [] }, by: 'hub', now });
+  await commitMetadataVersion(tx, changes, { session: parent, outcome: { document, carried: [], cleared: [], dropped: [] }, by: 'hub', now });
 }
 
 /**
@@ -37,38 +38,38 @@ function linkToParent(deps: HubDeps, changes: ChangeSet, parent: StoredSession, 
  * ignored, exactly as if it did not exist. Metadata sent for an existing session is applied as a merge
  * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
  */
-export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): { session: SessionSnapshot; created: boolean } {
+export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
   if (payload.metadata) assertDocumentSize(payload.metadata, 'metadata');
   return runWrite(
     deps,
-    (changes, now) => {
+    async (tx, changes, now) => {
       const linking = LINKING_SOURCES.has(payload.source) && payload.parentSid !== undefined;
-      const parent = linking ? getSession(deps.db, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;
+      const parent = linking ? await getSession(tx, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;
       if (linking && !parent) throw hubError.notFound(payload.parentSid!);
 
       const existing =
-        (payload.sid !== undefined ? getSession(deps.db, { namespace: actor.namespace, sid: payload.sid }) : undefined) ??
-        getSessionByTag(deps.db, { namespace: actor.namespace, tag: payload.tag });
+        (payload.sid !== undefined ? await getSession(tx, { namespace: actor.namespace, sid: payload.sid }) : undefined) ??
+        await getSessionByTag(tx, { namespace: actor.namespace, tag: payload.tag });
       const created = existing === undefined;
-      const session = existing ?? createSession(deps, changes, actor, payload, parent?.sid ?? null, now);
+      const session = existing ?? await createSession(tx, changes, actor, payload, parent?.sid ?? null, now);
 
       if (!created) {
-        if (session.flavor !== payload.flavor) updateFlavor(deps.db, { sid: session.sid, flavor: payload.flavor });
+        if (session.flavor !== payload.flavor) await updateFlavor(tx, { sid: session.sid, flavor: payload.flavor });
         session.flavor = payload.flavor;
         if (payload.metadata && Object.keys(payload.metadata).length > 0) {
           const outcome = applyMetadataPatch(session.metadata, payload.metadata);
           if (!sameJson(outcome.document, session.metadata)) {
-            commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
+            await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
           }
         }
-        if (session.lifecycle.state !== 'running') setLifecycle(deps.db, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
-        noteActivity(deps.db, changes, session, now);
+        if (session.lifecycle.state !== 'running') await setLifecycle(tx, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
+        await noteActivity(tx, changes, session, now);
       }
-      openRun(deps.db, changes, session, { now, pid: payload.pid ?? null, detached: payload.detached ?? false });
-      setPresence(deps.db, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
-      if (parent && parent.sid !== session.sid) linkToParent(deps, changes, parent, session.sid, now);
+      await openRun(tx, changes, session, { now, pid: payload.pid ?? null, detached: payload.detached ?? false, hubId: deps.hubId });
+      await setPresence(tx, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
+      if (parent && parent.sid !== session.sid) await linkToParent(tx, changes, parent, session.sid, now);
 
-      return { session: toSnapshot(deps, getSession(deps.db, { namespace: actor.namespace, sid: session.sid })!), created };
+      return { session: await toSnapshot(tx, deps, (await getSession(tx, { namespace: actor.namespace, sid: session.sid }))!), created };
     },
     { exceptSocketId: actor.socketId },
   );

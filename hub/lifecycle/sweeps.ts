@@ -6,7 +6,8 @@
  */
 import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneEvents } from '../store/events.js';
-import { listLostRuns, listSilentDetachedRuns } from '../store/runs.js';
+import { pruneDeadHubs, recordHubHeartbeat } from '../store/hubs.js';
+import { listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected } from '../store/runs.js';
 import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
@@ -15,9 +16,12 @@ import {
 } from '../store/sessions.js';
 import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Tx } from '../store/sql.js';
 import type { HubDeps } from '../services/deps.js';
 import { endAbandonedRun, setLifecycle, setPresence } from './transitions.js';
 
+/** A hub process that has not recorded a heartbeat for this many intervals is presumed dead. */
+export const HUB_PRESUMED_DEAD_AFTER_HEARTBEATS = 3;
 /** Items per unit of work; the sweep yields to the event loop after each batch that changed something. */
 const BATCH = 200;
 /** A sweep running longer than this logs its progress at info, at most once per this interval. */
@@ -26,6 +30,8 @@ const PROGRESS_EVERY_MS = 1000;
 export interface SweepReport {
   turnsTimedOut: number;
   sessionsInactive: number;
+  /** Live runs whose hub process stopped heartbeating: their grace starts (cluster). */
+  runsOfStoppedHubs: number;
   runsInterrupted: number;
   /** Detached runs ended as interrupted / runner_silent. */
   silentRunsEnded: number;
@@ -46,8 +52,8 @@ interface Phase {
   verb: string;
   noun: string;
   /** How many are due in all (done + still due); only asked for when a progress line is logged. */
-  countDue?: () => number;
-  step: (changes: ChangeSet) => number;
+  countDue?: () => Promise<number>;
+  step: (tx: Tx, changes: ChangeSet) => Promise<number>;
 }
 
 /** Lets socket I/O, acks, heartbeats and HTTP run between two batches. */
@@ -63,13 +69,13 @@ async function inBatches(deps: HubDeps, phase: Phase, pass: { started: number; l
   let due: number | undefined;
   for (;;) {
     if (pass.options.signal?.aborted) return done;
-    const handled = runWrite(deps, (changes) => phase.step(changes));
+    const handled = await runWrite(deps, (tx, changes) => phase.step(tx, changes));
     done += handled;
     if (handled === 0) return done;
     const now = performance.now();
     if (now - pass.started >= PROGRESS_EVERY_MS && now - pass.lastProgressAt >= PROGRESS_EVERY_MS) {
       pass.lastProgressAt = now;
-      due ??= phase.countDue ? done + phase.countDue() : undefined;
+      due ??= phase.countDue ? done + (await phase.countDue()) : undefined;
       const progress = due === undefined ? `${done} so far` : `${done}/${Math.max(due, done)}`;
       deps.log.info({ elapsedMs: Math.round(now - pass.started) }, `sweep: ${phase.verb} ${progress} ${phase.noun}`);
     }
@@ -86,20 +92,20 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const started = performance.now();
   const pass = { started, lastProgressAt: started, options };
   const now = deps.clock.now();
-  const { config, db } = deps;
+  const { config, store } = deps;
 
   const turnsBefore = now - config.turnTimeoutMs;
   const turnsTimedOut = await inBatches(deps, {
     verb: 'closed',
     noun: 'timed-out turns',
-    countDue: () => countOpenTurnsOlderThan(db, { before: turnsBefore }),
-    step: (changes) => {
+    countDue: () => countOpenTurnsOlderThan(store, { before: turnsBefore }),
+    step: async (tx, changes) => {
       // each row carries its session's namespace and whether it is the current turn: no session read
-      const due = listDueOpenTurns(db, { before: turnsBefore, limit: BATCH });
+      const due = await listDueOpenTurns(tx, { before: turnsBefore, limit: BATCH });
       for (const { turn, namespace, isCurrent } of due) {
         // read as open in this same transaction, so this closes it; the response is kept as stored
-        closeTurn(db, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null });
-        if (isCurrent) updateCurrentTurn(db, { sid: turn.sid, turnId: null, now });
+        await closeTurn(tx, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null });
+        if (isCurrent) await updateCurrentTurn(tx, { sid: turn.sid, turnId: null, now });
         if (namespace !== null) changes.turn(namespace, { ...turn, status: 'timeout', closedAt: now });
       }
       return due.length;
@@ -109,24 +115,34 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const sessionsInactive = await inBatches(deps, {
     verb: 'marked',
     noun: 'sessions inactive',
-    step: (changes) => {
-      const sessions = listStaleActiveSessions(db, { before: now - config.aliveTimeoutMs, limit: BATCH });
+    step: async (tx, changes) => {
+      const sessions = await listStaleActiveSessions(tx, { before: now - config.aliveTimeoutMs, limit: BATCH });
       for (const session of sessions) {
-        setPresence(db, changes, session, { ...session.presence, active: false, thinking: false });
+        await setPresence(tx, changes, session, { ...session.presence, active: false, thinking: false });
       }
       return sessions.length;
     },
   }, pass);
 
+  // A hub process that died (kill -9) took its runner sockets along without marking their runs;
+  // whichever process sweeps next starts their grace, so they end unless the runner comes back.
+  const runsOfStoppedHubs = await runWrite(deps, async (tx) => {
+    await recordHubHeartbeat(tx, { hubId: deps.hubId, now });
+    const aliveSince = now - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs;
+    const marked = await markRunsOfDeadHubsDisconnected(tx, { selfHubId: deps.hubId, aliveSince, at: now });
+    await pruneDeadHubs(tx, { before: aliveSince });
+    return marked;
+  });
+
   const runsInterrupted = await inBatches(deps, {
     verb: 'ended',
     noun: 'runs whose runner was lost',
-    step: (changes) => {
-      const runs = listLostRuns(db, { before: now - config.runGraceMs, limit: BATCH });
+    step: async (tx, changes) => {
+      const runs = await listLostRuns(tx, { before: now - config.runGraceMs, limit: BATCH });
       for (const run of runs) {
-        const session = getSessionAnyNamespace(db, run.sid);
+        const session = await getSessionAnyNamespace(tx, run.sid);
         if (!session) continue;
-        endAbandonedRun(db, changes, session, { reason: 'runner_lost', now });
+        await endAbandonedRun(tx, changes, session, { reason: 'runner_lost', now });
       }
       return runs.length;
     },
@@ -138,12 +154,12 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const silentRunsEnded = await inBatches(deps, {
     verb: 'ended',
     noun: 'silent detached runs',
-    step: (changes) => {
-      const runs = listSilentDetachedRuns(db, { before: now - config.idleMs, limit: BATCH });
+    step: async (tx, changes) => {
+      const runs = await listSilentDetachedRuns(tx, { before: now - config.idleMs, limit: BATCH });
       for (const run of runs) {
-        const session = getSessionAnyNamespace(db, run.sid);
+        const session = await getSessionAnyNamespace(tx, run.sid);
         if (!session) continue;
-        endAbandonedRun(db, changes, session, { reason: 'runner_silent', now });
+        await endAbandonedRun(tx, changes, session, { reason: 'runner_silent', now });
       }
       return runs.length;
     },
@@ -152,18 +168,21 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const sessionsIdled = await inBatches(deps, {
     verb: 'idled',
     noun: 'sessions',
-    step: (changes) => {
-      const sessions = listRunningSessionsWithoutActivity(db, { before: now - config.idleMs, limit: BATCH });
-      for (const session of sessions) setLifecycle(db, changes, session, { state: 'idle', reason: 'no_activity', by: 'hub', now });
+    step: async (tx, changes) => {
+      const sessions = await listRunningSessionsWithoutActivity(tx, { before: now - config.idleMs, limit: BATCH });
+      for (const session of sessions) await setLifecycle(tx, changes, session, { state: 'idle', reason: 'no_activity', by: 'hub', now });
       return sessions.length;
     },
   }, pass);
 
   if (options.signal?.aborted) {
-    return { turnsTimedOut, sessionsInactive, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned: 0, durationMs: performance.now() - started };
+    return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned: 0, durationMs: performance.now() - started };
   }
-  const eventsPruned = pruneEvents(db, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
-  pruneAppliedRequests(db, { olderThan: now - Math.max(config.eventKeepMs, 86_400_000) });
+  const eventsPruned = await runWrite(deps, async (tx) => {
+    const pruned = await pruneEvents(tx, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
+    await pruneAppliedRequests(tx, { olderThan: now - Math.max(config.eventKeepMs, 86_400_000) });
+    return pruned;
+  });
 
-  return { turnsTimedOut, sessionsInactive, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned, durationMs: performance.now() - started };
+  return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned, durationMs: performance.now() - started };
 }

@@ -5,18 +5,18 @@
 import { randomUUID } from 'node:crypto';
 import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } from '../../shared/protocol/session.js';
 import type { ChangeSet } from '../services/changes.js';
-import type { Db } from '../store/db.js';
+import type { Tx } from '../store/sql.js';
 import { endRun, insertRun } from '../store/runs.js';
 import { touchActivity, updateCurrentTurn, updateLastRun, updateLifecycle, updatePresence, type StoredSession } from '../store/sessions.js';
 import { closeTurn, getTurn } from '../store/turns.js';
 
-export function setLifecycle(
-  db: Db,
+export async function setLifecycle(
+  tx: Tx,
   changes: ChangeSet,
   session: StoredSession,
   input: { state: LifecycleState; reason: string | null; by: Writer | null; now: number },
-): void {
-  updateLifecycle(db, { sid: session.sid, state: input.state, since: input.now, reason: input.reason, by: input.by });
+): Promise<void> {
+  await updateLifecycle(tx, { sid: session.sid, state: input.state, since: input.now, reason: input.reason, by: input.by });
   session.lifecycle = { state: input.state, since: input.now, reason: input.reason, by: input.by };
   changes.changed(session, 'lifecycle');
 }
@@ -25,20 +25,20 @@ export function setLifecycle(
  * Stores transport presence (kept apart from lifecycle). Broadcast only when what a viewer sees
  * changes — active or thinking — not for every heartbeat's time.
  */
-export function setPresence(db: Db, changes: ChangeSet, session: StoredSession, presence: StoredSession['presence']): void {
+export async function setPresence(tx: Tx, changes: ChangeSet, session: StoredSession, presence: StoredSession['presence']): Promise<void> {
   const visibleChange = presence.active !== session.presence.active || presence.thinking !== session.presence.thinking;
-  updatePresence(db, { sid: session.sid, ...presence });
+  await updatePresence(tx, { sid: session.sid, ...presence });
   session.presence = presence;
   if (visibleChange) changes.changed(session, 'presence');
 }
 
 /** Lifecycle events and writes are activity; an idle session with a live run wakes up. */
-export function noteActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): void {
+export async function noteActivity(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<void> {
   // a write in this unit of work may have stamped the activity already
-  if (session.lastActivityAt !== now) touchActivity(db, { sid: session.sid, now });
+  if (session.lastActivityAt !== now) await touchActivity(tx, { sid: session.sid, now });
   session.lastActivityAt = now;
   if (session.lifecycle.state === 'idle' && session.lastRun?.status === 'running') {
-    setLifecycle(db, changes, session, { state: 'running', reason: null, by: 'runner', now });
+    await setLifecycle(tx, changes, session, { state: 'running', reason: null, by: 'runner', now });
   }
 }
 
@@ -47,19 +47,19 @@ export function isRunLive(session: StoredSession): boolean {
 }
 
 /** Closes the session's open turn, if any; returns it closed. */
-export function closeOpenTurn(
-  db: Db,
+export async function closeOpenTurn(
+  tx: Tx,
   changes: ChangeSet,
   session: StoredSession,
   input: { status: TurnStatus; response: string | null; now: number },
-): TurnSummary | null {
+): Promise<TurnSummary | null> {
   if (session.currentTurnId === null) return null;
   const turnId = session.currentTurnId;
-  const closed = closeTurn(db, { turnId, status: input.status, closedAt: input.now, response: input.response });
-  updateCurrentTurn(db, { sid: session.sid, turnId: null, now: input.now });
+  const closed = await closeTurn(tx, { turnId, status: input.status, closedAt: input.now, response: input.response });
+  await updateCurrentTurn(tx, { sid: session.sid, turnId: null, now: input.now });
   session.currentTurnId = null;
   if (!closed) return null;
-  const turn = getTurn(db, turnId)!;
+  const turn = (await getTurn(tx, turnId))!;
   changes.turn(session.namespace, turn);
   return turn;
 }
@@ -68,11 +68,11 @@ export function closeOpenTurn(
  * Opens a new run; a run still live (its runner restarted without ending it) ends as interrupted.
  * `detached`: the runner holds no socket for the run's life (see runs.detached).
  */
-export function openRun(db: Db, changes: ChangeSet, session: StoredSession, input: { now: number; pid: number | null; detached: boolean }): string {
-  if (isRunLive(session)) endLiveRun(db, changes, session, { status: 'interrupted', reason: 'superseded_by_new_run', now: input.now });
+export async function openRun(tx: Tx, changes: ChangeSet, session: StoredSession, input: { now: number; pid: number | null; detached: boolean; hubId: string }): Promise<string> {
+  if (isRunLive(session)) await endLiveRun(tx, changes, session, { status: 'interrupted', reason: 'superseded_by_new_run', now: input.now });
   const runId = randomUUID();
-  insertRun(db, { runId, sid: session.sid, now: input.now, pid: input.pid, detached: input.detached });
-  updateLastRun(db, { sid: session.sid, runId, status: 'running', endedAt: null, reason: null, now: input.now });
+  await insertRun(tx, { runId, sid: session.sid, now: input.now, pid: input.pid, detached: input.detached, hubId: input.detached ? null : input.hubId });
+  await updateLastRun(tx, { sid: session.sid, runId, status: 'running', endedAt: null, reason: null, now: input.now });
   session.lastRun = { runId, status: 'running', endedAt: null, reason: null };
   changes.changed(session, 'lifecycle');
   return runId;
@@ -82,17 +82,17 @@ export function openRun(db: Db, changes: ChangeSet, session: StoredSession, inpu
  * Ends the live run, if any, closing its open turn (completed when the run succeeded, else aborted).
  * Returns false when no run was live.
  */
-export function endLiveRun(
-  db: Db,
+export async function endLiveRun(
+  tx: Tx,
   changes: ChangeSet,
   session: StoredSession,
   input: { status: RunEndStatus; reason: string | null; now: number },
-): boolean {
-  closeOpenTurn(db, changes, session, { status: input.status === 'success' ? 'completed' : 'aborted', response: null, now: input.now });
+): Promise<boolean> {
+  await closeOpenTurn(tx, changes, session, { status: input.status === 'success' ? 'completed' : 'aborted', response: null, now: input.now });
   const lastRun = session.lastRun;
   if (lastRun === null || lastRun.status !== 'running') return false;
-  if (!endRun(db, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason })) return false;
-  updateLastRun(db, { sid: session.sid, runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason, now: input.now });
+  if (!await endRun(tx, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason })) return false;
+  await updateLastRun(tx, { sid: session.sid, runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason, now: input.now });
   session.lastRun = { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason };
   changes.changed(session, 'lifecycle');
   return true;
@@ -102,18 +102,18 @@ export function endLiveRun(
  * The hub ends a run whose runner is gone (lost past its grace, or a detached run gone silent): the
  * run is interrupted and the lifecycle ended by the hub; an archived session stays archived.
  */
-export function endAbandonedRun(db: Db, changes: ChangeSet, session: StoredSession, input: { reason: string; now: number }): void {
-  endLiveRun(db, changes, session, { status: 'interrupted', reason: input.reason, now: input.now });
-  if (session.lifecycle.state !== 'archived') setLifecycle(db, changes, session, { state: 'ended', reason: input.reason, by: 'hub', now: input.now });
+export async function endAbandonedRun(tx: Tx, changes: ChangeSet, session: StoredSession, input: { reason: string; now: number }): Promise<void> {
+  await endLiveRun(tx, changes, session, { status: 'interrupted', reason: input.reason, now: input.now });
+  if (session.lifecycle.state !== 'archived') await setLifecycle(tx, changes, session, { state: 'ended', reason: input.reason, by: 'hub', now: input.now });
 }
 
 /** Archives the session; a live run ends first (as `status`, cancelled by default). */
-export function archiveSession(
-  db: Db,
+export async function archiveSession(
+  tx: Tx,
   changes: ChangeSet,
   session: StoredSession,
   input: { reason: string; by: Writer; status?: RunEndStatus; now: number },
-): void {
-  endLiveRun(db, changes, session, { status: input.status ?? 'cancelled', reason: input.reason, now: input.now });
-  setLifecycle(db, changes, session, { state: 'archived', reason: input.reason, by: input.by, now: input.now });
+): Promise<void> {
+  await endLiveRun(tx, changes, session, { status: input.status ?? 'cancelled', reason: input.reason, now: input.now });
+  await setLifecycle(tx, changes, session, { state: 'archived', reason: input.reason, by: input.by, now: input.now });
 }

@@ -10,26 +10,25 @@ import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
 import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
 import { findActivityByToolUseId, findTurnByPromptId, getLatestTurn, getTurn, insertActivity, insertTurn } from '../store/turns.js';
 import { closeOpenTurn, noteActivity } from './transitions.js';
-import type { Db } from '../store/db.js';
-import type { ChangeSet } from '../services/changes.js';
+import type { Tx } from '../store/sql.js';
 
 /** Tool activity within this long after a turn closed still belongs to it (spec section 6). */
 const LATE_ACTIVITY_WINDOW_MS = 60_000;
 
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
-export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): { turnId: string } {
+export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       if (payload.promptId !== undefined) {
-        const existing = findTurnByPromptId(deps.db, { sid: session.sid, promptId: payload.promptId });
+        const existing = await findTurnByPromptId(tx, { sid: session.sid, promptId: payload.promptId });
         if (existing) return { turnId: existing.turnId };
       }
-      closeOpenTurn(deps.db, changes, session, { status: 'superseded', response: null, now });
+      await closeOpenTurn(tx, changes, session, { status: 'superseded', response: null, now });
       const { text, truncated } = truncateUtf8(payload.prompt, LIMITS.maxPromptBytes);
       const turnId = randomUUID();
-      insertTurn(deps.db, {
+      await insertTurn(tx, {
         turnId,
         sid: session.sid,
         kind: 'prompt',
@@ -40,10 +39,10 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
         openedAt: now,
         closedAt: null,
       });
-      updateCurrentTurn(deps.db, { sid: session.sid, turnId, now });
+      await updateCurrentTurn(tx, { sid: session.sid, turnId, now });
       session.currentTurnId = turnId;
-      changes.turn(session.namespace, getTurn(deps.db, turnId)!);
-      noteActivity(deps.db, changes, session, now);
+      changes.turn(session.namespace, (await getTurn(tx, turnId))!);
+      await noteActivity(tx, changes, session, now);
       return { turnId };
     },
     { exceptSocketId: actor.socketId },
@@ -51,15 +50,15 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
 }
 
 /** Where tool activity goes: the open turn, else the latest turn if it closed within a minute, else a new recovery turn. */
-function turnForActivity(db: Db, changes: ChangeSet, session: StoredSession, now: number): TurnSummary {
+async function turnForActivity(tx: Tx, session: StoredSession, now: number): Promise<TurnSummary> {
   if (session.currentTurnId !== null) {
-    const open = getTurn(db, session.currentTurnId);
+    const open = await getTurn(tx, session.currentTurnId);
     if (open?.status === 'open') return open;
   }
-  const latest = getLatestTurn(db, session.sid);
+  const latest = await getLatestTurn(tx, session.sid);
   if (latest && latest.closedAt !== null && now - latest.closedAt <= LATE_ACTIVITY_WINDOW_MS) return latest;
   const turnId = randomUUID();
-  insertTurn(db, {
+  await insertTurn(tx, {
     turnId,
     sid: session.sid,
     kind: 'recovery',
@@ -70,24 +69,24 @@ function turnForActivity(db: Db, changes: ChangeSet, session: StoredSession, now
     openedAt: now,
     closedAt: now,
   });
-  return getTurn(db, turnId)!;
+  return (await getTurn(tx, turnId))!;
 }
 
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
-export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): { turnId: string; activityId: string } {
+export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       if (payload.toolUseId !== undefined) {
-        const existing = findActivityByToolUseId(deps.db, { sid: session.sid, toolUseId: payload.toolUseId });
+        const existing = await findActivityByToolUseId(tx, { sid: session.sid, toolUseId: payload.toolUseId });
         if (existing) return { turnId: existing.turnId, activityId: existing.activityId };
       }
-      const turn = turnForActivity(deps.db, changes, session, now);
+      const turn = await turnForActivity(tx, session, now);
       const input = truncateJsonField(payload.input ?? null, LIMITS.maxToolFieldBytes);
       const output = truncateJsonField(payload.output ?? null, LIMITS.maxToolFieldBytes);
       const activityId = randomUUID();
-      insertActivity(deps.db, {
+      await insertActivity(tx, {
         activityId,
         turnId: turn.turnId,
         sid: session.sid,
@@ -98,8 +97,8 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
         at: Math.min(payload.at ?? now, now),
         truncated: input.truncated || output.truncated,
       });
-      changes.turn(session.namespace, getTurn(deps.db, turn.turnId)!);
-      noteActivity(deps.db, changes, session, now);
+      changes.turn(session.namespace, (await getTurn(tx, turn.turnId))!);
+      await noteActivity(tx, changes, session, now);
       return { turnId: turn.turnId, activityId };
     },
     { exceptSocketId: actor.socketId },
@@ -107,14 +106,14 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
 }
 
 /** `turn-stop`: closes the open turn with the response summary. */
-export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): { turn: TurnSummary | null } {
+export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
   return runWrite(
     deps,
-    (changes, now) => {
-      const session = requireSession(deps, actor, payload.sid);
+    async (tx, changes, now) => {
+      const session = await requireSession(tx, actor, payload.sid);
       const response = payload.response === undefined ? null : truncateUtf8(payload.response, LIMITS.maxPromptBytes).text;
-      const turn = closeOpenTurn(deps.db, changes, session, { status: payload.status ?? 'completed', response, now });
-      noteActivity(deps.db, changes, session, now);
+      const turn = await closeOpenTurn(tx, changes, session, { status: payload.status ?? 'completed', response, now });
+      await noteActivity(tx, changes, session, now);
       return { turn };
     },
     { exceptSocketId: actor.socketId },

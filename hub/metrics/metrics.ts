@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SweepReport } from '../lifecycle/sweeps.js';
 
 /** What a sweep changed, by kind: the SweepReport counts. */
-const SWEEP_KINDS = ['turnsTimedOut', 'sessionsInactive', 'runsInterrupted', 'silentRunsEnded', 'sessionsIdled', 'eventsPruned'] as const;
+const SWEEP_KINDS = ['turnsTimedOut', 'sessionsInactive', 'runsOfStoppedHubs', 'runsInterrupted', 'silentRunsEnded', 'sessionsIdled', 'eventsPruned'] as const;
 
 export interface HubMetrics {
   registry: Registry;

@@ -1,8 +1,8 @@
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
-import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
+import type { Store, Tx } from '../store/sql.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
@@ -40,19 +40,19 @@ export class ChangeSet {
   }
 
   /** Appends the events to the log; call inside the transaction. */
-  toEvents(deps: Pick<HubDeps, 'db' | 'clock' | 'config'>, now: number): OutgoingEvent[] {
+  async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
-    const emit = (namespace: string, sid: string, body: UpdateBody) =>
-      out.push({ namespace, sid, event: appendEvent(deps.db, { namespace, sid, body, now }) });
+    const emit = async (namespace: string, sid: string, body: UpdateBody) =>
+      out.push({ namespace, sid, event: await appendEvent(tx, { namespace, sid, body, now }) });
 
     for (const sid of this.created) {
-      const session = getSessionAnyNamespace(deps.db, sid)!;
-      emit(session.namespace, sid, { t: 'session-created', sid, session: toSnapshot(deps, session) });
+      const session = (await getSessionAnyNamespace(tx, sid))!;
+      await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
-    for (const { namespace, turn } of this.turns) emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
     for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
-      emit(session.namespace, sid, {
+      await emit(session.namespace, sid, {
         t: 'update-session',
         sid,
         metadata: fields.has('metadata') ? { version: session.metadataVersion, value: session.metadata } : null,
@@ -65,30 +65,95 @@ export class ChangeSet {
   }
 }
 
-const transactionRunners = new WeakMap<Db, (fn: () => unknown) => unknown>();
+/** One unit of work: reads and writes through `tx`, records what changed in `changes`. */
+export type UnitOfWork<T> = (tx: Tx, changes: ChangeSet, now: number) => Promise<T>;
 
-/** Runs fn in one SQLite transaction (reusing one wrapper per database). */
-export function inTransaction<T>(db: Db, fn: () => T): T {
-  let run = transactionRunners.get(db);
-  if (!run) transactionRunners.set(db, (run = db.transaction((inner: () => unknown) => inner())));
-  return run(fn) as T;
+interface QueuedWrite {
+  work: UnitOfWork<unknown>;
+  exceptSocketId: string | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
 }
 
+type WriteOutcome = { ok: true; value: unknown; events: OutgoingEvent[] } | { ok: false; error: unknown };
+
+/** Per store: the writes waiting for the next batch, and whether a batch is being committed. */
+interface WriteQueue {
+  waiting: QueuedWrite[];
+  committing: boolean;
+  scheduled: boolean;
+}
+
+const writeQueues = new WeakMap<Store, WriteQueue>();
+
 /**
- * One unit of work: fn's changes and their events commit together or not at all; the events are
+ * One unit of work: its changes and their events commit together or not at all; the events are
  * published only after the commit, to every socket entitled to them but `exceptSocketId`.
+ *
+ * Group commit: writes that arrive while the previous batch commits (or in the same event-loop
+ * turn) commit in ONE transaction, which is most of a write's cost. Each write runs in its own
+ * savepoint, so one that throws is rolled back alone and rejects alone. Batches commit one after
+ * another, in arrival order. The promise settles, and the events are published, only after the
+ * batch's COMMIT: an acknowledged write survives a crash of the hub process like any other.
  */
-export function runWrite<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number) => T, options: { exceptSocketId?: string } = {}): T {
-  // writes queued for group commit arrived first: they commit first, so order is kept
-  commitQueuedWrites(deps.db);
-  const now = deps.clock.now();
-  const changes = new ChangeSet();
-  const { value, events } = inTransaction(deps.db, () => {
-    const value = fn(changes, now);
-    return { value, events: changes.toEvents(deps, now) };
+export function runWrite<T>(deps: HubDeps, work: UnitOfWork<T>, options: { exceptSocketId?: string } = {}): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let queue = writeQueues.get(deps.store);
+    if (!queue) writeQueues.set(deps.store, (queue = { waiting: [], committing: false, scheduled: false }));
+    queue.waiting.push({ work: work as UnitOfWork<unknown>, exceptSocketId: options.exceptSocketId, resolve: resolve as (value: unknown) => void, reject });
+    scheduleBatch(deps, queue);
   });
-  publishCommitted(deps, events, options);
-  return value;
+}
+
+function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
+  if (queue.committing || queue.scheduled || queue.waiting.length === 0) return;
+  queue.scheduled = true;
+  // after this turn's I/O callbacks: every write that came in with this one joins the batch
+  setImmediate(() => {
+    queue.scheduled = false;
+    queue.committing = true;
+    const writes = queue.waiting.splice(0);
+    void commitBatch(deps, writes).finally(() => {
+      queue.committing = false;
+      scheduleBatch(deps, queue);
+    });
+  });
+}
+
+async function commitBatch(deps: HubDeps, writes: QueuedWrite[]): Promise<void> {
+  let outcomes: WriteOutcome[];
+  try {
+    outcomes = await deps.store.transaction(async (tx) => {
+      const results: WriteOutcome[] = [];
+      for (const write of writes) {
+        try {
+          results.push({
+            ok: true,
+            ...(await tx.savepoint(async () => {
+              const now = deps.clock.now();
+              const changes = new ChangeSet();
+              const value = await write.work(tx, changes, now);
+              return { value, events: await changes.toEvents(tx, deps, now) };
+            })),
+          });
+        } catch (error) {
+          results.push({ ok: false, error });
+        }
+      }
+      return results;
+    });
+  } catch (error) {
+    // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
+    deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
+    for (const write of writes) write.reject(error);
+    return;
+  }
+  writes.forEach((write, i) => {
+    const outcome = outcomes[i]!;
+    if (!outcome.ok) return write.reject(outcome.error);
+    publishCommitted(deps, outcome.events, { exceptSocketId: write.exceptSocketId });
+    write.resolve(outcome.value);
+  });
 }
 
 /**
@@ -103,74 +168,4 @@ function publishCommitted(deps: HubDeps, events: OutgoingEvent[], options: { exc
   } catch (error) {
     deps.log.error({ err: error, events: events.length }, 'publishing committed events failed; they stay in the log for replay');
   }
-}
-
-interface QueuedWrite {
-  fn: (changes: ChangeSet, now: number) => unknown;
-  exceptSocketId: string | undefined;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
-type WriteOutcome = { ok: true; value: unknown; events: OutgoingEvent[] } | { ok: false; error: unknown };
-
-const writeQueues = new Map<Db, { deps: HubDeps; writes: QueuedWrite[] }>();
-
-/**
- * Group commit: the same unit of work as `runWrite`, but writes that arrive together (in one turn
- * of the event loop) commit in ONE SQLite transaction, which is most of a write's cost. Each write
- * runs in its own savepoint, so one that throws is rolled back alone and rejects alone. The promise
- * settles, and the events are published, only after the batch's COMMIT: an acknowledged write is
- * in the WAL, so it survives a crash of the hub process like any other.
- */
-export function runWriteBatched<T>(deps: HubDeps, fn: (changes: ChangeSet, now: number) => T, options: { exceptSocketId?: string } = {}): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let queue = writeQueues.get(deps.db);
-    if (!queue) {
-      writeQueues.set(deps.db, (queue = { deps, writes: [] }));
-      // after this turn's I/O callbacks: every write that came in with this one joins the batch
-      setImmediate(() => commitQueuedWrites(deps.db));
-    }
-    queue.writes.push({ fn, exceptSocketId: options.exceptSocketId, resolve: resolve as (value: unknown) => void, reject });
-  });
-}
-
-/** Runs and commits the queued writes of a database now (no-op when none are queued). */
-export function commitQueuedWrites(db: Db): void {
-  const queue = writeQueues.get(db);
-  if (!queue) return;
-  writeQueues.delete(db);
-  const { deps, writes } = queue;
-  let outcomes: WriteOutcome[];
-  try {
-    outcomes = inTransaction(db, () =>
-      writes.map((write): WriteOutcome => {
-        try {
-          // nested: a savepoint, rolled back alone if this write throws
-          return {
-            ok: true,
-            ...inTransaction(db, () => {
-              const now = deps.clock.now();
-              const changes = new ChangeSet();
-              const value = write.fn(changes, now);
-              return { value, events: changes.toEvents(deps, now) };
-            }),
-          };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      }),
-    );
-  } catch (error) {
-    // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
-    deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
-    for (const write of writes) write.reject(error);
-    return;
-  }
-  writes.forEach((write, i) => {
-    const outcome = outcomes[i]!;
-    if (!outcome.ok) return write.reject(outcome.error);
-    publishCommitted(deps, outcome.events, { exceptSocketId: write.exceptSocketId });
-    write.resolve(outcome.value);
-  });
 }

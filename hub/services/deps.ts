@@ -4,7 +4,7 @@ import type { Writer } from '../../shared/protocol/session.js';
 import type { Clock } from '../clock.js';
 import type { HubConfig } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../store/sql.js';
 
 /** An event on its way out: who may see it is decided by namespace and session. */
 export interface OutgoingEvent {
@@ -16,11 +16,15 @@ export interface OutgoingEvent {
 /** Delivers committed events to sockets; the socket layer implements it over Socket.IO rooms. */
 export interface Publisher {
   publish(events: readonly OutgoingEvent[], options?: { exceptSocketId?: string }): void;
+  /** Stops timers it holds (the cluster publisher's gap waits). */
+  close?(): void;
 }
 
 /** What every service needs; built once by the composition root. */
 export interface HubDeps {
-  db: Db;
+  store: Store;
+  /** This process, among the hub processes sharing the store (runs record which one holds their socket). */
+  hubId: string;
   clock: Clock;
   config: HubConfig;
   log: Logger;

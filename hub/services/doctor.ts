@@ -3,7 +3,7 @@
  * the report. Thresholds come from the hub's own configuration so doctor agrees with the sweeps.
  */
 import { FLAVORS } from '../../shared/flavors.js';
-import type { Db } from '../store/db.js';
+import type { Sql } from '../store/sql.js';
 import {
   findMissingTokens,
   findOldOpenTurns,
@@ -27,13 +27,14 @@ export interface DoctorReport {
   openTurns: OpenTurnFinding[];
 }
 
-export function diagnose(db: Db, input: { now: number; runGraceMs: number; turnTimeoutMs: number; silentRunMs?: number }): DoctorReport {
+export async function diagnose(sql: Sql, input: { now: number; runGraceMs: number; turnTimeoutMs: number; silentRunMs?: number }): Promise<DoctorReport> {
   const silentRunMs = input.silentRunMs ?? DEFAULT_SILENT_RUN_MS;
-  const missingTokens = [...FLAVORS.values()].flatMap((flavor) =>
-    findMissingTokens(db, { flavor: flavor.id, tokenKey: flavor.resumeTokenKey, limit: LIMIT }),
-  );
-  const stuckRuns = findStuckRuns(db, { lostBefore: input.now - input.runGraceMs, silentBefore: input.now - silentRunMs, limit: LIMIT });
-  const openTurns = findOldOpenTurns(db, { openedBefore: input.now - input.turnTimeoutMs, limit: LIMIT });
+  const missingTokens: MissingTokenFinding[] = [];
+  for (const flavor of FLAVORS.values()) {
+    missingTokens.push(...(await findMissingTokens(sql, { flavor: flavor.id, tokenKey: flavor.resumeTokenKey, limit: LIMIT })));
+  }
+  const stuckRuns = await findStuckRuns(sql, { lostBefore: input.now - input.runGraceMs, silentBefore: input.now - silentRunMs, limit: LIMIT });
+  const openTurns = await findOldOpenTurns(sql, { openedBefore: input.now - input.turnTimeoutMs, limit: LIMIT });
   return {
     ok: missingTokens.length + stuckRuns.length + openTurns.length === 0,
     checkedAt: input.now,

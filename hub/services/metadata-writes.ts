@@ -3,7 +3,7 @@ import { hubError } from '../../shared/errors.js';
 import { jsonByteLength, sameJson, type JsonObject } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Writer } from '../../shared/protocol/session.js';
-import type { Db } from '../store/db.js';
+import type { Sql } from '../store/sql.js';
 import { insertHistory } from '../store/history.js';
 import { trackResumeToken } from '../store/resume-tokens.js';
 import { updateMetadata, type StoredSession } from '../store/sessions.js';
@@ -21,15 +21,15 @@ export function assertDocumentSize(document: unknown, field: string): void {
  * Stores a merged metadata document as the session's next version, with its history row and the
  * resume-token clocks. Every metadata write (runner, user, hub) goes through here.
  */
-export function commitMetadataVersion(
-  db: Db,
+export async function commitMetadataVersion(
+  sql: Sql,
   changes: ChangeSet,
   input: { session: StoredSession; outcome: MergeOutcome; by: Writer; now: number },
-): number {
+): Promise<number> {
   const { session, outcome, by, now } = input;
   assertDocumentSize(outcome.document, 'the merged metadata');
   const version = session.metadataVersion + 1;
-  updateMetadata(db, {
+  await updateMetadata(sql, {
     sid: session.sid,
     metadata: outcome.document,
     version,
@@ -37,8 +37,8 @@ export function commitMetadataVersion(
     countsAsActivity: by !== 'hub',
     previousActivityAt: session.lastActivityAt,
   });
-  insertHistory(db, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document });
-  trackResumeTokenChanges(db, { sid: session.sid, before: session.metadata, after: outcome.document, now });
+  await insertHistory(sql, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document });
+  await trackResumeTokenChanges(sql, { sid: session.sid, before: session.metadata, after: outcome.document, now });
   changes.changed(session, 'metadata');
   session.metadata = outcome.document;
   session.metadataVersion = version;
@@ -48,9 +48,9 @@ export function commitMetadataVersion(
 }
 
 /** Restarts a token's TTL clock only when its value changed. */
-export function trackResumeTokenChanges(db: Db, input: { sid: string; before: JsonObject; after: JsonObject; now: number }): void {
+export async function trackResumeTokenChanges(sql: Sql, input: { sid: string; before: JsonObject; after: JsonObject; now: number }): Promise<void> {
   for (const key of RESUME_TOKEN_KEYS) {
     if (sameJson(input.before[key], input.after[key])) continue;
-    trackResumeToken(db, { sid: input.sid, key, value: input.after[key], now: input.now });
+    await trackResumeToken(sql, { sid: input.sid, key, value: input.after[key], now: input.now });
   }
 }

@@ -40,13 +40,13 @@ export function defaultRepairKeys(flavor: string): string[] {
 }
 
 /** `POST /api/sessions/:sid/repair`: restores absent keys from history as one new version by `user`. */
-export function repairSession(deps: HubDeps, actor: Actor, sid: string, keys?: readonly string[], options: { dryRun?: boolean } = {}): RepairResponse {
-  return runWrite(deps, (changes, now) => {
-    const session = requireSession(deps, actor, sid);
-    const restored = planRepair(session.metadata, listHistory(deps.db, sid), keys ?? defaultRepairKeys(session.flavor));
+export function repairSession(deps: HubDeps, actor: Actor, sid: string, keys?: readonly string[], options: { dryRun?: boolean } = {}): Promise<RepairResponse> {
+  return runWrite(deps, async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, sid);
+    const restored = planRepair(session.metadata, await listHistory(tx, sid), keys ?? defaultRepairKeys(session.flavor));
     if (Object.keys(restored).length === 0 || options.dryRun) return { restored, version: session.metadataVersion };
     const document = { ...session.metadata, ...restored };
-    const version = commitMetadataVersion(deps.db, changes, { session, outcome: { document, carried: [], cleared: [], dropped: [] }, by: actor.by, now });
+    const version = await commitMetadataVersion(tx, changes, { session, outcome: { document, carried: [], cleared: [], dropped: [] }, by: actor.by, now });
     return { restored, version };
   });
 }

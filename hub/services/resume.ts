@@ -19,9 +19,9 @@ export class ResumeRefused extends Error {
 }
 
 /** `POST /api/sessions/:sid/resume`: the token to resume with, or why not. `force` skips only the safety gate. */
-export function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: ResumePolicy): ResumeResponse {
-  const session = requireSession(deps, actor, sid);
-  const verdict = resumeVerdictOf(deps, session);
+export async function resumeSession(deps: HubDeps, actor: Actor, sid: string, policy: ResumePolicy): Promise<ResumeResponse> {
+  const session = await requireSession(deps.store, actor, sid);
+  const verdict = await resumeVerdictOf(deps.store, deps, session);
   if (verdict.kind === 'unavailable') throw new ResumeRefused('resume_unavailable', verdict.reason);
   if (verdict.kind === 'unsafe' && policy === 'safe') throw new ResumeRefused('resume_unsafe', verdict.reason);
   const path = session.metadata.path;

@@ -2,6 +2,7 @@ import { resumeTokenKeyOf } from '../../shared/flavors.js';
 import type { LastRun, Lifecycle, Presence, SessionSnapshot } from '../../shared/protocol/session.js';
 import { getResumeToken } from '../store/resume-tokens.js';
 import type { StoredSession } from '../store/sessions.js';
+import type { Sql } from '../store/sql.js';
 import { getTurn } from '../store/turns.js';
 import type { HubDeps } from './deps.js';
 import { judgeResume, toResumeStatus, type ResumeVerdict } from './resume-status.js';
@@ -21,18 +22,18 @@ export function presenceOf(session: StoredSession): Presence {
   return { active, activeAt, thinking };
 }
 
-export function resumeVerdictOf(deps: Pick<HubDeps, 'db' | 'clock' | 'config'>, session: StoredSession): ResumeVerdict {
+export async function resumeVerdictOf(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config'>, session: StoredSession): Promise<ResumeVerdict> {
   const tokenKey = resumeTokenKeyOf(session.flavor);
   return judgeResume({
     session,
-    tokenState: tokenKey === null ? undefined : getResumeToken(deps.db, { sid: session.sid, key: tokenKey }),
+    tokenState: tokenKey === null ? undefined : await getResumeToken(sql, { sid: session.sid, key: tokenKey }),
     now: deps.clock.now(),
     tokenTtlMs: deps.config.tokenTtlMs,
   });
 }
 
-export function toSnapshot(deps: Pick<HubDeps, 'db' | 'clock' | 'config'>, session: StoredSession): SessionSnapshot {
-  const currentTurn = session.currentTurnId === null ? null : (getTurn(deps.db, session.currentTurnId) ?? null);
+export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config'>, session: StoredSession): Promise<SessionSnapshot> {
+  const currentTurn = session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
   return {
     sid: session.sid,
     namespace: session.namespace,
@@ -45,7 +46,7 @@ export function toSnapshot(deps: Pick<HubDeps, 'db' | 'clock' | 'config'>, sessi
     agentState: { version: session.agentStateVersion, value: session.agentState },
     lifecycle: lifecycleOf(session),
     presence: presenceOf(session),
-    resume: toResumeStatus(resumeVerdictOf(deps, session)),
+    resume: toResumeStatus(await resumeVerdictOf(sql, deps, session)),
     currentTurn: currentTurn?.status === 'open' ? currentTurn : null,
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
-import type { Db } from '../store/db.js';
+import type { Sql, Store } from '../store/sql.js';
 import { insertToken, listTokens } from '../store/tokens.js';
 
 export interface TokenIdentity {
@@ -50,20 +50,21 @@ export class TokenRegistry {
    * `reload`, when given, re-reads the stored tokens after a miss (at most every few seconds), so a
    * token made with `session-hub token create` works without restarting the hub.
    */
-  constructor(private readonly reload?: () => TokenIdentity[]) {}
+  constructor(private readonly reload?: () => Promise<TokenIdentity[]>) {}
 
   add(identity: TokenIdentity): void {
     this.entries.push({ hash: Buffer.from(identity.tokenHash, 'hex'), identity });
   }
 
-  verify(token: unknown): TokenIdentity | undefined {
+  async verify(token: unknown): Promise<TokenIdentity | undefined> {
     if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return undefined;
     const presented = createHash('sha256').update(token, 'utf8').digest();
     const found = this.find(presented);
     if (found || !this.reload || Date.now() - this.reloadedAt < RELOAD_AFTER_MISS_MS) return found;
     this.reloadedAt = Date.now();
+    const reloaded = await this.reload();
     this.entries = [];
-    for (const identity of this.reload()) this.add(identity);
+    for (const identity of reloaded) this.add(identity);
     return this.find(presented);
   }
 
@@ -88,9 +89,9 @@ export function generateToken(role: Role): string {
 }
 
 /** Makes a new token and stores only its hash; the plaintext is returned to be shown once. */
-export function mintToken(db: Db, input: { role: Role; namespace: string; source: 'generated' | 'cli'; now: number }): PlainToken {
+export async function mintToken(sql: Sql, input: { role: Role; namespace: string; source: 'generated' | 'cli'; now: number }): Promise<PlainToken> {
   const token = generateToken(input.role);
-  insertToken(db, { tokenHash: hashToken(token), role: input.role, namespace: input.namespace, source: input.source, now: input.now });
+  await insertToken(sql, { tokenHash: hashToken(token), role: input.role, namespace: input.namespace, source: input.source, now: input.now });
   return { role: input.role, namespace: input.namespace, token };
 }
 
@@ -98,19 +99,25 @@ export function mintToken(db: Db, input: { role: Role; namespace: string; source
  * Builds the registry: the configured tokens when `SESSION_HUB_TOKENS` is set; otherwise the ones
  * stored in the data directory, creating a runner, a dashboard and an admin token for namespace
  * `default` on first start. Returns the new plaintext tokens so the caller can print them once.
+ * Several hub processes starting at once on one database: the first start is one transaction, so
+ * only one of them generates tokens.
  */
-export function loadTokens(db: Db, spec: string | undefined, now: number): { registry: TokenRegistry; generated: PlainToken[] } {
+export async function loadTokens(store: Store, spec: string | undefined, now: number): Promise<{ registry: TokenRegistry; generated: PlainToken[] }> {
   if (spec !== undefined && spec.trim() !== '') {
     const registry = new TokenRegistry();
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
     return { registry, generated: [] };
   }
-  const generated =
-    listTokens(db).length === 0
-      ? (['runner', 'dashboard', 'admin'] as const).map((role) => mintToken(db, { role, namespace: 'default', source: 'generated', now }))
-      : [];
-  const stored = () => listTokens(db).map(({ role, namespace, tokenHash }) => ({ role, namespace, tokenHash }));
+  const generated = await store.transaction(async (tx) => {
+    if ((await listTokens(tx)).length > 0) return [];
+    const minted: PlainToken[] = [];
+    for (const role of ['runner', 'dashboard', 'admin'] as const) {
+      minted.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
+    }
+    return minted;
+  });
+  const stored = async () => (await listTokens(store)).map(({ role, namespace, tokenHash }) => ({ role, namespace, tokenHash }));
   const registry = new TokenRegistry(stored);
-  for (const identity of stored()) registry.add(identity);
+  for (const identity of await stored()) registry.add(identity);
   return { registry, generated };
 }

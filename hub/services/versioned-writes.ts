@@ -9,10 +9,11 @@ import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
 import { runStatusFromReason } from '../lifecycle/run-status.js';
 import { findAppliedRequest, recordAppliedRequest, type VersionedField } from '../store/applied-requests.js';
 import { updateAgentState, type StoredSession } from '../store/sessions.js';
+import type { Tx } from '../store/sql.js';
 import type { Actor, HubDeps } from './deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
-import { runWrite, runWriteBatched, type ChangeSet } from './changes.js';
+import { runWrite, type UnitOfWork } from './changes.js';
 
 /** A metadata write that sets `lifecycleState: 'archived'` is also an archive (spec section 6). */
 function archiveRequest(incoming: JsonObject): { reason: string } | null {
@@ -26,47 +27,47 @@ function archiveRequest(incoming: JsonObject): { reason: string } | null {
  * it produced; a stale `expectedVersion` answers the stored version and value; otherwise `apply`
  * writes the next version, and the request is remembered with what it produced.
  */
-function compareAndSet<Value>(
-  deps: HubDeps,
+async function compareAndSet<Value>(
+  tx: Tx,
   actor: Actor,
   payload: { sid: string; expectedVersion: number; requestId?: string },
   field: VersionedField,
   read: (session: StoredSession) => { version: number; value: Value },
-  apply: (session: StoredSession) => { version: number; value: Value },
+  apply: (session: StoredSession) => Promise<{ version: number; value: Value }>,
   now: number,
-): { result: 'success' | 'version-mismatch'; version: number; value: Value } {
-  const session = requireSession(deps, actor, payload.sid);
+): Promise<{ result: 'success' | 'version-mismatch'; version: number; value: Value }> {
+  const session = await requireSession(tx, actor, payload.sid);
   if (payload.requestId !== undefined) {
-    const applied = findAppliedRequest(deps.db, { sid: session.sid, field, requestId: payload.requestId });
+    const applied = await findAppliedRequest(tx, { sid: session.sid, field, requestId: payload.requestId });
     if (applied) return { result: 'success', version: applied.version, value: applied.value as Value };
   }
   const current = read(session);
   if (current.version !== payload.expectedVersion) return { result: 'version-mismatch', ...current };
-  const written = apply(session);
+  const written = await apply(session);
   if (payload.requestId !== undefined) {
-    recordAppliedRequest(deps.db, { sid: session.sid, field, requestId: payload.requestId, version: written.version, value: written.value, at: now });
+    await recordAppliedRequest(tx, { sid: session.sid, field, requestId: payload.requestId, version: written.version, value: written.value, at: now });
   }
   return { result: 'success', ...written };
 }
 
 /** The unit of work of one `update-metadata`; checks that need no database run right away. */
-function metadataWrite(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): (changes: ChangeSet, now: number) => UpdateMetadataAck {
+function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork<UpdateMetadataAck> {
   const incoming = (payload.patch ?? payload.metadata)!;
   assertDocumentSize(incoming, payload.patch ? 'patch' : 'metadata');
-  return (changes, now): UpdateMetadataAck => {
-    const { result, version, value } = compareAndSet(
-      deps,
+  return async (tx, changes, now) => {
+    const { result, version, value } = await compareAndSet(
+      tx,
       actor,
       payload,
       'metadata',
       (session) => ({ version: session.metadataVersion, value: session.metadata }),
-      (session) => {
+      async (session) => {
         const outcome = payload.patch ? applyMetadataPatch(session.metadata, payload.patch) : mergeWholeDocument(session.metadata, incoming);
-        const version = commitMetadataVersion(deps.db, changes, { session, outcome, by: actor.by, now });
-        noteActivity(deps.db, changes, session, now);
+        const version = await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
+        await noteActivity(tx, changes, session, now);
         const archive = archiveRequest(incoming);
         if (archive && session.lifecycle.state !== 'archived') {
-          archiveSession(deps.db, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
+          await archiveSession(tx, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
         }
         return { version, value: outcome.document };
       },
@@ -76,33 +77,29 @@ function metadataWrite(deps: HubDeps, actor: Actor, payload: UpdateMetadataPaylo
   };
 }
 
-export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): UpdateMetadataAck {
-  return runWrite(deps, metadataWrite(deps, actor, payload), { exceptSocketId: actor.socketId });
-}
-
-/** `update-metadata` from a socket: group-committed with the writes that arrive with it. */
-export function updateMetadataBatched(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): Promise<UpdateMetadataAck> {
-  return runWriteBatched(deps, metadataWrite(deps, actor, payload), { exceptSocketId: actor.socketId });
+/** `update-metadata`: group-committed with the writes that arrive with it. */
+export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): Promise<UpdateMetadataAck> {
+  return runWrite(deps, metadataWrite(actor, payload), { exceptSocketId: actor.socketId });
 }
 
 /** The unit of work of one `update-state`: whole-document replace, no merge. */
-function stateWrite(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): (changes: ChangeSet, now: number) => UpdateStateAck {
+function stateWrite(actor: Actor, payload: UpdateStatePayload): UnitOfWork<UpdateStateAck> {
   if (payload.agentState !== null) assertDocumentSize(payload.agentState, 'agentState');
-  return (changes, now): UpdateStateAck => {
-    const { result, version, value } = compareAndSet(
-      deps,
+  return async (tx, changes, now) => {
+    const { result, version, value } = await compareAndSet(
+      tx,
       actor,
       payload,
       'agentState',
       (session) => ({ version: session.agentStateVersion, value: session.agentState }),
-      (session) => {
+      async (session) => {
         const version = session.agentStateVersion + 1;
-        updateAgentState(deps.db, { sid: session.sid, agentState: payload.agentState, version, now });
+        await updateAgentState(tx, { sid: session.sid, agentState: payload.agentState, version, now });
         session.agentState = payload.agentState;
         session.agentStateVersion = version;
         session.lastActivityAt = now;
         changes.changed(session, 'agentState');
-        noteActivity(deps.db, changes, session, now);
+        await noteActivity(tx, changes, session, now);
         return { version, value: payload.agentState };
       },
       now,
@@ -111,11 +108,7 @@ function stateWrite(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): (
   };
 }
 
-export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): UpdateStateAck {
-  return runWrite(deps, stateWrite(deps, actor, payload), { exceptSocketId: actor.socketId });
-}
-
-/** `update-state` from a socket: group-committed with the writes that arrive with it. */
-export function updateStateBatched(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): Promise<UpdateStateAck> {
-  return runWriteBatched(deps, stateWrite(deps, actor, payload), { exceptSocketId: actor.socketId });
+/** `update-state`: group-committed with the writes that arrive with it. */
+export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): Promise<UpdateStateAck> {
+  return runWrite(deps, stateWrite(actor, payload), { exceptSocketId: actor.socketId });
 }

@@ -2,8 +2,8 @@ import { SubscribePayloadSchema, UnsubscribePayloadSchema } from '../../shared/p
 import type { HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { namespaceSeqState } from '../store/events.js';
-import { getSession, listAllSessions } from '../store/sessions.js';
-import { inTransaction } from '../services/changes.js';
+import { getSession, listAllSessions, type StoredSession } from '../store/sessions.js';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import type { DashboardClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
 import { planReplay, sendReplay } from './replay.js';
@@ -15,17 +15,23 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
   const { namespace } = socket.data.identity;
   const on = eventHandlers<DashboardClientToServerEvents>(socket, options);
 
-  on('subscribe', SubscribePayloadSchema, 'ok', (payload, ctx) => {
+  on('subscribe', SubscribePayloadSchema, 'ok', async (payload, ctx) => {
     // snapshots, their seq and the replay are read in one transaction so they agree
-    const { sessions, seq, replay } = inTransaction(deps.db, () => {
-      const stored = payload.sids
-        ? payload.sids.map((sid) => getSession(deps.db, { namespace, sid })).filter((s) => s !== undefined)
-        : listAllSessions(deps.db, namespace);
+    const { sessions, seq, replay } = await deps.store.transaction(async (tx) => {
+      const stored: StoredSession[] = [];
+      if (payload.sids) {
+        for (const sid of payload.sids) {
+          const session = await getSession(tx, { namespace, sid });
+          if (session) stored.push(session);
+        }
+      } else stored.push(...(await listAllSessions(tx, namespace)));
       const sids = payload.sids ? new Set(stored.map((s) => s.sid)) : undefined;
+      const sessions: SessionSnapshot[] = [];
+      for (const session of stored) sessions.push(await toSnapshot(tx, deps, session));
       return {
-        sessions: stored.map((s) => toSnapshot(deps, s)),
-        seq: namespaceSeqState(deps.db, namespace).lastSeq,
-        replay: planReplay(deps.db, { namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids }),
+        sessions,
+        seq: (await namespaceSeqState(tx, namespace)).lastSeq,
+        replay: await planReplay(tx, { namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids }),
       };
     });
     if (payload.sids) for (const session of sessions) void socket.join(rooms.sessionWatchers(session.sid));

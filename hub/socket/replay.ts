@@ -1,5 +1,5 @@
 import type { ResyncEvent, UpdateEvent } from '../../shared/protocol/broadcast.js';
-import type { Db } from '../store/db.js';
+import type { Sql } from '../store/sql.js';
 import { namespaceSeqState, readEventsSince } from '../store/events.js';
 
 export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; events: UpdateEvent[] };
@@ -8,11 +8,11 @@ export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; 
  * The events a client asking from `sinceSeq` missed, or a gap when some are no longer kept (or the
  * seq is from the future, e.g. another database): then the client must refetch snapshots.
  */
-export function planReplay(db: Db, input: { namespace: string; sinceSeq: number | undefined; sids?: ReadonlySet<string> }): ReplayPlan {
+export async function planReplay(sql: Sql, input: { namespace: string; sinceSeq: number | undefined; sids?: ReadonlySet<string> }): Promise<ReplayPlan> {
   if (input.sinceSeq === undefined) return { kind: 'none' };
-  const { lastSeq, prunedThrough } = namespaceSeqState(db, input.namespace);
+  const { lastSeq, prunedThrough } = await namespaceSeqState(sql, input.namespace);
   if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
-  return { kind: 'events', events: readEventsSince(db, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids }) };
+  return { kind: 'events', events: await readEventsSince(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids }) };
 }
 
 /** Sends a planned replay (call after the ack): a gap as `resync`, else the missed `update`s in order. */

@@ -16,7 +16,7 @@ import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSoc
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { updateMetadataBatched, updateStateBatched } from '../services/versioned-writes.js';
+import { updateMetadata, updateState } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
 import { planReplay, sendReplay } from './replay.js';
@@ -33,45 +33,43 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   const actor = actorOf(socket);
   const on = eventHandlers<RunnerClientToServerEvents>(socket, options);
 
-  on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadataBatched(deps, actor, payload));
-  on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateStateBatched(deps, actor, payload));
+  on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadata(deps, actor, payload));
+  on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateState(deps, actor, payload));
 
-  on('session-start', SessionStartPayloadSchema, 'ok', (payload) => {
-    const { session, created } = startSession(deps, actor, payload);
+  on('session-start', SessionStartPayloadSchema, 'ok', async (payload) => {
+    const { session, created } = await startSession(deps, actor, payload);
     void socket.join(rooms.session(session.sid));
     bindings.bind(socket.id, session.sid);
     return { ok: true, session, created };
   });
 
-  on('session-join', SessionJoinPayloadSchema, 'ok', (payload, ctx) => {
-    const session = joinSession(deps, bindings, actor, payload);
+  on('session-join', SessionJoinPayloadSchema, 'ok', async (payload, ctx) => {
+    const session = await joinSession(deps, bindings, actor, payload);
     void socket.join(rooms.session(session.sid));
-    const replay = planReplay(deps.db, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
+    const replay = await planReplay(deps.store, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
     ctx.afterAck(() => sendReplay(socket, replay));
     return { ok: true, session };
   });
 
-  on('prompt-submit', PromptSubmitPayloadSchema, 'ok', (payload) => ({ ok: true, ...submitPrompt(deps, actor, payload) }));
-  on('tool-use', ToolUsePayloadSchema, 'ok', (payload) => ({ ok: true, ...recordToolUse(deps, actor, payload) }));
-  on('turn-stop', TurnStopPayloadSchema, 'ok', (payload) => ({ ok: true, ...stopTurn(deps, actor, payload) }));
-  on('session-end', SessionEndPayloadSchema, 'ok', (payload) => ({ ok: true, session: endSession(deps, actor, payload) }));
-  on('session-finalize', SessionEndPayloadSchema, 'ok', (payload) => ({
+  on('prompt-submit', PromptSubmitPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await submitPrompt(deps, actor, payload)) }));
+  on('tool-use', ToolUsePayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await recordToolUse(deps, actor, payload)) }));
+  on('turn-stop', TurnStopPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await stopTurn(deps, actor, payload)) }));
+  on('session-end', SessionEndPayloadSchema, 'ok', async (payload) => ({ ok: true, session: await endSession(deps, actor, payload) }));
+  on('session-finalize', SessionEndPayloadSchema, 'ok', async (payload) => ({
     ok: true,
-    session: finalizeSession(deps, bindings, actor, payload),
+    session: await finalizeSession(deps, bindings, actor, payload),
   }));
-  on('session-archive', SessionArchivePayloadSchema, 'ok', (payload) => ({ ok: true, session: archive(deps, actor, payload) }));
-  on('session-alive', SessionAlivePayloadSchema, 'ok', (payload) => {
-    heartbeat(deps, actor, payload);
+  on('session-archive', SessionArchivePayloadSchema, 'ok', async (payload) => ({ ok: true, session: await archive(deps, actor, payload) }));
+  on('session-alive', SessionAlivePayloadSchema, 'ok', async (payload) => {
+    await heartbeat(deps, actor, payload);
     return { ok: true };
   });
   on('resume-failed', ResumeFailedPayloadSchema, 'ok', (payload) => resumeFailed(deps, actor, payload));
 
   socket.on('disconnect', (reason) => {
     socket.data.log.info({ reason }, 'runner disconnected');
-    try {
-      runnerSocketsLost(deps, bindings.unbindSocket(socket.id));
-    } catch (error) {
-      socket.data.log.error({ err: error }, 'could not record runner disconnect');
-    }
+    runnerSocketsLost(deps, bindings.unbindSocket(socket.id)).catch((error: unknown) =>
+      socket.data.log.error({ err: error }, 'could not record runner disconnect'),
+    );
   });
 }

@@ -55,11 +55,18 @@ function replayFrom(lastSeq: unknown): number | undefined {
 
 /** Handshake auth for a namespace: a known token, of a role allowed there. */
 function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'runner' | 'dashboard', ctx: SocketHandlerDeps, limiter: RateLimiter) {
-  namespace.use((socket, next) => {
+  namespace.use(async (socket, next) => {
     // token and lastSeq are read apart: a malformed lastSeq must not make a good token "unauthorized"
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const token = HandshakeAuthSchema.shape.token.safeParse(auth.token);
-    const identity = ctx.tokens.verify(token.success ? token.data : undefined);
+    let identity: Awaited<ReturnType<TokenRegistry['verify']>>;
+    try {
+      identity = await ctx.tokens.verify(token.success ? token.data : undefined);
+    } catch (error) {
+      // the stored tokens could not be re-read: refuse this handshake, the client retries
+      ctx.log.error({ err: error, namespace: which }, 'handshake failed: could not read tokens');
+      return next(new Error(HANDSHAKE_ERRORS.unauthorized));
+    }
     if (!identity) {
       ctx.log.info({ namespace: which, address: socket.handshake.address }, 'handshake refused: unauthorized');
       return next(new Error(HANDSHAKE_ERRORS.unauthorized));

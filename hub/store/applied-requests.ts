@@ -1,4 +1,4 @@
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 export type VersionedField = 'metadata' | 'agentState';
 
@@ -8,21 +8,21 @@ const INSERT = `
 export const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
 
 /** What an already applied `requestId` produced, so a retry answers the same and writes nothing. */
-export function findAppliedRequest(
-  db: Db,
+export async function findAppliedRequest(
+  sql: Sql,
   key: { sid: string; field: VersionedField; requestId: string },
-): { version: number; value: unknown } | undefined {
-  const row = stmt(db, SELECT).get(key) as { version: number; value: string } | undefined;
+): Promise<{ version: number; value: unknown } | undefined> {
+  const row = await sql.get(SELECT, key) as { version: number; value: string } | undefined;
   return row && { version: row.version, value: JSON.parse(row.value) };
 }
 
-export function recordAppliedRequest(
-  db: Db,
+export async function recordAppliedRequest(
+  sql: Sql,
   input: { sid: string; field: VersionedField; requestId: string; version: number; value: unknown; at: number },
-): void {
-  stmt(db, INSERT).run({ ...input, value: JSON.stringify(input.value) });
+): Promise<void> {
+  await sql.run(INSERT, { ...input, value: JSON.stringify(input.value) });
 }
 
-export function pruneAppliedRequests(db: Db, input: { olderThan: number }): number {
-  return stmt(db, PRUNE).run(input).changes;
+export async function pruneAppliedRequests(sql: Sql, input: { olderThan: number }): Promise<number> {
+  return (await sql.run(PRUNE, input)).changes;
 }

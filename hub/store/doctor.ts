@@ -2,32 +2,37 @@
  * Read-only queries of the offline CLI: what `session-hub doctor` reports (each bounded by `limit`)
  * and the session listing `repair --all` pages through. Safe beside a running hub (WAL).
  */
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 /**
  * Ended or archived sessions of one flavor whose token key is absent now although some history
  * version had it. The key goes into a JSON path, so callers pass registry keys only.
  */
-const MISSING_TOKENS = `
+const missingTokens = (has: (column: string) => string) => `
   SELECT s.sid, s.namespace, s.flavor, s.lifecycle_state AS state, s.lifecycle_reason AS reason, s.metadata_version AS version,
     (SELECT h.version FROM metadata_history h
-       WHERE h.sid = s.sid AND json_extract(h.metadata, @path) IS NOT NULL ORDER BY h.version DESC LIMIT 1) AS lastVersionWithToken
+       WHERE h.sid = s.sid AND ${has('h.metadata')} ORDER BY h.version DESC LIMIT 1) AS "lastVersionWithToken"
   FROM sessions s
-  WHERE s.flavor = @flavor AND s.lifecycle_state IN ('ended', 'archived') AND json_extract(s.metadata, @path) IS NULL
-    AND EXISTS (SELECT 1 FROM metadata_history h WHERE h.sid = s.sid AND json_extract(h.metadata, @path) IS NOT NULL)
+  WHERE s.flavor = @flavor AND s.lifecycle_state IN ('ended', 'archived') AND NOT ${has('s.metadata')}
+    AND EXISTS (SELECT 1 FROM metadata_history h WHERE h.sid = s.sid AND ${has('h.metadata')})
   ORDER BY s.updated_at DESC LIMIT @limit`;
+// "has the key with a non-null value", as json_extract reads a JSON null as SQL NULL
+const MISSING_TOKENS = {
+  sqlite: missingTokens((column) => `json_extract(${column}, @path) IS NOT NULL`),
+  postgres: missingTokens((column) => `COALESCE(jsonb_typeof(${column}::jsonb -> @key) <> 'null', FALSE)`),
+};
 
 /** Live runs whose runner is gone past the grace, or that have been live with no session activity for very long. */
 const STUCK_RUNS = `
-  SELECT r.run_id AS runId, r.sid, s.namespace, s.flavor, r.started_at AS startedAt, r.disconnected_at AS disconnectedAt,
-    s.last_activity_at AS lastActivityAt
+  SELECT r.run_id AS "runId", r.sid, s.namespace, s.flavor, r.started_at AS "startedAt", r.disconnected_at AS "disconnectedAt",
+    s.last_activity_at AS "lastActivityAt"
   FROM runs r JOIN sessions s ON s.sid = r.sid
   WHERE r.status = 'running'
     AND ((r.disconnected_at IS NOT NULL AND r.disconnected_at <= @lostBefore) OR s.last_activity_at <= @silentBefore)
   ORDER BY r.started_at LIMIT @limit`;
 
 const OLD_OPEN_TURNS = `
-  SELECT t.turn_id AS turnId, t.sid, s.namespace, t.opened_at AS openedAt
+  SELECT t.turn_id AS "turnId", t.sid, s.namespace, t.opened_at AS "openedAt"
   FROM turns t JOIN sessions s ON s.sid = t.sid
   WHERE t.status = 'open' AND t.opened_at <= @openedBefore
   ORDER BY t.opened_at LIMIT @limit`;
@@ -68,27 +73,27 @@ function jsonPath(key: string): string {
   return `$."${key.replaceAll('"', '\\"')}"`;
 }
 
-export function findMissingTokens(db: Db, input: { flavor: string; tokenKey: string; limit: number }): MissingTokenFinding[] {
-  const rows = stmt(db, MISSING_TOKENS).all({ flavor: input.flavor, path: jsonPath(input.tokenKey), limit: input.limit }) as Omit<
+export async function findMissingTokens(sql: Sql, input: { flavor: string; tokenKey: string; limit: number }): Promise<MissingTokenFinding[]> {
+  const rows = await sql.all(MISSING_TOKENS, { flavor: input.flavor, path: jsonPath(input.tokenKey), key: input.tokenKey, limit: input.limit }) as Omit<
     MissingTokenFinding,
     'tokenKey'
   >[];
   return rows.map((row) => ({ ...row, tokenKey: input.tokenKey }));
 }
 
-export function findStuckRuns(db: Db, input: { lostBefore: number; silentBefore: number; limit: number }): StuckRunFinding[] {
-  return stmt(db, STUCK_RUNS).all(input) as StuckRunFinding[];
+export async function findStuckRuns(sql: Sql, input: { lostBefore: number; silentBefore: number; limit: number }): Promise<StuckRunFinding[]> {
+  return await sql.all(STUCK_RUNS, input) as StuckRunFinding[];
 }
 
-export function findOldOpenTurns(db: Db, input: { openedBefore: number; limit: number }): OpenTurnFinding[] {
-  return stmt(db, OLD_OPEN_TURNS).all(input) as OpenTurnFinding[];
+export async function findOldOpenTurns(sql: Sql, input: { openedBefore: number; limit: number }): Promise<OpenTurnFinding[]> {
+  return await sql.all(OLD_OPEN_TURNS, input) as OpenTurnFinding[];
 }
 
 /** Every session id, in pages ordered by sid (for `repair --all`). */
-export function listSessionIdsAfter(db: Db, input: { after: string; limit: number }): { sid: string; namespace: string }[] {
-  return stmt(db, ALL_SIDS_AFTER).all(input) as { sid: string; namespace: string }[];
+export async function listSessionIdsAfter(sql: Sql, input: { after: string; limit: number }): Promise<{ sid: string; namespace: string }[]> {
+  return await sql.all(ALL_SIDS_AFTER, input) as { sid: string; namespace: string }[];
 }
 
-export function countSessions(db: Db): number {
-  return (stmt(db, COUNT_SESSIONS).get() as { n: number }).n;
+export async function countSessions(sql: Sql): Promise<number> {
+  return (await sql.get(COUNT_SESSIONS) as { n: number }).n;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
-import { stmt, type Db } from './db.js';
+import type { Sql, Tx } from './sql.js';
 
 // UPDATE … RETURNING, with an INSERT for a namespace's first event: an upsert with RETURNING costs
 // several times more per write (measured: ~12 µs against ~2.5 µs)
@@ -8,23 +8,26 @@ const NEXT_SEQ = `UPDATE namespaces SET last_seq = last_seq + 1 WHERE name = @na
 const FIRST_SEQ = `INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 1) RETURNING last_seq AS seq`;
 const INSERT_EVENT = `
   INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
-const SELECT_NAMESPACE = `SELECT last_seq AS lastSeq, pruned_through AS prunedThrough FROM namespaces WHERE name = @namespace`;
-const SELECT_SINCE = `SELECT id, seq, sid, created_at AS createdAt, body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq`;
+const SELECT_NAMESPACE = `SELECT last_seq AS "lastSeq", pruned_through AS "prunedThrough" FROM namespaces WHERE name = @namespace`;
+const SELECT_SINCE = `SELECT id, seq, sid, created_at AS "createdAt", body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq`;
 export const SELECT_PRUNABLE_UPTO = `
   SELECT MAX(seq) AS upto FROM events
   WHERE namespace = @namespace AND seq <= @maxSeqByCount AND created_at < @olderThan`;
 export const DELETE_UPTO = `DELETE FROM events WHERE namespace = @namespace AND seq <= @upto`;
-const SET_PRUNED = `UPDATE namespaces SET pruned_through = MAX(pruned_through, @upto) WHERE name = @namespace`;
+const SET_PRUNED = {
+  sqlite: `UPDATE namespaces SET pruned_through = MAX(pruned_through, @upto) WHERE name = @namespace`,
+  postgres: `UPDATE namespaces SET pruned_through = GREATEST(pruned_through, @upto) WHERE name = @namespace`,
+};
 const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 
 /** Appends one event with the namespace's next seq. Call inside the write's transaction. */
-export function appendEvent(db: Db, input: { namespace: string; sid: string; body: UpdateBody; now: number }): UpdateEvent {
-  const next = (stmt(db, NEXT_SEQ).get({ namespace: input.namespace }) ?? stmt(db, FIRST_SEQ).get({ namespace: input.namespace })) as {
+export async function appendEvent(sql: Sql, input: { namespace: string; sid: string; body: UpdateBody; now: number }): Promise<UpdateEvent> {
+  const next = (await sql.get(NEXT_SEQ, { namespace: input.namespace }) ?? await sql.get(FIRST_SEQ, { namespace: input.namespace })) as {
     seq: number;
   };
   const { seq } = next;
   const event: UpdateEvent = { id: randomUUID(), seq, createdAt: input.now, body: input.body };
-  stmt(db, INSERT_EVENT).run({
+  await sql.run(INSERT_EVENT, {
     namespace: input.namespace,
     seq,
     id: event.id,
@@ -35,16 +38,16 @@ export function appendEvent(db: Db, input: { namespace: string; sid: string; bod
   return event;
 }
 
-export function namespaceSeqState(db: Db, namespace: string): { lastSeq: number; prunedThrough: number } {
-  return (stmt(db, SELECT_NAMESPACE).get({ namespace }) as { lastSeq: number; prunedThrough: number } | undefined) ?? {
+export async function namespaceSeqState(sql: Sql, namespace: string): Promise<{ lastSeq: number; prunedThrough: number }> {
+  return (await sql.get(SELECT_NAMESPACE, { namespace }) as { lastSeq: number; prunedThrough: number } | undefined) ?? {
     lastSeq: 0,
     prunedThrough: 0,
   };
 }
 
 /** Kept events after `since`, in seq order, optionally only for some sessions. */
-export function readEventsSince(db: Db, input: { namespace: string; since: number; sids?: ReadonlySet<string> }): UpdateEvent[] {
-  const rows = stmt(db, SELECT_SINCE).all({ namespace: input.namespace, since: input.since }) as {
+export async function readEventsSince(sql: Sql, input: { namespace: string; since: number; sids?: ReadonlySet<string> }): Promise<UpdateEvent[]> {
+  const rows = await sql.all(SELECT_SINCE, { namespace: input.namespace, since: input.since }) as {
     id: string;
     seq: number;
     sid: string;
@@ -61,22 +64,21 @@ export function readEventsSince(db: Db, input: { namespace: string; since: numbe
 
 /**
  * Drops events that are both beyond the newest `keepCount` and older than `keepMs`, so at least
- * that many and at least that long are always kept. Returns how many went.
+ * that many and at least that long are always kept. Returns how many went. Run it in a
+ * transaction: the deletion and the namespace's pruned_through move together.
  */
-export function pruneEvents(db: Db, input: { keepCount: number; keepMs: number; now: number }): number {
+export async function pruneEvents(sql: Tx, input: { keepCount: number; keepMs: number; now: number }): Promise<number> {
   let removed = 0;
-  for (const { name } of stmt(db, SELECT_NAMESPACES).all() as { name: string }[]) {
-    const { lastSeq } = namespaceSeqState(db, name);
-    const { upto } = stmt(db, SELECT_PRUNABLE_UPTO).get({
+  for (const { name } of await sql.all(SELECT_NAMESPACES) as { name: string }[]) {
+    const { lastSeq } = await namespaceSeqState(sql, name);
+    const { upto } = await sql.get(SELECT_PRUNABLE_UPTO, {
       namespace: name,
       maxSeqByCount: lastSeq - input.keepCount,
       olderThan: input.now - input.keepMs,
     }) as { upto: number | null };
     if (upto === null) continue;
-    db.transaction(() => {
-      removed += stmt(db, DELETE_UPTO).run({ namespace: name, upto }).changes;
-      stmt(db, SET_PRUNED).run({ namespace: name, upto });
-    })();
+    removed += (await sql.run(DELETE_UPTO, { namespace: name, upto })).changes;
+    await sql.run(SET_PRUNED, { namespace: name, upto });
   }
   return removed;
 }

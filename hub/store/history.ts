@@ -1,6 +1,6 @@
 import type { HistoryEntry, Writer } from '../../shared/protocol/session.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 const INSERT = `
   INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
@@ -30,8 +30,8 @@ function toEntry(row: HistoryRow): HistoryEntry {
   };
 }
 
-export function insertHistory(db: Db, input: { sid: string } & HistoryEntry): void {
-  stmt(db, INSERT).run({
+export async function insertHistory(sql: Sql, input: { sid: string } & HistoryEntry): Promise<void> {
+  await sql.run(INSERT, {
     sid: input.sid,
     version: input.version,
     at: input.at,
@@ -44,11 +44,11 @@ export function insertHistory(db: Db, input: { sid: string } & HistoryEntry): vo
 }
 
 /** Every version of a session's metadata, oldest first. */
-export function listHistory(db: Db, sid: string): HistoryEntry[] {
-  return (stmt(db, SELECT_FOR_SESSION).all({ sid }) as HistoryRow[]).map(toEntry);
+export async function listHistory(sql: Sql, sid: string): Promise<HistoryEntry[]> {
+  return (await sql.all(SELECT_FOR_SESSION, { sid }) as HistoryRow[]).map(toEntry);
 }
 
-export function getHistoryVersion(db: Db, input: { sid: string; version: number }): HistoryEntry | undefined {
-  const row = stmt(db, SELECT_VERSION).get(input) as HistoryRow | undefined;
+export async function getHistoryVersion(sql: Sql, input: { sid: string; version: number }): Promise<HistoryEntry | undefined> {
+  const row = await sql.get(SELECT_VERSION, input) as HistoryRow | undefined;
   return row && toEntry(row);
 }

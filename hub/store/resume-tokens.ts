@@ -1,4 +1,4 @@
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 export interface ResumeTokenState {
   key: string;
@@ -15,8 +15,8 @@ const UPSERT_CHANGED = `
   WHERE resume_tokens.value <> excluded.value`;
 const MARK_REJECTED = `UPDATE resume_tokens SET rejected = 1 WHERE sid = @sid AND key = @key AND value = @value`;
 
-export function getResumeToken(db: Db, key: { sid: string; key: string }): ResumeTokenState | undefined {
-  const row = stmt(db, SELECT).get(key) as { key: string; value: string; since: number; rejected: number } | undefined;
+export async function getResumeToken(sql: Sql, key: { sid: string; key: string }): Promise<ResumeTokenState | undefined> {
+  const row = await sql.get(SELECT, key) as { key: string; value: string; since: number; rejected: number } | undefined;
   return row && { key: row.key, value: row.value, since: row.since, rejected: row.rejected === 1 };
 }
 
@@ -26,12 +26,12 @@ export function getResumeToken(db: Db, key: { sid: string; key: string }): Resum
  * A clear keeps the row: if the same value comes back (a repair, a runner re-sending it) it is still
  * the same token, as old and as rejected as before; only a different value is a new token.
  */
-export function trackResumeToken(db: Db, input: { sid: string; key: string; value: unknown; now: number }): void {
+export async function trackResumeToken(sql: Sql, input: { sid: string; key: string; value: unknown; now: number }): Promise<void> {
   if (input.value === undefined || input.value === null) return;
-  stmt(db, UPSERT_CHANGED).run({ sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
+  await sql.run(UPSERT_CHANGED, { sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
 }
 
 /** Marks a token value rejected by the agent; false when the stored value is no longer that one. */
-export function markResumeTokenRejected(db: Db, input: { sid: string; key: string; value: unknown }): boolean {
-  return stmt(db, MARK_REJECTED).run({ sid: input.sid, key: input.key, value: JSON.stringify(input.value) }).changes > 0;
+export async function markResumeTokenRejected(sql: Sql, input: { sid: string; key: string; value: unknown }): Promise<boolean> {
+  return (await sql.run(MARK_REJECTED, { sid: input.sid, key: input.key, value: JSON.stringify(input.value) })).changes > 0;
 }

@@ -1,5 +1,5 @@
 import type { RunEndStatus, RunStatus } from '../../shared/protocol/session.js';
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 export interface StoredRun {
   runId: string;
@@ -29,16 +29,21 @@ interface RunRow {
 }
 
 const INSERT = `
-  INSERT INTO runs (run_id, sid, started_at, status, pid, detached) VALUES (@runId, @sid, @now, 'running', @pid, @detached)`;
+  INSERT INTO runs (run_id, sid, started_at, status, pid, detached, hub_id) VALUES (@runId, @sid, @now, 'running', @pid, @detached, @hubId)`;
 const SELECT = `SELECT * FROM runs WHERE run_id = @runId`;
 const END = `
   UPDATE runs SET status = @status, ended_at = @endedAt, reason = @reason, disconnected_at = NULL
   WHERE run_id = @runId AND status = 'running'`;
-const SET_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE run_id = @runId AND status = 'running'`;
+const SET_DISCONNECTED = `UPDATE runs SET disconnected_at = @at, hub_id = @hubId WHERE run_id = @runId AND status = 'running'`;
 export const SELECT_LOST = `
   SELECT * FROM runs WHERE status = 'running' AND disconnected_at IS NOT NULL AND disconnected_at <= @before
   ORDER BY disconnected_at LIMIT @limit`;
-const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at WHERE status = 'running' AND detached = 0`;
+const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at, hub_id = NULL WHERE status = 'running' AND detached = 0`;
+// hub_id NULL: a run from before hubs were recorded, or one whose socket is gone already
+const MARK_RUNS_OF_DEAD_HUBS_DISCONNECTED = `
+  UPDATE runs SET disconnected_at = @at, hub_id = NULL
+  WHERE status = 'running' AND detached = 0 AND disconnected_at IS NULL
+    AND (hub_id IS NULL OR (hub_id <> @selfHubId AND hub_id NOT IN (SELECT hub_id FROM hubs WHERE heartbeat_at >= @aliveSince)))`;
 /**
  * Live detached runs whose session has been silent since `before`: walks sessions_running_by_activity,
  * whose rows the sweep's idle step then moves out of that index, so nothing is read twice.
@@ -64,44 +69,57 @@ function toRun(row: RunRow): StoredRun {
   };
 }
 
-export function insertRun(db: Db, input: { runId: string; sid: string; now: number; pid: number | null; detached?: boolean }): void {
-  stmt(db, INSERT).run({ ...input, detached: input.detached ? 1 : 0 });
+/** `hubId`: the hub process holding the run's runner socket (null for a detached run). */
+export async function insertRun(
+  sql: Sql,
+  input: { runId: string; sid: string; now: number; pid: number | null; detached?: boolean; hubId: string | null },
+): Promise<void> {
+  await sql.run(INSERT, { ...input, detached: input.detached ? 1 : 0 });
 }
 
-export function getRun(db: Db, runId: string): StoredRun | undefined {
-  const row = stmt(db, SELECT).get({ runId }) as RunRow | undefined;
+export async function getRun(sql: Sql, runId: string): Promise<StoredRun | undefined> {
+  const row = await sql.get(SELECT, { runId }) as RunRow | undefined;
   return row && toRun(row);
 }
 
 /** Ends a live run; false when it had already ended (so nothing ends twice). */
-export function endRun(db: Db, input: { runId: string; status: RunEndStatus; endedAt: number; reason: string | null }): boolean {
-  return stmt(db, END).run(input).changes > 0;
+export async function endRun(sql: Sql, input: { runId: string; status: RunEndStatus; endedAt: number; reason: string | null }): Promise<boolean> {
+  return (await sql.run(END, input)).changes > 0;
 }
 
-/** `at` null: a runner socket is bound to the run again. */
-export function setRunDisconnected(db: Db, input: { runId: string; at: number | null }): void {
-  stmt(db, SET_DISCONNECTED).run(input);
+/** `at` null: a runner socket on hub process `hubId` is bound to the run again; else its last socket left at `at`. */
+export async function setRunDisconnected(sql: Sql, input: { runId: string; at: number | null; hubId: string | null }): Promise<void> {
+  await sql.run(SET_DISCONNECTED, { runId: input.runId, at: input.at, hubId: input.at === null ? input.hubId : null });
 }
 
 /** Live runs whose runner has been gone since `before` or earlier. */
-export function listLostRuns(db: Db, input: { before: number; limit: number }): StoredRun[] {
-  return (stmt(db, SELECT_LOST).all(input) as RunRow[]).map(toRun);
+export async function listLostRuns(sql: Sql, input: { before: number; limit: number }): Promise<StoredRun[]> {
+  return (await sql.all(SELECT_LOST, input) as RunRow[]).map(toRun);
 }
 
 /** Live detached runs whose session has been silent since `before` or earlier. */
-export function listSilentDetachedRuns(db: Db, input: { before: number; limit: number }): StoredRun[] {
-  return (stmt(db, SELECT_SILENT_DETACHED).all(input) as RunRow[]).map(toRun);
+export async function listSilentDetachedRuns(sql: Sql, input: { before: number; limit: number }): Promise<StoredRun[]> {
+  return (await sql.all(SELECT_SILENT_DETACHED, input) as RunRow[]).map(toRun);
 }
 
 /**
- * At boot no runner is connected yet: every live run starts its grace now, except detached runs,
- * which never had a socket to lose.
+ * At the start of the only hub process (SQLite) no runner is connected yet: every live run starts
+ * its grace now, except detached runs, which never had a socket to lose.
  */
-export function markLiveRunsDisconnected(db: Db, input: { at: number }): number {
-  return stmt(db, MARK_ALL_LIVE_DISCONNECTED).run(input).changes;
+export async function markLiveRunsDisconnected(sql: Sql, input: { at: number }): Promise<number> {
+  return (await sql.run(MARK_ALL_LIVE_DISCONNECTED, input)).changes;
+}
+
+/**
+ * Live runs held by a hub process that stopped heartbeating before `aliveSince` (killed, or an
+ * earlier start of a single SQLite hub) lost their runner socket with it: their grace starts at
+ * `at`. Detached runs never had a socket to lose; the asking hub's own runs are never touched.
+ */
+export async function markRunsOfDeadHubsDisconnected(sql: Sql, input: { selfHubId: string; aliveSince: number; at: number }): Promise<number> {
+  return (await sql.run(MARK_RUNS_OF_DEAD_HUBS_DISCONNECTED, input)).changes;
 }
 
 /** Claims the run's one resume retry; false when it was already used. */
-export function claimResumeRetry(db: Db, runId: string): boolean {
-  return stmt(db, MARK_RETRIED).run({ runId }).changes > 0;
+export async function claimResumeRetry(sql: Sql, runId: string): Promise<boolean> {
+  return (await sql.run(MARK_RETRIED, { runId })).changes > 0;
 }

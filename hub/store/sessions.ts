@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 export interface StoredSession {
   sid: string;
@@ -79,9 +79,9 @@ const UPDATE_PRESENCE = `
 const LIST_PAGE = `
   SELECT * FROM sessions
   WHERE namespace = @namespace
-    AND (@state IS NULL OR lifecycle_state = @state)
-    AND (@flavor IS NULL OR flavor = @flavor)
-    AND (@afterUpdatedAt IS NULL OR updated_at < @afterUpdatedAt OR (updated_at = @afterUpdatedAt AND sid < @afterSid))
+    AND (CAST(@state AS TEXT) IS NULL OR lifecycle_state = @state)
+    AND (CAST(@flavor AS TEXT) IS NULL OR flavor = @flavor)
+    AND (CAST(@afterUpdatedAt AS BIGINT) IS NULL OR updated_at < @afterUpdatedAt OR (updated_at = @afterUpdatedAt AND sid < @afterSid))
   ORDER BY updated_at DESC, sid DESC
   LIMIT @limit`;
 export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
@@ -118,31 +118,31 @@ function maybe(row: unknown): StoredSession | undefined {
 }
 
 /** A session of the namespace; another namespace's session is exactly as absent as a missing one. */
-export function getSession(db: Db, key: { namespace: string; sid: string }): StoredSession | undefined {
-  return maybe(stmt(db, SELECT_BY_SID).get(key));
+export async function getSession(sql: Sql, key: { namespace: string; sid: string }): Promise<StoredSession | undefined> {
+  return maybe(await sql.get(SELECT_BY_SID, key));
 }
 
 /** For hub-internal work (sweeps) that has no namespace in hand. */
-export function getSessionAnyNamespace(db: Db, sid: string): StoredSession | undefined {
-  return maybe(stmt(db, SELECT_ANY_BY_SID).get({ sid }));
+export async function getSessionAnyNamespace(sql: Sql, sid: string): Promise<StoredSession | undefined> {
+  return maybe(await sql.get(SELECT_ANY_BY_SID, { sid }));
 }
 
-export function getSessionByTag(db: Db, key: { namespace: string; tag: string }): StoredSession | undefined {
-  return maybe(stmt(db, SELECT_BY_TAG).get(key));
+export async function getSessionByTag(sql: Sql, key: { namespace: string; tag: string }): Promise<StoredSession | undefined> {
+  return maybe(await sql.get(SELECT_BY_TAG, key));
 }
 
-export function insertSession(
-  db: Db,
+export async function insertSession(
+  sql: Sql,
   input: { sid: string; namespace: string; tag: string; flavor: string; parentSid: string | null; metadata: JsonObject; now: number },
-): void {
-  stmt(db, INSERT).run({ ...input, metadata: JSON.stringify(input.metadata) });
+): Promise<void> {
+  await sql.run(INSERT, { ...input, metadata: JSON.stringify(input.metadata) });
 }
 
-export function updateMetadata(
-  db: Db,
+export async function updateMetadata(
+  sql: Sql,
   input: { sid: string; metadata: JsonObject; version: number; now: number; countsAsActivity: boolean; previousActivityAt: number },
-): void {
-  stmt(db, UPDATE_METADATA).run({
+): Promise<void> {
+  await sql.run(UPDATE_METADATA, {
     sid: input.sid,
     metadata: JSON.stringify(input.metadata),
     version: input.version,
@@ -151,8 +151,8 @@ export function updateMetadata(
   });
 }
 
-export function updateAgentState(db: Db, input: { sid: string; agentState: JsonObject | null; version: number; now: number }): void {
-  stmt(db, UPDATE_AGENT_STATE).run({
+export async function updateAgentState(sql: Sql, input: { sid: string; agentState: JsonObject | null; version: number; now: number }): Promise<void> {
+  await sql.run(UPDATE_AGENT_STATE, {
     sid: input.sid,
     agentState: input.agentState === null ? null : JSON.stringify(input.agentState),
     version: input.version,
@@ -160,44 +160,44 @@ export function updateAgentState(db: Db, input: { sid: string; agentState: JsonO
   });
 }
 
-export function updateLifecycle(
-  db: Db,
+export async function updateLifecycle(
+  sql: Sql,
   input: { sid: string; state: LifecycleState; since: number; reason: string | null; by: Writer | null },
-): void {
-  stmt(db, UPDATE_LIFECYCLE).run(input);
+): Promise<void> {
+  await sql.run(UPDATE_LIFECYCLE, input);
 }
 
-export function updateLastRun(
-  db: Db,
+export async function updateLastRun(
+  sql: Sql,
   input: { sid: string; runId: string; status: RunStatus; endedAt: number | null; reason: string | null; now: number },
-): void {
-  stmt(db, UPDATE_LAST_RUN).run(input);
+): Promise<void> {
+  await sql.run(UPDATE_LAST_RUN, input);
 }
 
-export function updateFlavor(db: Db, input: { sid: string; flavor: string }): void {
-  stmt(db, UPDATE_FLAVOR).run(input);
+export async function updateFlavor(sql: Sql, input: { sid: string; flavor: string }): Promise<void> {
+  await sql.run(UPDATE_FLAVOR, input);
 }
 
-export function updateCurrentTurn(db: Db, input: { sid: string; turnId: string | null; now: number }): void {
-  stmt(db, UPDATE_CURRENT_TURN).run(input);
+export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
+  await sql.run(UPDATE_CURRENT_TURN, input);
 }
 
-export function touchActivity(db: Db, input: { sid: string; now: number }): void {
-  stmt(db, TOUCH_ACTIVITY).run(input);
+export async function touchActivity(sql: Sql, input: { sid: string; now: number }): Promise<void> {
+  await sql.run(TOUCH_ACTIVITY, input);
 }
 
-export function updatePresence(
-  db: Db,
+export async function updatePresence(
+  sql: Sql,
   input: { sid: string; active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean },
-): void {
-  stmt(db, UPDATE_PRESENCE).run({ ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
+): Promise<void> {
+  await sql.run(UPDATE_PRESENCE, { ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
 }
 
-export function listSessionsPage(
-  db: Db,
+export async function listSessionsPage(
+  sql: Sql,
   query: { namespace: string; state?: string; flavor?: string; limit: number; after?: { updatedAt: number; sid: string } },
-): StoredSession[] {
-  const rows = stmt(db, LIST_PAGE).all({
+): Promise<StoredSession[]> {
+  const rows = await sql.all(LIST_PAGE, {
     namespace: query.namespace,
     state: query.state ?? null,
     flavor: query.flavor ?? null,
@@ -208,16 +208,16 @@ export function listSessionsPage(
   return rows.map(toSession);
 }
 
-export function listAllSessions(db: Db, namespace: string): StoredSession[] {
-  return (stmt(db, SELECT_ALL_IN_NAMESPACE).all({ namespace }) as SessionRow[]).map(toSession);
+export async function listAllSessions(sql: Sql, namespace: string): Promise<StoredSession[]> {
+  return (await sql.all(SELECT_ALL_IN_NAMESPACE, { namespace }) as SessionRow[]).map(toSession);
 }
 
 /** Sessions marked active whose last heartbeat is at or before `before` (partial index on active). */
-export function listStaleActiveSessions(db: Db, input: { before: number; limit: number }): StoredSession[] {
-  return (stmt(db, SELECT_STALE_ACTIVE).all(input) as SessionRow[]).map(toSession);
+export async function listStaleActiveSessions(sql: Sql, input: { before: number; limit: number }): Promise<StoredSession[]> {
+  return (await sql.all(SELECT_STALE_ACTIVE, input) as SessionRow[]).map(toSession);
 }
 
 /** Running sessions with no activity since `before` (partial index on running). */
-export function listRunningSessionsWithoutActivity(db: Db, input: { before: number; limit: number }): StoredSession[] {
-  return (stmt(db, SELECT_RUNNING_WITHOUT_ACTIVITY).all(input) as SessionRow[]).map(toSession);
+export async function listRunningSessionsWithoutActivity(sql: Sql, input: { before: number; limit: number }): Promise<StoredSession[]> {
+  return (await sql.all(SELECT_RUNNING_WITHOUT_ACTIVITY, input) as SessionRow[]).map(toSession);
 }

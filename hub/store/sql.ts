@@ -11,7 +11,8 @@ export type Dialect = 'sqlite' | 'postgres';
 /** A query's text: the same for both engines, or one text per engine. */
 export type Query = string | { readonly sqlite: string; readonly postgres: string };
 
-export type Params = Readonly<Record<string, unknown>>;
+/** Named parameters, by the names the query uses after `@`. */
+export type Params = object;
 
 /** Runs queries: the store outside any transaction, or one transaction. */
 export interface Sql {

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
-import { stmt, type Db } from './db.js';
+import type { Sql } from './sql.js';
 
 interface TurnRow {
   turn_id: string;
@@ -33,12 +33,19 @@ const SELECT_TURN = `SELECT * FROM turns WHERE turn_id = @turnId`;
 const CLOSE_TURN = `
   UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
   WHERE turn_id = @turnId AND status = 'open'`;
-const LATEST_TURN = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`;
-const TURNS_OF_SESSION = `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`;
+// insertion order breaks ties between turns opened in the same millisecond
+const LATEST_TURN = {
+  sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
+  postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
+};
+const TURNS_OF_SESSION = {
+  sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`,
+  postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, created_order`,
+};
 // with the session's namespace and whether it is the session's current turn, so the sweep needs
 // no per-turn session read (turns drives the join: LEFT JOIN keeps it the outer loop)
 export const OPEN_TURNS_OLDER_THAN = `
-  SELECT turns.*, sessions.namespace AS namespace, sessions.current_turn_id = turns.turn_id AS is_current
+  SELECT turns.*, sessions.namespace AS namespace, CASE WHEN sessions.current_turn_id = turns.turn_id THEN 1 ELSE 0 END AS is_current
   FROM turns LEFT JOIN sessions ON sessions.sid = turns.sid
   WHERE turns.status = 'open' AND turns.opened_at <= @before ORDER BY turns.opened_at LIMIT @limit`;
 export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE status = 'open' AND opened_at <= @before`;
@@ -79,8 +86,8 @@ function toActivity(row: ActivityRow): Activity & { turnId: string } {
   };
 }
 
-export function insertTurn(
-  db: Db,
+export async function insertTurn(
+  sql: Sql,
   input: {
     turnId: string;
     sid: string;
@@ -92,32 +99,32 @@ export function insertTurn(
     openedAt: number;
     closedAt: number | null;
   },
-): void {
-  stmt(db, INSERT_TURN).run({ ...input, promptTruncated: input.promptTruncated ? 1 : 0 });
+): Promise<void> {
+  await sql.run(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0 });
 }
 
-export function getTurn(db: Db, turnId: string): TurnSummary | undefined {
-  const row = stmt(db, SELECT_TURN).get({ turnId }) as TurnRow | undefined;
+export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
+  const row = await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined;
   return row && toTurn(row);
 }
 
 /** Closes an open turn; false when it was not open. */
-export function closeTurn(db: Db, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): boolean {
-  return stmt(db, CLOSE_TURN).run(input).changes > 0;
+export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
+  return (await sql.run(CLOSE_TURN, input)).changes > 0;
 }
 
-export function findTurnByPromptId(db: Db, key: { sid: string; promptId: string }): TurnSummary | undefined {
-  const row = stmt(db, TURN_BY_PROMPT_ID).get(key) as TurnRow | undefined;
+export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
+  const row = await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined;
   return row && toTurn(row);
 }
 
-export function getLatestTurn(db: Db, sid: string): TurnSummary | undefined {
-  const row = stmt(db, LATEST_TURN).get({ sid }) as TurnRow | undefined;
+export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
+  const row = await sql.get(LATEST_TURN, { sid }) as TurnRow | undefined;
   return row && toTurn(row);
 }
 
-export function listTurns(db: Db, sid: string): TurnSummary[] {
-  return (stmt(db, TURNS_OF_SESSION).all({ sid }) as TurnRow[]).map(toTurn);
+export async function listTurns(sql: Sql, sid: string): Promise<TurnSummary[]> {
+  return (await sql.all(TURNS_OF_SESSION, { sid }) as TurnRow[]).map(toTurn);
 }
 
 export interface DueTurn {
@@ -129,17 +136,17 @@ export interface DueTurn {
 }
 
 /** Open turns opened at `before` or earlier, oldest first, with what the sweep needs of their session. */
-export function listDueOpenTurns(db: Db, input: { before: number; limit: number }): DueTurn[] {
-  const rows = stmt(db, OPEN_TURNS_OLDER_THAN).all(input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
+export async function listDueOpenTurns(sql: Sql, input: { before: number; limit: number }): Promise<DueTurn[]> {
+  const rows = await sql.all(OPEN_TURNS_OLDER_THAN, input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
   return rows.map((row) => ({ turn: toTurn(row), namespace: row.namespace, isCurrent: row.is_current === 1 }));
 }
 
-export function countOpenTurnsOlderThan(db: Db, input: { before: number }): number {
-  return (stmt(db, COUNT_OPEN_TURNS_OLDER_THAN).get(input) as { count: number }).count;
+export async function countOpenTurnsOlderThan(sql: Sql, input: { before: number }): Promise<number> {
+  return (await sql.get(COUNT_OPEN_TURNS_OLDER_THAN, input) as { count: number }).count;
 }
 
-export function insertActivity(
-  db: Db,
+export async function insertActivity(
+  sql: Sql,
   input: {
     activityId: string;
     turnId: string;
@@ -151,23 +158,23 @@ export function insertActivity(
     at: number;
     truncated: boolean;
   },
-): void {
-  stmt(db, INSERT_ACTIVITY).run({
+): Promise<void> {
+  await sql.run(INSERT_ACTIVITY, {
     ...input,
     input: input.input === null ? null : JSON.stringify(input.input),
     output: input.output === null ? null : JSON.stringify(input.output),
     truncated: input.truncated ? 1 : 0,
   });
-  stmt(db, BUMP_ACTIVITY_COUNT).run({ turnId: input.turnId });
+  await sql.run(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
 }
 
-export function findActivityByToolUseId(db: Db, key: { sid: string; toolUseId: string }): (Activity & { turnId: string }) | undefined {
-  const row = stmt(db, ACTIVITY_BY_TOOL_USE).get(key) as ActivityRow | undefined;
+export async function findActivityByToolUseId(sql: Sql, key: { sid: string; toolUseId: string }): Promise<(Activity & { turnId: string }) | undefined> {
+  const row = await sql.get(ACTIVITY_BY_TOOL_USE, key) as ActivityRow | undefined;
   return row && toActivity(row);
 }
 
-export function listActivities(db: Db, turnId: string): Activity[] {
-  return (stmt(db, ACTIVITIES_OF_TURN).all({ turnId }) as ActivityRow[]).map((row) => {
+export async function listActivities(sql: Sql, turnId: string): Promise<Activity[]> {
+  return (await sql.all(ACTIVITIES_OF_TURN, { turnId }) as ActivityRow[]).map((row) => {
     const { turnId: _turnId, ...activity } = toActivity(row);
     return activity;
   });

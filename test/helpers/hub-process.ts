@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeAllClients } from './clients.js';
+import { databaseUrlFor, releaseDatabaseOf } from './test-store.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
@@ -21,7 +22,7 @@ export function stopHubsAfterEach(): void {
     closeAllClients();
     const hubs = spawned.splice(0).reverse();
     for (const hub of hubs) if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
-    for (const hub of hubs) hub.cleanup();
+    for (const hub of hubs) await hub.cleanup();
   });
 }
 
@@ -37,8 +38,8 @@ export interface HubProcess {
   stop(): Promise<number | null>;
   /** SIGKILL (kill -9) and wait for exit. */
   kill9(): Promise<void>;
-  /** Removes the data directory (unless it was given). */
-  cleanup(): void;
+  /** Removes the data directory and its test database (unless the directory was given). */
+  cleanup(): Promise<void>;
 }
 
 /**
@@ -48,6 +49,7 @@ export interface HubProcess {
  */
 export async function spawnHub(options: { dataDir?: string; port?: number; env?: Record<string, string> } = {}): Promise<HubProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'session-hub-proc-'));
+  const databaseUrl = await databaseUrlFor(dataDir);
   const child = spawn(process.execPath, [CLI, 'start'], {
     env: {
       ...process.env,
@@ -56,6 +58,7 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
       SESSION_HUB_DATA: dataDir,
       SESSION_HUB_TOKENS: TEST_TOKEN_SPEC,
       LOG_LEVEL: 'info',
+      ...(databaseUrl === undefined ? {} : { SESSION_HUB_DATABASE_URL: databaseUrl }),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,8 +99,10 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
       child.kill('SIGKILL');
       await exited;
     },
-    cleanup: () => {
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    cleanup: async () => {
+      if (options.dataDir) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      await releaseDatabaseOf(dataDir);
     },
   };
   spawned.push(hub);

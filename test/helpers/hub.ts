@@ -7,6 +7,7 @@ import { loadConfig, type HubConfig } from '../../hub/config.js';
 import { createLogger } from '../../hub/log.js';
 import { startHub, type RunningHub } from '../../hub/main.js';
 import { closeAllClients } from './clients.js';
+import { databaseUrlFor, releaseDatabaseOf } from './test-store.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
 
 export interface TestHub extends RunningHub {
@@ -15,16 +16,24 @@ export interface TestHub extends RunningHub {
 }
 
 /**
- * The real hub in this process on 127.0.0.1:0 with a fresh SQLite file in a temp dir, the test
- * tokens, and a quiet log. `close()` stops it and removes the directory.
+ * The real hub in this process on 127.0.0.1:0 with a fresh SQLite file in a temp dir (or a fresh
+ * PostgreSQL database: test-store.ts), the test tokens, and a quiet log. `close()` stops it and
+ * removes the directory and its database.
  */
 export async function startTestHub(options: { config?: Partial<Record<keyof HubConfig, unknown>>; clock?: Clock; dataDir?: string } = {}): Promise<TestHub> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'session-hub-test-'));
-  const config = loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, tokens: TEST_TOKEN_SPEC, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...options.config });
+  const databaseUrl = await databaseUrlFor(dataDir);
+  const config = loadConfig(
+    {},
+    { host: '127.0.0.1', port: 0, dataDir, databaseUrl, tokens: TEST_TOKEN_SPEC, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...options.config },
+  );
   const hub = await startHub(config, { log: createLogger(config.logLevel), clock: options.clock });
   const close = async () => {
     await hub.close();
-    if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (!options.dataDir) {
+      rmSync(dataDir, { recursive: true, force: true });
+      await releaseDatabaseOf(dataDir);
+    }
   };
   const testHub = { ...hub, close, tokens: TEST_TOKENS, dataDir };
   started.push(testHub);

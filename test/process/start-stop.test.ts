@@ -30,7 +30,7 @@ describe('the hub process', () => {
       expect((await response.json()).metadata.value.claudeSessionId).toBe('claude-abc');
     } finally {
       await restarted.stop();
-      hub.cleanup();
+      await hub.cleanup();
     }
   });
 });

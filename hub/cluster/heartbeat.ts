@@ -1,0 +1,25 @@
+import type { HubDeps } from '../services/deps.js';
+import { recordHubHeartbeat } from '../store/hubs.js';
+
+/**
+ * Records, every interval, that this hub process is alive. Other processes sharing the store treat
+ * the runs this one holds as lost once it has been silent for a few intervals (sweeps.ts).
+ */
+export function startHeartbeat(deps: Pick<HubDeps, 'store' | 'hubId' | 'clock' | 'log'>, intervalMs: number): { stop(): Promise<void> } {
+  let beating: Promise<void> | undefined;
+  const beat = () => {
+    if (beating) return;
+    beating = deps.store
+      .transaction((tx) => recordHubHeartbeat(tx, { hubId: deps.hubId, now: deps.clock.now() }))
+      .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record this hub\'s heartbeat; will retry'))
+      .finally(() => (beating = undefined));
+  };
+  const timer = setInterval(beat, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await beating;
+    },
+  };
+}

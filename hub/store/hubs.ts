@@ -1,0 +1,27 @@
+import type { Sql } from './sql.js';
+
+/** Hub processes sharing the database, and when each last said it was alive. */
+const HEARTBEAT = `
+  INSERT INTO hubs (hub_id, started_at, heartbeat_at) VALUES (@hubId, @now, @now)
+  ON CONFLICT (hub_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`;
+const DELETE = `DELETE FROM hubs WHERE hub_id = @hubId`;
+const PRUNE = `DELETE FROM hubs WHERE heartbeat_at < @before`;
+const COUNT_ALIVE = `SELECT COUNT(*) AS n FROM hubs WHERE heartbeat_at >= @aliveSince`;
+
+export async function recordHubHeartbeat(sql: Sql, input: { hubId: string; now: number }): Promise<void> {
+  await sql.run(HEARTBEAT, input);
+}
+
+/** A hub that stops cleanly leaves; its runs' sockets were closed (and marked) first. */
+export async function removeHub(sql: Sql, hubId: string): Promise<void> {
+  await sql.run(DELETE, { hubId });
+}
+
+/** Forgets processes silent since before `before` (their runs were marked by then). */
+export async function pruneDeadHubs(sql: Sql, input: { before: number }): Promise<number> {
+  return (await sql.run(PRUNE, input)).changes;
+}
+
+export async function countAliveHubs(sql: Sql, input: { aliveSince: number }): Promise<number> {
+  return (await sql.get<{ n: number }>(COUNT_ALIVE, input))?.n ?? 0;
+}
