@@ -1,35 +1,60 @@
-/** Migration 002 on a real database file written by a v1 hub: runs gain `detached`, existing rows keep everything. */
+/**
+ * Migrations 002 and 003 on a real database file written by an older hub: runs gain `detached`, then
+ * `hub_id` and the `hubs` table appear; existing rows keep everything.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, schemaVersion, type Db } from '../../hub/store/db.js';
-import { migration001 } from '../../hub/store/migrations/001-initial.js';
-import { MIGRATIONS } from '../../hub/store/migrations/index.js';
+import { recordHubHeartbeat } from '../../hub/store/hubs.js';
 import { getRun, insertRun, markLiveRunsDisconnected } from '../../hub/store/runs.js';
+import { migration001 } from '../../hub/store/sqlite/migrations/001-initial.js';
+import { migration002 } from '../../hub/store/sqlite/migrations/002-detached-runs.js';
+import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';
+import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 
 let dir: string | undefined;
-let db: Db | undefined;
-afterEach(() => {
-  db?.close();
-  db = undefined;
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
   if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
 
-describe('migration 002 (detached runs)', () => {
-  it('brings a v1 database with a live run to v2: the run reads back unchanged and not detached', () => {
-    dir = mkdtempSync(join(tmpdir(), 'session-hub-migrate-'));
-    const file = join(dir, 'hub.db');
-    const v1 = openDatabase(file, { migrations: [migration001] });
-    expect(schemaVersion(v1)).toBe(1);
-    // the row exactly as a v1 hub wrote it (its INSERT had no detached column)
-    v1.prepare(`INSERT INTO runs (run_id, sid, started_at, status, pid, resume_retried) VALUES ('r1', 's1', 1000, 'running', 4242, 1)`).run();
-    v1.close();
+function tempFile(): string {
+  dir = mkdtempSync(join(tmpdir(), 'session-hub-migrate-'));
+  return join(dir, 'hub.db');
+}
 
-    db = openDatabase(file);
-    expect(schemaVersion(db)).toBe(MIGRATIONS.length);
-    expect(schemaVersion(db)).toBe(2);
-    expect(getRun(db, 'r1')).toEqual({
+/** Column names of a table, read from the file's schema. */
+function columns(opened: SqliteStore, table: string): string[] {
+  return (opened.db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
+}
+
+function tables(opened: SqliteStore): string[] {
+  return (opened.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+}
+
+describe('migration 002 (detached runs)', () => {
+  it('brings a v1 database with a live run to v2: the run reads back unchanged and not detached', async () => {
+    const file = tempFile();
+    const v1 = SqliteStore.open(file, { migrations: [migration001] });
+    expect(await v1.schemaVersion()).toBe(1);
+    // the row exactly as a v1 hub wrote it (its INSERT had no detached column)
+    v1.db.prepare(`INSERT INTO runs (run_id, sid, started_at, status, pid, resume_retried) VALUES ('r1', 's1', 1000, 'running', 4242, 1)`).run();
+    await v1.close();
+
+    store = SqliteStore.open(file, { migrations: [migration001, migration002] });
+    expect(await store.schemaVersion()).toBe(2);
+    expect(columns(store, 'runs')).toContain('detached');
+    expect(store.db.prepare(`SELECT detached, pid, resume_retried FROM runs WHERE run_id = 'r1'`).get()).toEqual({ detached: 0, pid: 4242, resume_retried: 1 });
+    await store.close();
+
+    // on to the current schema: the run reads back unchanged
+    store = SqliteStore.open(file);
+    expect(await store.schemaVersion()).toBe(MIGRATIONS.length);
+    expect(await getRun(store, 'r1')).toEqual({
       runId: 'r1',
       sid: 's1',
       startedAt: 1000,
@@ -43,15 +68,55 @@ describe('migration 002 (detached runs)', () => {
     });
 
     // at boot the old run gets its grace as before; a new detached run does not
-    insertRun(db, { runId: 'r2', sid: 's2', now: 2000, pid: null, detached: true });
-    expect(markLiveRunsDisconnected(db, { at: 3000 })).toBe(1);
-    expect(getRun(db, 'r1')!.disconnectedAt).toBe(3000);
-    expect(getRun(db, 'r2')).toMatchObject({ detached: true, disconnectedAt: null });
+    await store.transaction(async (tx) => {
+      await insertRun(tx, { runId: 'r2', sid: 's2', now: 2000, pid: null, detached: true, hubId: null });
+      expect(await markLiveRunsDisconnected(tx, { at: 3000 })).toBe(1);
+    });
+    expect((await getRun(store, 'r1'))!.disconnectedAt).toBe(3000);
+    expect(await getRun(store, 'r2')).toMatchObject({ detached: true, disconnectedAt: null });
 
     // opening again applies nothing twice
-    db.close();
-    db = openDatabase(file);
-    expect(schemaVersion(db)).toBe(2);
-    expect(getRun(db, 'r2')!.detached).toBe(true);
+    await store.close();
+    store = SqliteStore.open(file);
+    expect(await store.schemaVersion()).toBe(MIGRATIONS.length);
+    expect((await getRun(store, 'r2'))!.detached).toBe(true);
+  });
+});
+
+describe('migration 003 (cluster: hubs and runs.hub_id)', () => {
+  it('brings a v2 database with a live run to v3: hubs table and runs.hub_id appear, the run is kept with no hub', async () => {
+    const file = tempFile();
+    const v2 = SqliteStore.open(file, { migrations: [migration001, migration002] });
+    expect(await v2.schemaVersion()).toBe(2);
+    expect(tables(v2)).not.toContain('hubs');
+    expect(columns(v2, 'runs')).not.toContain('hub_id');
+    // the row exactly as a v2 hub wrote it
+    v2.db.prepare(`INSERT INTO runs (run_id, sid, started_at, status, pid, detached) VALUES ('r1', 's1', 1000, 'running', 4242, 0)`).run();
+    await v2.close();
+
+    store = SqliteStore.open(file);
+    expect(MIGRATIONS.length).toBe(3);
+    expect(await store.schemaVersion()).toBe(3);
+    expect(tables(store)).toContain('hubs');
+    expect(columns(store, 'hubs')).toEqual(['hub_id', 'started_at', 'heartbeat_at']);
+    expect(columns(store, 'runs')).toContain('hub_id');
+    // a run from before hubs were recorded belongs to no hub
+    expect(store.db.prepare(`SELECT hub_id FROM runs WHERE run_id = 'r1'`).get()).toEqual({ hub_id: null });
+    expect(await getRun(store, 'r1')).toMatchObject({ runId: 'r1', status: 'running', pid: 4242, detached: false, disconnectedAt: null });
+
+    // the new schema is usable: a hub heartbeats, a run records the hub holding its socket
+    await store.transaction(async (tx) => {
+      await recordHubHeartbeat(tx, { hubId: 'hub-a', now: 5000 });
+      await recordHubHeartbeat(tx, { hubId: 'hub-a', now: 6000 });
+      await insertRun(tx, { runId: 'r2', sid: 's2', now: 5000, pid: null, hubId: 'hub-a' });
+    });
+    expect(store.db.prepare(`SELECT hub_id, started_at, heartbeat_at FROM hubs`).all()).toEqual([{ hub_id: 'hub-a', started_at: 5000, heartbeat_at: 6000 }]);
+    expect(store.db.prepare(`SELECT hub_id FROM runs WHERE run_id = 'r2'`).get()).toEqual({ hub_id: 'hub-a' });
+
+    // opening again applies nothing twice
+    await store.close();
+    store = SqliteStore.open(file);
+    expect(await store.schemaVersion()).toBe(3);
+    expect(store.db.prepare(`SELECT COUNT(*) AS n FROM hubs`).get()).toEqual({ n: 1 });
   });
 });

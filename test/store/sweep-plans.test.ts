@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../hub/store/db.js';
 import { SWEEP_QUERIES, sweepQueryPlans } from '../../hub/store/query-plans.js';
 import { insertRun, setRunDisconnected } from '../../hub/store/runs.js';
+import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { insertSession, updateCurrentTurn, updateLastRun, updatePresence } from '../../hub/store/sessions.js';
 import { insertTurn } from '../../hub/store/turns.js';
 
@@ -23,39 +23,43 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
  * A mix like a busy hub's: most sessions ended and inactive, some running, a tenth with open turns,
  * and every third run (live or not) from the hook bridge, detached.
  */
-function seed(db: Db, count: number): void {
-  db.transaction(() => {
+async function seed(store: SqliteStore, count: number): Promise<void> {
+  await store.transaction(async (tx) => {
     for (let i = 0; i < count; i++) {
       const sid = `s${i}`;
-      insertSession(db, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: {}, now: i });
+      await insertSession(tx, { sid, namespace: 'default', tag: sid, flavor: 'claude', parentSid: null, metadata: {}, now: i });
       const live = i % 10 === 0;
-      insertRun(db, { runId: `r${i}`, sid, now: i, pid: null, detached: i % 3 === 0 });
-      updateLastRun(db, { sid, runId: `r${i}`, status: live ? 'running' : 'success', endedAt: live ? null : i, reason: null, now: i });
-      updatePresence(db, { sid, active: live, activeAt: i, aliveAt: i, thinking: false });
-      if (live && i % 20 === 0) setRunDisconnected(db, { runId: `r${i}`, at: i });
+      const detached = i % 3 === 0;
+      await insertRun(tx, { runId: `r${i}`, sid, now: i, pid: null, detached, hubId: detached ? null : 'hub-1' });
+      await updateLastRun(tx, { sid, runId: `r${i}`, status: live ? 'running' : 'success', endedAt: live ? null : i, reason: null, now: i });
+      await updatePresence(tx, { sid, active: live, activeAt: i, aliveAt: i, thinking: false });
+      if (live && i % 20 === 0) await setRunDisconnected(tx, { runId: `r${i}`, at: i, hubId: null });
       if (live) {
-        insertTurn(db, { turnId: `t${i}`, sid, kind: 'prompt', prompt: 'p', promptTruncated: false, promptId: null, status: 'open', openedAt: i, closedAt: null });
-        updateCurrentTurn(db, { sid, turnId: `t${i}`, now: i });
+        await insertTurn(tx, { turnId: `t${i}`, sid, kind: 'prompt', prompt: 'p', promptTruncated: false, promptId: null, status: 'open', openedAt: i, closedAt: null });
+        await updateCurrentTurn(tx, { sid, turnId: `t${i}`, now: i });
       }
     }
-  })();
+  });
 }
 
-let db: Db | undefined;
-afterEach(() => db?.close());
+let store: SqliteStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
 
 describe('sweep query plans', () => {
   for (const [label, rows] of [
     ['an empty database', 0],
     ['a seeded database with statistics (ANALYZE)', 3000],
   ] as const) {
-    it(`every sweep query searches an index on ${label}, never scanning a table`, () => {
-      db = openDatabase(':memory:');
+    it(`every sweep query searches an index on ${label}, never scanning a table`, async () => {
+      store = SqliteStore.open(':memory:');
       if (rows > 0) {
-        seed(db, rows);
-        db.exec('ANALYZE');
+        await seed(store, rows);
+        store.db.exec('ANALYZE');
       }
-      const plans = sweepQueryPlans(db);
+      const plans = await sweepQueryPlans(store);
       expect(Object.keys(plans).sort()).toEqual(Object.keys(EXPECTED_INDEX).sort());
       for (const [name, plan] of Object.entries(plans)) {
         expect(plan.some((line) => /^SCAN /.test(line)), `${name}: ${plan.join(' | ')}`).toBe(false);
