@@ -15,6 +15,18 @@ export interface Sweeper {
   stop(): Promise<void>;
 }
 
+/** The report of a sweep this process left to another one. */
+const NOTHING_SWEPT: SweepReport = {
+  turnsTimedOut: 0,
+  sessionsInactive: 0,
+  runsOfStoppedHubs: 0,
+  runsInterrupted: 0,
+  silentRunsEnded: 0,
+  sessionsIdled: 0,
+  eventsPruned: 0,
+  durationMs: 0,
+};
+
 function changedSomething(report: SweepReport): boolean {
   return Object.entries(report).some(([key, value]) => key !== 'durationMs' && value > 0);
 }
@@ -26,7 +38,14 @@ export function createSweeper(deps: HubDeps, metrics: Pick<HubMetrics, 'observeS
 
   const runOnce = (): Promise<SweepReport> => {
     const current = (async () => {
-      const report = await sweep(deps, { signal: stopping.signal });
+      // one sweep across every hub process sharing the store: the others skip this tick (the ends
+      // are safe to run twice anyway; this keeps the cluster from doing the work twice)
+      const outcome = await deps.store.tryExclusive('sweep', () => sweep(deps, { signal: stopping.signal }));
+      if (!outcome.ran) {
+        deps.log.debug('another hub process is sweeping; skipping this one');
+        return NOTHING_SWEPT;
+      }
+      const report = outcome.value;
       metrics.observeSweep(report);
       if (changedSomething(report)) deps.log.info({ sweep: report }, 'sweep changed sessions');
       else deps.log.debug({ sweep: report }, 'sweep found nothing to do');
