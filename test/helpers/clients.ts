@@ -48,10 +48,10 @@ export function collectUpdates(socket: Socket): UpdateEvent[] {
   return events;
 }
 
-/** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
+/** Resolves when `predicate` holds, polling (it may read the store: async); rejects after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 3000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -18,7 +18,7 @@ useTestHub(async (started) => {
   dashSeen = collectUpdates(dashboard);
 }, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
-const stored = (sid: string) => getSessionAnyNamespace(hub.deps.db, sid)!;
+const stored = async (sid: string) => (await getSessionAnyNamespace(hub.deps.store, sid))!;
 const presenceUpdates = (sid: string): Presence[] =>
   dashSeen.flatMap((e) => (e.body.t === 'update-session' && e.body.sid === sid && e.body.presence ? [e.body.presence] : []));
 
@@ -49,7 +49,7 @@ describe('presence on disconnect', () => {
     const a = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(a);
     a.disconnect();
-    await waitFor(() => stored(session.sid).presence.active === false, 2000, 'inactive');
+    await waitFor(async () => (await stored(session.sid)).presence.active === false, 2000, 'inactive');
     clock.advance(1000);
     const back = await connectRunner(hub.url, hub.tokens.runner);
     const ack = await back.emitWithAck('session-join', { sid: session.sid });
@@ -97,30 +97,30 @@ describe('session-alive', () => {
     const session = await startSession(runner);
     clock.advance(1000);
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() + 3_600_000 });
-    expect(stored(session.sid).presence.aliveAt).toBe(clock.now());
+    expect((await stored(session.sid)).presence.aliveAt).toBe(clock.now());
 
-    const before = stored(session.sid).presence.aliveAt;
+    const before = (await stored(session.sid)).presence.aliveAt;
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() - 5_000 });
-    expect(stored(session.sid).presence.aliveAt).toBe(before);
+    expect((await stored(session.sid)).presence.aliveAt).toBe(before);
 
     // inactive, then a heartbeat from 10 minutes and a bit ago: ignored, stays inactive
     clock.advance(hub.deps.config.aliveTimeoutMs + 1);
     await hub.sweepNow();
-    expect(stored(session.sid).presence.active).toBe(false);
+    expect((await stored(session.sid)).presence.active).toBe(false);
     await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() - 10 * 60_000 - 1, thinking: true });
-    expect(stored(session.sid).presence).toMatchObject({ active: false, thinking: false, aliveAt: before });
+    expect((await stored(session.sid)).presence).toMatchObject({ active: false, thinking: false, aliveAt: before });
   });
 
   it('is not activity: heartbeats alone cannot keep a session from going idle', async () => {
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner);
-    const activityAt = stored(session.sid).lastActivityAt;
+    const activityAt = (await stored(session.sid)).lastActivityAt;
     const step = hub.deps.config.aliveTimeoutMs / 2;
     for (let t = 0; t <= hub.deps.config.idleMs; t += step * 20) {
       clock.advance(step * 20);
       await runner.emitWithAck('session-alive', { sid: session.sid, time: clock.now() });
     }
-    expect(stored(session.sid).lastActivityAt).toBe(activityAt);
+    expect((await stored(session.sid)).lastActivityAt).toBe(activityAt);
     await hub.sweepNow();
     const after = await fetchSession(hub, session.sid);
     expect(after.lifecycle).toMatchObject({ state: 'idle', by: 'hub', lastRun: { status: 'running' } });
@@ -132,7 +132,7 @@ describe('session-alive', () => {
     const session = await startSession(runner);
     clock.advance(500);
     runner.volatile.emit('session-alive', { sid: session.sid, time: clock.now(), thinking: true });
-    await waitFor(() => stored(session.sid).presence.thinking, 2000, 'volatile heartbeat applied');
+    await waitFor(async () => (await stored(session.sid)).presence.thinking, 2000, 'volatile heartbeat applied');
     const errors: unknown[] = [];
     runner.on('error' as never, (body: unknown) => void errors.push(body));
     runner.emit('session-alive', { sid: 'nope', time: clock.now() });
