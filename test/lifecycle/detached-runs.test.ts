@@ -41,7 +41,7 @@ async function detachedSession(hub: TestHub, dashSeen: UpdateEvent[]) {
 }
 
 /** The stored live run of a session (the snapshot does not carry run ids). */
-const storedRun = (hub: TestHub, sid: string) => getRun(hub.deps.db, getSessionAnyNamespace(hub.deps.db, sid)!.lastRun!.runId)!;
+const storedRun = async (hub: TestHub, sid: string) => (await getRun(hub.deps.store, (await getSessionAnyNamespace(hub.deps.store, sid))!.lastRun!.runId))!;
 
 async function watchedHub() {
   clock = new ManualClock(1_700_000_000_000);
@@ -55,7 +55,7 @@ describe('detached runs', () => {
   it('survive the socket closing and the whole run grace: still running, only presence goes inactive', async () => {
     const { hub, dashSeen } = await watchedHub();
     const session = await detachedSession(hub, dashSeen);
-    const run = storedRun(hub, session.sid);
+    const run = await storedRun(hub, session.sid);
     expect(run).toMatchObject({ detached: true, disconnectedAt: null });
     clock.advance(hub.deps.config.runGraceMs * 3);
     const report = await hub.sweepNow();
@@ -63,7 +63,7 @@ describe('detached runs', () => {
     expect(report.silentRunsEnded).toBe(0);
     const after = await fetchSession(hub, session.sid);
     expect(after.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
-    expect(storedRun(hub, session.sid)).toMatchObject({ runId: run.runId, status: 'running', disconnectedAt: null });
+    expect(await storedRun(hub, session.sid)).toMatchObject({ runId: run.runId, status: 'running', disconnectedAt: null });
     expect(after.presence.active).toBe(false);
   });
 
@@ -71,7 +71,7 @@ describe('detached runs', () => {
     const { hub, dashSeen } = await watchedHub();
     const session = await detachedSession(hub, dashSeen);
     const { idleMs } = hub.deps.config;
-    const firstRunId = storedRun(hub, session.sid).runId;
+    const firstRunId = (await storedRun(hub, session.sid)).runId;
 
     // a later hook event (a new short socket) is activity: the silence counts from it
     clock.advance(idleMs - 10);
@@ -108,8 +108,8 @@ describe('detached runs', () => {
     const reopened = await startSession(back, { tag: session.tag, source: 'resume', detached: true });
     expect(reopened.sid).toBe(session.sid);
     expect(reopened.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
-    expect(storedRun(hub, session.sid)).toMatchObject({ status: 'running', detached: true });
-    expect(storedRun(hub, session.sid).runId).not.toBe(firstRunId);
+    expect(await storedRun(hub, session.sid)).toMatchObject({ status: 'running', detached: true });
+    expect((await storedRun(hub, session.sid)).runId).not.toBe(firstRunId);
   });
 
   it('a non-detached session silent as long is only idled, and a detached one next to it ends', async () => {
