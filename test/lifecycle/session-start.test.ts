@@ -11,7 +11,7 @@ let hub: TestHub;
 let clock: ManualClock;
 useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
 
-const runIdOf = (sid: string) => getSessionAnyNamespace(hub.deps.db, sid)!.lastRun!.runId;
+const runIdOf = async (sid: string) => (await getSessionAnyNamespace(hub.deps.store, sid))!.lastRun!.runId;
 const sessionUpdates = (events: UpdateEvent[], sid: string) =>
   events.flatMap((e) => (e.body.t === 'update-session' && e.body.sid === sid ? [e.body] : []));
 
@@ -36,7 +36,7 @@ describe('session-start', () => {
       presence: { active: true, thinking: false },
       currentTurn: null,
     });
-    expect(getRun(hub.deps.db, runIdOf(ack.session.sid))).toMatchObject({ status: 'running', pid: 42 });
+    expect(await getRun(hub.deps.store, await runIdOf(ack.session.sid))).toMatchObject({ status: 'running', pid: 42 });
     expect(await fetchHistory(hub, ack.session.sid)).toEqual([
       { version: 1, at: clock.now(), by: 'runner', carried: [], cleared: [], dropped: [], metadata: { path: '/p', claudeSessionId: 'c1' } },
     ]);
@@ -47,14 +47,14 @@ describe('session-start', () => {
   it('gets an existing session by tag: same sid, a new run, the old live run ended as interrupted', async () => {
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const first = await startSession(runner, { tag: 'same' });
-    const firstRun = runIdOf(first.sid);
+    const firstRun = await runIdOf(first.sid);
 
     const ack = await runner.emitWithAck('session-start', { tag: 'same', flavor: 'claude', source: 'resume' });
 
     expect(ack.ok && ack.created).toBe(false);
     expect(ack.ok && ack.session.sid).toBe(first.sid);
-    expect(runIdOf(first.sid)).not.toBe(firstRun);
-    expect(getRun(hub.deps.db, firstRun)).toMatchObject({ status: 'interrupted', reason: 'superseded_by_new_run' });
+    expect(await runIdOf(first.sid)).not.toBe(firstRun);
+    expect(await getRun(hub.deps.store, firstRun)).toMatchObject({ status: 'interrupted', reason: 'superseded_by_new_run' });
     expect(ack.ok && ack.session.lifecycle.lastRun?.status).toBe('running');
     expect(ack.ok && ack.session.metadata.value.claudeSessionId).toBe('claude-abc');
   });
