@@ -38,10 +38,23 @@ const DASHBOARD_EVENTS: [string, Record<string, unknown>, z.ZodType][] = [
   ['unsubscribe', { sids: ['x'] }, OkAckSchema],
 ];
 
-/** Every row of every table: what a rejected event must leave exactly as it was. */
-function dbSnapshot(hub: TestHub): string {
-  const tables = hub.deps.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).all() as { name: string }[];
-  return JSON.stringify(tables.map(({ name }) => [name, hub.deps.db.prepare(`SELECT * FROM "${name}"`).all()]));
+const LIST_TABLES = {
+  sqlite: `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`,
+  postgres: `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`,
+};
+
+/**
+ * Every row of every table: what a rejected event must leave exactly as it was. Rows are sorted as
+ * text: PostgreSQL returns an unordered SELECT in no fixed order.
+ */
+async function dbSnapshot(hub: TestHub): Promise<string> {
+  const tables = await hub.deps.store.all<{ name: string }>(LIST_TABLES);
+  const contents = [];
+  for (const { name } of tables) {
+    const rows = await hub.deps.store.all(`SELECT * FROM "${name}"`);
+    contents.push([name, rows.map((row) => JSON.stringify(row)).sort()]);
+  }
+  return JSON.stringify(contents);
 }
 
 function isRejection(ack: unknown): boolean {
@@ -56,7 +69,8 @@ let sid: string;
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 
 beforeAll(async () => {
-  hub = await startTestHub({ config: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, sweepMs: 3_600_000 } });
+  // no sweep and no heartbeat during the run: a rejected event must be the only thing that could change a row
+  hub = await startTestHub({ config: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, sweepMs: 3_600_000, heartbeatMs: 3_600_000 } });
   runner = await connectRunner(hub.url, hub.tokens.runner);
   dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
   sid = (await startSession(runner)).sid;
@@ -69,7 +83,7 @@ afterAll(async () => {
 async function fuzz(socket: RunnerSocket | DashboardSocket, event: string, valid: Record<string, unknown>, ackSchema: z.ZodType, numRuns: number) {
   await fc.assert(
     fc.asyncProperty(hostilePayload(valid), async (payload) => {
-      const before = dbSnapshot(hub);
+      const before = await dbSnapshot(hub);
       const ack = await (socket as unknown as { timeout(ms: number): { emitWithAck(e: string, p: unknown): Promise<unknown> } })
         .timeout(5000)
         .emitWithAck(event, payload);
@@ -78,7 +92,7 @@ async function fuzz(socket: RunnerSocket | DashboardSocket, event: string, valid
       if (!parsed.success) throw new Error(`${event} ack does not match its schema: ${JSON.stringify(ack).slice(0, 300)}`);
       const error = (ack as { error?: { message: string }; message?: string }).error?.message ?? (ack as { message?: string }).message;
       if (isRejection(ack) && (ack as { result?: string }).result !== 'version-mismatch') expect(error?.length).toBeGreaterThan(0);
-      if (isRejection(ack)) expect(dbSnapshot(hub), `${event} rejected but changed a row`).toBe(before);
+      if (isRejection(ack)) expect(await dbSnapshot(hub), `${event} rejected but changed a row`).toBe(before);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     }),
     { numRuns },
@@ -98,12 +112,12 @@ describe('fuzzing every client event', () => {
     const current = await runner.emitWithAck('session-join', { sid });
     if (!current.ok) throw new Error(current.error.message);
     const version = current.session.metadata.version;
-    const before = dbSnapshot(hub);
+    const before = await dbSnapshot(hub);
     const polluting = JSON.parse(`{"sid":"${sid}","expectedVersion":${version},"patch":{"__proto__":{"polluted":"yes"}}}`);
     const refused = await runner.emitWithAck('update-metadata', polluting);
     expect(refused).toMatchObject({ result: 'error', code: 'invalid_payload' });
     expect((refused as { message: string }).message).toContain('__proto__');
-    expect(dbSnapshot(hub)).toBe(before);
+    expect(await dbSnapshot(hub)).toBe(before);
 
     const plain = JSON.parse(`{"sid":"${sid}","expectedVersion":${version},"patch":{"constructor":{"prototype":{"polluted":"yes"}}}}`);
     const accepted = await runner.emitWithAck('update-metadata', plain);
