@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach } from 'vitest';
+import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { HistoryEntry, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
+import { DashboardClient, RunnerClient, type RunnerClientOptions } from '../../shared/client/index.js';
+import { closeAllClients } from '../helpers/clients.js';
+import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { testRedisUrl } from '../helpers/redis.js';
+
+/**
+ * Two real hub processes of one cluster: the same fresh PostgreSQL database and the test Redis.
+ * Each cluster gets a tenant namespace of its own (its own tokens): Redis pub/sub channels are
+ * server-wide, so hubs of other tests on the same Redis hear this cluster's events and vice versa;
+ * with distinct tenants neither side has a socket the other's events are for.
+ */
+export interface TwoHubs {
+  a: HubProcess;
+  b: HubProcess;
+  tokens: { runner: string; dashboard: string; admin: string };
+}
+
+const clusters: { hubs: HubProcess[]; database: TestDatabase }[] = [];
+const sdkClients: { close(): unknown; socket: { disconnect(): unknown } }[] = [];
+
+/** Per test: closes the SDK and helper clients, stops both processes (if still alive), drops the database. */
+export function twoHubsAfterEach(): void {
+  afterEach(async () => {
+    for (const client of sdkClients.splice(0)) client.socket.disconnect();
+    closeAllClients();
+    for (const { hubs, database } of clusters.splice(0)) {
+      for (const hub of hubs) if (hub.child.exitCode === null && hub.child.signalCode === null) await hub.stop();
+      for (const hub of hubs) await hub.cleanup();
+      await database.drop();
+    }
+  });
+}
+
+/** Starts A and B together (so they also race to migrate the empty database) with `env` on both. */
+export async function startTwoHubs(env: Record<string, string> = {}): Promise<TwoHubs> {
+  const database = await createTestDatabase();
+  const cluster = { hubs: [] as HubProcess[], database };
+  clusters.push(cluster);
+  const tenant = `cluster-${randomBytes(4).toString('hex')}`;
+  const tokens = { runner: `runner-${tenant}`, dashboard: `dashboard-${tenant}`, admin: `admin-${tenant}` };
+  const shared = {
+    SESSION_HUB_DATABASE_URL: database.url,
+    SESSION_HUB_REDIS_URL: testRedisUrl(),
+    SESSION_HUB_TOKENS: `runner:${tenant}:${tokens.runner},dashboard:${tenant}:${tokens.dashboard},admin:${tenant}:${tokens.admin}`,
+    // one token shared by many busy runners: the per-process rate limit is not under test here
+    SESSION_HUB_RATE_LIMIT: '100000',
+    SESSION_HUB_RATE_BURST: '100000',
+    ...env,
+  };
+  const started = await Promise.allSettled([spawnHub({ env: shared }), spawnHub({ env: shared })]);
+  for (const outcome of started) if (outcome.status === 'fulfilled') cluster.hubs.push(outcome.value);
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  const [a, b] = cluster.hubs as [HubProcess, HubProcess];
+  return { a, b, tokens };
+}
+
+/** An SDK runner on `hub`, closed after the test. */
+export async function runnerOn(hub: HubProcess, token: string, options: Partial<RunnerClientOptions> = {}): Promise<RunnerClient> {
+  const client = await RunnerClient.connect({ url: hub.url, token, ...options });
+  sdkClients.push(client);
+  return client;
+}
+
+/** An SDK dashboard on `hub` (websocket only, as behind a balancer without stickiness), closed after the test. */
+export async function dashboardOn(hub: HubProcess, token: string, options: { lastSeq?: number } = {}): Promise<DashboardClient> {
+  const client = await DashboardClient.connect({ url: hub.url, token, socketOptions: { transports: ['websocket'] }, ...options });
+  sdkClients.push(client);
+  return client;
+}
+
+/** Every raw `update` a client's socket receives (before the SDK drops anything it holds already). */
+export function rawUpdates(client: { socket: { on(event: 'update', listener: (event: UpdateEvent) => void): unknown } }): UpdateEvent[] {
+  const events: UpdateEvent[] = [];
+  client.socket.on('update', (event) => events.push(event));
+  return events;
+}
+
+async function getJson<T>(hub: HubProcess, path: string, token: string): Promise<T> {
+  const response = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export const getSession = (hub: HubProcess, sid: string, token: string) => getJson<SessionSnapshot>(hub, `/api/sessions/${sid}`, token);
+export const getTurns = (hub: HubProcess, sid: string, token: string) => getJson<TurnSummary[]>(hub, `/api/sessions/${sid}/turns`, token);
+export const getHistory = async (hub: HubProcess, sid: string, token: string) =>
+  (await getJson<{ sid: string; history: HistoryEntry[] }>(hub, `/api/sessions/${sid}/history`, token)).history;
+
+/** One sample of a process's Prometheus text, e.g. `session_hub_sweep_changes_total{kind="runsInterrupted"}`; 0 when absent. */
+export async function metric(hub: HubProcess, sample: string): Promise<number> {
+  const text = await (await fetch(`${hub.url}/metrics`)).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
+}
+
+/** The sweeps a process has run (it skips the ticks another process holds the sweep lock for). */
+export const sweepsRun = (hub: HubProcess) => metric(hub, 'session_hub_sweep_duration_seconds_count');
+/** Runs a process's sweeps ended because their runner never came back. */
+export const runsEndedBySweeps = (hub: HubProcess) => metric(hub, 'session_hub_sweep_changes_total{kind="runsInterrupted"}');
+
+/** Where seqs do not rise by exactly one (the caller checks where they start). */
+export function gapsIn(seqs: number[]): string[] {
+  const gaps: string[] = [];
+  for (let i = 1; i < seqs.length; i += 1) if (seqs[i] !== seqs[i - 1]! + 1) gaps.push(`${seqs[i - 1]} -> ${seqs[i]}`);
+  return gaps;
+}
+
+/** The `update-session` bodies of one session that set its lifecycle to ended. */
+export function lifecycleEnds(events: UpdateEvent[], sid: string): UpdateEvent[] {
+  return events.filter((event) => event.body.t === 'update-session' && event.body.sid === sid && event.body.lifecycle?.state === 'ended');
+}
