@@ -67,13 +67,13 @@ export class SqliteStore implements Store {
     this.turn = new Promise<void>((resolve) => (done = resolve));
     return previous.then(async () => {
       this.inTransaction = true;
-      this.db.exec('BEGIN IMMEDIATE');
+      this.control('BEGIN IMMEDIATE');
       try {
         const value = await fn(this.tx);
-        this.db.exec('COMMIT');
+        this.control('COMMIT');
         return value;
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (this.db.inTransaction) this.control('ROLLBACK');
         throw error;
       } finally {
         this.inTransaction = false;
@@ -98,18 +98,23 @@ export class SqliteStore implements Store {
 
   private async savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const name = `sp${++this.savepoints}`;
-    this.db.exec(`SAVEPOINT ${name}`);
+    this.control(`SAVEPOINT ${name}`);
     try {
       const value = await fn();
-      this.db.exec(`RELEASE ${name}`);
+      this.control(`RELEASE ${name}`);
       return value;
     } catch (error) {
-      this.db.exec(`ROLLBACK TO ${name}`);
-      this.db.exec(`RELEASE ${name}`);
+      this.control(`ROLLBACK TO ${name}`);
+      this.control(`RELEASE ${name}`);
       throw error;
     } finally {
       this.savepoints--;
     }
+  }
+
+  /** Transaction control through the statement cache: `exec` would parse the SQL on every call. */
+  private control(sql: string): void {
+    this.statement(sql).run();
   }
 
   private statement(query: Query): Database.Statement {
