@@ -3,6 +3,8 @@
  * patch in flight per session lane, expectedVersion tracked from acks (and from broadcasts, for
  * shared sessions); plus one observer socket joined to the first session that times `update`
  * delivery from send to receipt. Bounded in time; counts only acknowledged successes.
+ * Given several targets (hub processes of one cluster), runner i connects to target i mod n and the
+ * observer to the second target, so its delivery delay crosses processes; CPU is summed over all.
  */
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
@@ -75,11 +77,11 @@ async function joinSession(socket: Socket, sid: string): Promise<void> {
   if (ack.ok !== true) throw new Error(`session-join failed: ${JSON.stringify(ack)}`);
 }
 
-/** Connects in batches so 100 handshakes do not time out on a busy 2-core machine. */
-async function connectMany(target: Target, count: number): Promise<Socket[]> {
+/** Connects in batches so 100 handshakes do not time out on a busy 2-core machine; round robin over targets. */
+async function connectMany(targets: readonly Target[], count: number): Promise<Socket[]> {
   const sockets: Socket[] = [];
   for (let i = 0; i < count; i += 20) {
-    sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => connect(target)))));
+    sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, j) => connect(targets[(i + j) % targets.length]!)))));
   }
   return sockets;
 }
@@ -90,9 +92,12 @@ interface Lane {
   expectedVersion: number;
 }
 
-export async function runScenario(target: Target, scenario: Scenario, timing: Timing): Promise<ScenarioResult> {
-  const runners = await connectMany(target, scenario.runners);
-  const observer = await connect(target);
+export async function runScenario(target: Target | readonly Target[], scenario: Scenario, timing: Timing): Promise<ScenarioResult> {
+  const targets = [target].flat();
+  const cpuSeconds = () => targets.reduce((sum, t) => sum + t.cpuSeconds(), 0);
+  const runners = await connectMany(targets, scenario.runners);
+  // lane 0 belongs to runner 0, on targets[0]: with two targets the observer sits on the other one
+  const observer = await connect(targets[1 % targets.length]!);
   const lanes: Lane[] = [];
   // Sessions: the first runner of each group starts them, the others of the group join.
   for (let group = 0; group < scenario.runners; group += scenario.runnersPerSession) {
@@ -124,7 +129,7 @@ export async function runScenario(target: Target, scenario: Scenario, timing: Ti
   let cpuAtMeasureStart = Number.NaN;
   let clientCpuAtMeasureStart = process.cpuUsage();
   const cpuTimer = setTimeout(() => {
-    cpuAtMeasureStart = target.cpuSeconds();
+    cpuAtMeasureStart = cpuSeconds();
     clientCpuAtMeasureStart = process.cpuUsage();
   }, timing.warmupMs);
 
@@ -162,7 +167,7 @@ export async function runScenario(target: Target, scenario: Scenario, timing: Ti
   };
   await Promise.all(lanes.map(drive));
   clearTimeout(cpuTimer);
-  result.serverCpuUsPerWrite = ((target.cpuSeconds() - cpuAtMeasureStart) * 1e6) / result.writes;
+  result.serverCpuUsPerWrite = ((cpuSeconds() - cpuAtMeasureStart) * 1e6) / result.writes;
   const clientCpu = process.cpuUsage(clientCpuAtMeasureStart);
   result.clientCpuUsPerWrite = (clientCpu.user + clientCpu.system) / result.writes;
   result.writesPerSecond = result.writes / (timing.measureMs / 1000);
