@@ -72,9 +72,10 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /**
  * The real hub CLI on a temporary data directory (removed by `stop`), rate limit lifted. `tokens` is
- * a SESSION_HUB_TOKENS value; by default one runner token, BENCH_TOKEN.
+ * a SESSION_HUB_TOKENS value; by default one runner token, BENCH_TOKEN. `env` is added to the hub's
+ * environment (e.g. SESSION_HUB_DATABASE_URL, SESSION_HUB_REDIS_URL for the scale-out bench).
  */
-export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`): Promise<Target> {
+export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, env: NodeJS.ProcessEnv = {}): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
   const { child, port } = await startChild(
     join(DIST, 'hub/cli.js'),
@@ -88,6 +89,7 @@ export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`): 
       SESSION_HUB_RATE_LIMIT: String(BENCH_RATE_LIMIT),
       SESSION_HUB_RATE_BURST: String(BENCH_RATE_LIMIT),
       LOG_LEVEL: 'info', // the start line with the port is at info; the pipe is drained, not kept
+      ...env,
     },
     /session hub listening on http:\/\/[^:]+:(\d+)/,
   );
