@@ -101,8 +101,12 @@ export async function metric(hub: HubProcess, sample: string): Promise<number> {
 
 /** The sweeps a process has run (it skips the ticks another process holds the sweep lock for). */
 export const sweepsRun = (hub: HubProcess) => metric(hub, 'session_hub_sweep_duration_seconds_count');
-/** Runs a process's sweeps ended because their runner never came back. */
-export const runsEndedBySweeps = (hub: HubProcess) => metric(hub, 'session_hub_sweep_changes_total{kind="runsInterrupted"}');
+/** Runs the sweeps of these (live) processes ended because their runner never came back. */
+export async function runEndedBySweepsTotal(hubs: HubProcess[]): Promise<number> {
+  let total = 0;
+  for (const hub of hubs) total += await metric(hub, 'session_hub_sweep_changes_total{kind="runsInterrupted"}');
+  return total;
+}
 
 /** Where seqs do not rise by exactly one (the caller checks where they start). */
 export function gapsIn(seqs: number[]): string[] {
