@@ -12,6 +12,7 @@ import { createSweeper } from './lifecycle/sweeper.js';
 import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
+import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { loadTokens, type PlainToken } from './services/tokens.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
@@ -24,7 +25,7 @@ import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { markLiveRunsDisconnected, markRunsOfDeadHubsDisconnected } from './store/runs.js';
-import { recordHubHeartbeat, removeHub } from './store/hubs.js';
+import { countAliveHubs, recordHubHeartbeat, removeHub } from './store/hubs.js';
 import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS } from './lifecycle/sweeps.js';
 
 export interface RunningHub {
@@ -45,14 +46,15 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const store = await openStore(config, log);
   const hubId = randomUUID();
   const { registry: tokens, generated } = await loadTokens(store, config.tokens, clock.now());
-  // Runs left running by a process that is gone (an earlier start; in a cluster, one that stopped
-  // heartbeating): their runners get the full grace from now to come back, to this process or another.
-  // SQLite has one process at a time, so every earlier one is gone.
+  // When no other hub process is alive (SQLite always: one process at a time), the whole hub was
+  // down and no runner could come back: every live run gets the full grace from now. Otherwise the
+  // others kept serving, so only the runs of processes that stopped heartbeating start their grace.
   const carriedOver = await store.transaction(async (tx) => {
     const now = clock.now();
     await recordHubHeartbeat(tx, { hubId, now });
-    if (store.dialect === 'sqlite') return markLiveRunsDisconnected(tx, { at: now });
     const aliveSince = now - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs;
+    const othersAlive = store.dialect === 'sqlite' ? 0 : (await countAliveHubs(tx, { aliveSince })) - 1;
+    if (othersAlive === 0) return markLiveRunsDisconnected(tx, { at: now });
     return markRunsOfDeadHubsDisconnected(tx, { selfHubId: hubId, aliveSince, at: now });
   });
 
@@ -106,6 +108,9 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       await heartbeat.stop();
       publisher.close?.();
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
+      // the writes in flight (and the disconnects the close just caused) commit before the store
+      // closes: batches commit in order, so an empty unit of work settles after all of them
+      await runWrite(deps, async () => undefined).catch((error: unknown) => log.error({ err: error }, 'last writes failed at shutdown'));
       await app.close();
       await redis?.close();
       // the runner sockets' runs were marked disconnected as they closed; this process is gone

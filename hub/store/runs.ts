@@ -103,8 +103,8 @@ export async function listSilentDetachedRuns(sql: Sql, input: { before: number; 
 }
 
 /**
- * At the start of the only hub process (SQLite) no runner is connected yet: every live run starts
- * its grace now, except detached runs, which never had a socket to lose.
+ * At a start with no other hub process alive (always with SQLite) no runner is connected yet:
+ * every live run starts its grace now, except detached runs, which never had a socket to lose.
  */
 export async function markLiveRunsDisconnected(sql: Sql, input: { at: number }): Promise<number> {
   return (await sql.run(MARK_ALL_LIVE_DISCONNECTED, input)).changes;

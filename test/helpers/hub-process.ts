@@ -58,6 +58,8 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
       SESSION_HUB_DATA: dataDir,
       SESSION_HUB_TOKENS: TEST_TOKEN_SPEC,
       LOG_LEVEL: 'info',
+      // hub processes sharing a PostgreSQL store notice a killed one after 3 heartbeats: fast in tests
+      SESSION_HUB_HEARTBEAT_MS: '200',
       ...(databaseUrl === undefined ? {} : { SESSION_HUB_DATABASE_URL: databaseUrl }),
       ...options.env,
     },
