@@ -103,10 +103,13 @@ export async function openBenchRedis(explicitUrl: string | undefined, say: (line
 
 async function hubChannels(url: string): Promise<number> {
   const client = new Redis(url, { lazyConnect: true, connectTimeout: 3_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined); // reported by connect() below
+  let cause: Error | undefined;
+  client.on('error', (error: Error) => (cause = error)); // connect() itself only says "Connection is closed."
   try {
     await client.connect();
     return ((await client.pubsub('CHANNELS', 'session-hub*')) as string[]).length;
+  } catch (error) {
+    throw cause ?? error;
   } finally {
     client.disconnect();
   }
