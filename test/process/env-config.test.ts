@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { closeAllClients, collectUpdates, connectDashboard, connectRunner, startSession, waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
+import { databaseUrlFor } from '../helpers/test-store.js';
 
 stopHubsAfterEach();
 
@@ -56,8 +57,17 @@ describe('configuration from the environment', () => {
     const urlLines = hub.output().split('\n').filter((line) => line.includes(`http://127.0.0.1:${port}`));
     expect(urlLines).toHaveLength(1);
     expect(urlLines[0]).toContain('listening');
-    // DATA: the database is <data>/hub.db
-    expect(existsSync(join(hub.dataDir, 'hub.db'))).toBe(true);
+    // DATA: the database is <data>/hub.db; with SESSION_HUB_DATABASE_URL it is that PostgreSQL database
+    // instead (named in the same line, password hidden) and no SQLite file is made
+    const databaseUrl = await databaseUrlFor(hub.dataDir);
+    if (databaseUrl === undefined) {
+      expect(existsSync(join(hub.dataDir, 'hub.db'))).toBe(true);
+    } else {
+      expect(existsSync(join(hub.dataDir, 'hub.db'))).toBe(false);
+      const shown = new URL(databaseUrl);
+      if (shown.password) shown.password = '***';
+      expect(urlLines[0]).toContain(`"database":"${shown.toString()}"`);
+    }
     // TOKENS: the configured tokens are the ones accepted
     expect((await getJson(hub, '/api/whoami', hub.tokens.otherAdmin)).body).toEqual({ role: 'admin', namespace: 'other' });
 
