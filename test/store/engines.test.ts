@@ -158,6 +158,28 @@ describe.each(engines)('$name store', (engine) => {
     expect(names.map((row) => row.name)).toEqual(['after', 'before', 'inner', 'outer']);
   });
 
+  it('keeps every sibling savepoint that succeeds, and one that fails before writing changes nothing', async () => {
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 100; i++) {
+        await tx.savepoint(async () => {
+          await seqOf(tx, `n${i - 1}`); // a read first: the savepoint is taken only before the write
+          await tx.run(INSERT_NAMESPACE, { name: `n${i}`, seq: i });
+        });
+        if (i % 10 === 0) {
+          await tx
+            .savepoint(async () => {
+              await seqOf(tx, `n${i}`);
+              throw new Error('refused before writing');
+            })
+            .catch(() => undefined);
+        }
+      }
+    });
+    const rows = await store.all<{ n: number }>(`SELECT COUNT(*) AS n FROM namespaces`);
+    expect(rows[0]!.n).toBe(100);
+    expect(await seqOf(store, 'n99')).toBe(99);
+  });
+
   it('answers BIGINT times, counts and 0/1 flags as JS numbers', async () => {
     await store.run(
       `INSERT INTO sessions (sid, namespace, tag, flavor, created_at, updated_at, metadata, metadata_version, agent_state_version,

@@ -57,7 +57,7 @@ const BEGIN_WRITE = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xa
  */
 export class PgStore implements Store {
   readonly dialect = 'postgres' as const;
-  private readonly positional = new Map<string, Positional & { name: string }>();
+  private readonly positional = new Map<string, Positional & { name: string; readOnly: boolean }>();
   /** Settles when this process's running transaction (if any) has ended. */
   private writeTurn: Promise<void> = Promise.resolve();
 
@@ -193,11 +193,32 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 
-  /** A transaction's Sql, bound to its connection; unusable once the transaction ended. */
+  /**
+   * A transaction's Sql, bound to its connection; unusable once the transaction ended.
+   *
+   * Savepoints cost round trips while the cluster's write lock is held, so they are taken lazily:
+   * `SAVEPOINT` goes out only before the first statement of the savepoint that is not a plain
+   * SELECT (a write that fails before writing anything has nothing to roll back), together with the
+   * `RELEASE` of the savepoints that ended since, in one round trip. Savepoints still open at COMMIT
+   * are released by it.
+   */
   private txOn(client: pg.PoolClient, ended: () => boolean): Tx {
-    let savepoints = 0;
-    const execute = <Row>(query: Query, params?: Params) => {
-      if (ended()) return Promise.reject(new Error('transaction already ended: use the store, not a finished tx'));
+    let counter = 0;
+    /** Savepoints entered and not yet left, outermost first; `open` once SAVEPOINT was sent. */
+    const stack: { name: string; open: boolean }[] = [];
+    /** Savepoints left successfully whose RELEASE has not been sent yet. */
+    let toRelease: string[] = [];
+    const openPending = async () => {
+      const pending = stack.filter((frame) => !frame.open);
+      if (pending.length === 0) return;
+      const statements = [...toRelease.map((name) => `RELEASE SAVEPOINT ${name}`), ...pending.map((frame) => `SAVEPOINT ${frame.name}`)];
+      toRelease = [];
+      await client.query(statements.join('; '));
+      for (const frame of pending) frame.open = true;
+    };
+    const execute = async <Row>(query: Query, params?: Params) => {
+      if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
+      if (stack.length > 0 && !this.statement(query).readOnly) await openPending();
       return this.execute<Row>(client, query, params);
     };
     return {
@@ -206,16 +227,22 @@ export class PgStore implements Store {
       all: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows,
       run: async (query, params) => ({ changes: (await execute(query, params)).rowCount ?? 0 }),
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
-        const name = `sp${++savepoints}`;
-        await client.query(`SAVEPOINT ${name}`);
+        const frame = { name: `sp${++counter}`, open: false };
+        stack.push(frame);
         try {
           const value = await fn();
-          await client.query(`RELEASE SAVEPOINT ${name}`);
+          // released with the next SAVEPOINT sent, or by COMMIT; an inner one goes with its outer
+          if (frame.open) toRelease.push(frame.name);
           return value;
         } catch (error) {
-          await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
-          await client.query(`RELEASE SAVEPOINT ${name}`);
+          if (frame.open) {
+            // rolls back and ends every savepoint opened inside this one too
+            await client.query(`ROLLBACK TO SAVEPOINT ${frame.name}; RELEASE SAVEPOINT ${frame.name}`);
+            toRelease = toRelease.filter((name) => Number(name.slice(2)) < Number(frame.name.slice(2)));
+          }
           throw error;
+        } finally {
+          stack.pop();
         }
       },
     };
@@ -227,11 +254,11 @@ export class PgStore implements Store {
   }
 
   /** The query rewritten to `$n` (once per text) and the prepared statement name for it. */
-  private statement(query: Query): Positional & { name: string } {
+  private statement(query: Query): Positional & { name: string; readOnly: boolean } {
     const sql = queryText(query, 'postgres');
     let statement = this.positional.get(sql);
     if (!statement) {
-      statement = { ...toPositional(sql), name: `hub_${this.positional.size + 1}` };
+      statement = { ...toPositional(sql), name: `hub_${this.positional.size + 1}`, readOnly: /^\s*SELECT\b/i.test(sql) };
       this.positional.set(sql, statement);
     }
     return statement;
