@@ -21,6 +21,7 @@ import { RateLimiter } from './socket/rate-limit.js';
 import { randomUUID } from 'node:crypto';
 import { attachRedisAdapter } from './cluster/redis-adapter.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
+import { createClusterRunnerPresence } from './cluster/runner-presence.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
@@ -69,8 +70,9 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const publisher = redis
     ? createClusterPublisher({ ...sockets, metrics, log, readEventsSince: (input) => readEventsSince(store, input) })
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher };
   const bindings = new RunnerBindings();
+  const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
@@ -107,7 +109,9 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       await sweeper.stop();
       await heartbeat.stop();
       publisher.close?.();
+      runnerPresence?.close();
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
+      await runnerPresence?.drain();
       // the writes in flight (and the disconnects the close just caused) commit before the store
       // closes: batches commit in order, so an empty unit of work settles after all of them
       await runWrite(deps, async () => undefined).catch((error: unknown) => log.error({ err: error }, 'last writes failed at shutdown'));

@@ -24,6 +24,10 @@ export class RunnerBindings {
     return sids.filter((sid) => this.unbind(socketId, sid));
   }
 
+  isSocketBound(socketId: string, sid: string): boolean {
+    return this.sessionsBySocket.get(socketId)?.has(sid) ?? false;
+  }
+
   isBound(sid: string): boolean {
     return this.socketsBySession.has(sid);
   }

@@ -5,7 +5,7 @@ import { requireSession } from '../services/require-session.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
-import { getRun, setRunDisconnected } from '../store/runs.js';
+import { claimRun, getRun, setRunDisconnected } from '../store/runs.js';
 import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import type { RunnerBindings } from './bindings.js';
@@ -98,13 +98,19 @@ export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayl
   );
 }
 
-/** `session-alive`: presence heartbeat. Broadcast only when active or thinking changes. */
-export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayload): Promise<void> {
+/**
+ * `session-alive`: presence heartbeat. Broadcast only when active or thinking changes. From a socket
+ * bound to the session (`bound`), it also shows the live run's runner is connected here: a run
+ * marked disconnected by mistake (another hub process could not tell it still had this runner) is
+ * claimed back.
+ */
+export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayload, bound = false): Promise<void> {
   return runWrite(
     deps,
     async (tx, changes, now) => {
       const session = await requireSession(tx, actor, payload.sid);
       if (payload.time < now - STALE_HEARTBEAT_MS) return;
+      if (bound && isRunLive(session)) await claimRun(tx, { runId: session.lastRun!.runId, hubId: deps.hubId });
       // a late or reordered heartbeat never moves the last sign of life backwards
       const aliveAt = Math.max(session.presence.aliveAt ?? 0, Math.min(Math.trunc(payload.time), now));
       const thinking = payload.thinking ?? session.presence.thinking;
@@ -120,17 +126,24 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
 }
 
 /**
- * The last runner socket on these sessions went away: inactive at once, and the live run's grace
- * starts — unless the run is detached (its runner never holds a socket for long, e.g. the hook
- * bridge): that one only ends when silent for the idle time (sweeps.ts). Hub-originated, so every
- * remaining socket in the room hears of it.
+ * The last runner socket of this process on these sessions went away: inactive at once, and the
+ * live run's grace starts — unless the run is detached (its runner never holds a socket for long,
+ * e.g. the hook bridge): that one only ends when silent for the idle time (sweeps.ts). A session
+ * another hub process still holds a runner socket for stays as it is, and its run now belongs to
+ * that process. Hub-originated, so every remaining socket in the room hears of it.
  */
 export async function runnerSocketsLost(deps: HubDeps, sids: readonly string[]): Promise<void> {
   if (sids.length === 0) return;
+  const heldElsewhere = (await deps.runnerPresence?.heldElsewhere(sids)) ?? new Map<string, string>();
   await runWrite(deps, async (tx, changes, now) => {
     for (const sid of sids) {
       const session = await getSessionAnyNamespace(tx, sid);
       if (!session) continue;
+      const holder = heldElsewhere.get(sid);
+      if (holder !== undefined) {
+        if (isRunLive(session)) await claimRun(tx, { runId: session.lastRun!.runId, hubId: holder });
+        continue;
+      }
       if (isRunLive(session) && !(await getRun(tx, session.lastRun!.runId))?.detached) {
         await setRunDisconnected(tx, { runId: session.lastRun!.runId, at: now, hubId: null });
       }

@@ -20,6 +20,12 @@ export interface Publisher {
   close?(): void;
 }
 
+/** Runner sockets on other hub processes (cluster); one process alone holds all of them. */
+export interface RunnerPresence {
+  /** Of these sessions, the ones some other hub process holds a runner socket for, with that process's id. */
+  heldElsewhere(sids: readonly string[]): Promise<Map<string, string>>;
+}
+
 /** What every service needs; built once by the composition root. */
 export interface HubDeps {
   store: Store;
@@ -29,6 +35,8 @@ export interface HubDeps {
   config: HubConfig;
   log: Logger;
   publisher: Publisher;
+  /** Runner sockets held by other hub processes; unset: this process is the only one. */
+  runnerPresence?: RunnerPresence;
 }
 
 /** Who is asking: the token's namespace and role, how writes are attributed, and the socket to skip. */

@@ -61,7 +61,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   }));
   on('session-archive', SessionArchivePayloadSchema, 'ok', async (payload) => ({ ok: true, session: await archive(deps, actor, payload) }));
   on('session-alive', SessionAlivePayloadSchema, 'ok', async (payload) => {
-    await heartbeat(deps, actor, payload);
+    await heartbeat(deps, actor, payload, bindings.isSocketBound(socket.id, payload.sid));
     return { ok: true };
   });
   on('resume-failed', ResumeFailedPayloadSchema, 'ok', (payload) => resumeFailed(deps, actor, payload));

@@ -52,6 +52,10 @@ export const SELECT_SILENT_DETACHED = `
   SELECT r.* FROM sessions s JOIN runs r ON r.run_id = s.last_run_id
   WHERE s.lifecycle_state = 'running' AND s.last_activity_at <= @before AND r.status = 'running' AND r.detached = 1
   ORDER BY s.last_activity_at LIMIT @limit`;
+const CLAIM = `
+  UPDATE runs SET disconnected_at = NULL, hub_id = @hubId
+  WHERE run_id = @runId AND status = 'running' AND detached = 0
+    AND (disconnected_at IS NOT NULL OR hub_id IS NULL OR hub_id <> @hubId)`;
 const MARK_RETRIED = `UPDATE runs SET resume_retried = 1 WHERE run_id = @runId AND resume_retried = 0`;
 
 function toRun(row: RunRow): StoredRun {
@@ -117,6 +121,14 @@ export async function markLiveRunsDisconnected(sql: Sql, input: { at: number }):
  */
 export async function markRunsOfDeadHubsDisconnected(sql: Sql, input: { selfHubId: string; aliveSince: number; at: number }): Promise<number> {
   return (await sql.run(MARK_RUNS_OF_DEAD_HUBS_DISCONNECTED, input)).changes;
+}
+
+/**
+ * A runner socket bound to the run on hub process `hubId` showed it is alive: the run is connected
+ * and held by that process (a no-op, writing nothing, when it already is).
+ */
+export async function claimRun(sql: Sql, input: { runId: string; hubId: string }): Promise<boolean> {
+  return (await sql.run(CLAIM, input)).changes > 0;
 }
 
 /** Claims the run's one resume retry; false when it was already used. */

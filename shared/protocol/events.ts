@@ -64,6 +64,14 @@ export interface CommittedBatch {
 /** The hub's processes talk to each other through the adapter only (`serverSideEmit`). */
 export interface InterServerEvents {
   'committed-events': (batch: CommittedBatch) => void;
+  /** "Which of these sessions have a runner socket on your process?" — answered with that process's id and sids. */
+  'runner-sockets': (sids: string[], answer: (held: RunnersHeld) => void) => void;
+}
+
+/** A hub process's answer to `runner-sockets`. */
+export interface RunnersHeld {
+  hubId: string;
+  sids: string[];
 }
 
 /** The ack an event map's listener answers with, e.g. `AckOf<RunnerClientToServerEvents['session-start']>`. */
