@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { queryText, type Params, type Query, type Sql, type Store, type Tx } from '../sql.js';
+import type { Logger } from '../../log.js';
+import { Checkpointer, DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './checkpointer.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /**
@@ -13,6 +15,7 @@ import { MIGRATIONS } from './migrations/index.js';
  *
  * synchronous=NORMAL in WAL mode: a committed transaction is in the WAL file before COMMIT
  * returns, so it survives a crash of the hub process (not of the machine; docs/reliability.md).
+ * WAL checkpoints run on a worker thread (checkpointer.ts), not inside a writer's COMMIT.
  */
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -23,7 +26,10 @@ export class SqliteStore implements Store {
   private savepoints = 0;
   private readonly tx: Tx;
 
-  constructor(readonly db: Database.Database) {
+  constructor(
+    readonly db: Database.Database,
+    private readonly checkpointer?: Checkpointer,
+  ) {
     const store = this;
     this.tx = {
       dialect: 'sqlite',
@@ -35,7 +41,7 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (creating if needed) the database file and applies pending migrations. */
-  static open(file: string, options: { migrations?: readonly string[] } = {}): SqliteStore {
+  static open(file: string, options: { migrations?: readonly string[]; log?: Logger; checkpoints?: CheckpointPolicy } = {}): SqliteStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
@@ -43,7 +49,10 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db, options.migrations ?? MIGRATIONS);
-    return new SqliteStore(db);
+    if (file === ':memory:') return new SqliteStore(db);
+    db.pragma('wal_autocheckpoint = 0');
+    const log = options.log;
+    return new SqliteStore(db, new Checkpointer(file, options.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, (message) => log?.error({ message }, 'WAL checkpoint failed')));
   }
 
   async get<Row>(query: Query, params?: Params): Promise<Row | undefined> {
@@ -67,10 +76,12 @@ export class SqliteStore implements Store {
     this.turn = new Promise<void>((resolve) => (done = resolve));
     return previous.then(async () => {
       this.inTransaction = true;
+      if (this.checkpointer?.restartWanted()) this.catchUpCheckpoint();
       this.control('BEGIN IMMEDIATE');
       try {
         const value = await fn(this.tx);
         this.control('COMMIT');
+        this.checkpointer?.committed();
         return value;
       } catch (error) {
         if (this.db.inTransaction) this.control('ROLLBACK');
@@ -80,6 +91,19 @@ export class SqliteStore implements Store {
         done();
       }
     });
+  }
+
+  /**
+   * The worker's checkpoints left a long WAL: copy the few frames committed since its last one, so
+   * the BEGIN that follows finds the WAL fully copied and starts it over (checkpointer.ts). Never
+   * fails a write: if it cannot run now, the worker asks again after its next checkpoint.
+   */
+  private catchUpCheckpoint(): void {
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // busy or failing: the WAL grows a little longer; the committed data is in it either way
+    }
   }
 
   /** One process per SQLite file: there is no one else to exclude. */
@@ -93,6 +117,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.turn;
+    await this.checkpointer?.stop();
     this.db.close();
   }
 
