@@ -28,6 +28,10 @@ export interface ScenarioResult {
   deliveryMs: number[];
   /** Server CPU time per acknowledged write in the measured window, µs: robust to a noisy machine. */
   serverCpuUsPerWrite: number;
+  /** The part of it spent on the server's main thread (its event loop), µs; NaN when not known. */
+  serverMainThreadCpuUsPerWrite: number;
+  /** The largest size of the server's WAL file seen during the run, bytes (0 when it has none). */
+  serverWalBytesMax: number;
   /** The bench process's own CPU time per write, µs (clients and observer). */
   clientCpuUsPerWrite: number;
 }
@@ -95,6 +99,8 @@ interface Lane {
 export async function runScenario(target: Target | readonly Target[], scenario: Scenario, timing: Timing): Promise<ScenarioResult> {
   const targets = [target].flat();
   const cpuSeconds = () => targets.reduce((sum, t) => sum + t.cpuSeconds(), 0);
+  const mainThreadCpuSeconds = () => targets.reduce((sum, t) => sum + (t.mainThreadCpuSeconds?.() ?? Number.NaN), 0);
+  const walBytes = () => targets.reduce((sum, t) => sum + (t.walBytes?.() ?? 0), 0);
   const runners = await connectMany(targets, scenario.runners);
   // lane 0 belongs to runner 0, on targets[0]: with two targets the observer sits on the other one
   const observer = await connect(targets[1 % targets.length]!);
@@ -125,11 +131,14 @@ export async function runScenario(target: Target | readonly Target[], scenario: 
   const measureFrom = start + timing.warmupMs;
   const deadline = measureFrom + timing.measureMs;
   const inWindow = (t: number) => t >= measureFrom && t <= deadline;
-  const result: ScenarioResult = { writes: 0, writesPerSecond: 0, mismatches: 0, errors: {}, ackMs: [], deliveryMs: [], serverCpuUsPerWrite: 0, clientCpuUsPerWrite: 0 };
+  const result: ScenarioResult = { writes: 0, writesPerSecond: 0, mismatches: 0, errors: {}, ackMs: [], deliveryMs: [], serverCpuUsPerWrite: 0, serverMainThreadCpuUsPerWrite: Number.NaN, serverWalBytesMax: 0, clientCpuUsPerWrite: 0 };
   let cpuAtMeasureStart = Number.NaN;
+  let mainThreadCpuAtMeasureStart = Number.NaN;
+  const walTimer = setInterval(() => (result.serverWalBytesMax = Math.max(result.serverWalBytesMax, walBytes())), 100);
   let clientCpuAtMeasureStart = process.cpuUsage();
   const cpuTimer = setTimeout(() => {
     cpuAtMeasureStart = cpuSeconds();
+    mainThreadCpuAtMeasureStart = mainThreadCpuSeconds();
     clientCpuAtMeasureStart = process.cpuUsage();
   }, timing.warmupMs);
 
@@ -167,7 +176,9 @@ export async function runScenario(target: Target | readonly Target[], scenario: 
   };
   await Promise.all(lanes.map(drive));
   clearTimeout(cpuTimer);
+  clearInterval(walTimer);
   result.serverCpuUsPerWrite = ((cpuSeconds() - cpuAtMeasureStart) * 1e6) / result.writes;
+  result.serverMainThreadCpuUsPerWrite = ((mainThreadCpuSeconds() - mainThreadCpuAtMeasureStart) * 1e6) / result.writes;
   const clientCpu = process.cpuUsage(clientCpuAtMeasureStart);
   result.clientCpuUsPerWrite = (clientCpu.user + clientCpu.system) / result.writes;
   result.writesPerSecond = result.writes / (timing.measureMs / 1000);

@@ -4,7 +4,7 @@
  * bare Socket.IO ceiling (dist/bench/bare-server.js; the write bench).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -14,6 +14,10 @@ export interface Target {
   token: string;
   /** CPU seconds (user + system) the target's process has used so far. */
   cpuSeconds(): number;
+  /** The same for its main thread alone (the event loop; worker threads excluded). */
+  mainThreadCpuSeconds?(): number;
+  /** Bytes of the target's SQLite WAL file now, where it has one. */
+  walBytes?(): number;
   stop(): Promise<void>;
 }
 
@@ -49,10 +53,13 @@ function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, patt
   });
 }
 
-/** utime + stime of a process from /proc (Linux), in seconds; NaN where /proc is not there. */
-function processCpuSeconds(pid: number | undefined): number {
+/**
+ * utime + stime of a process (or of one of its threads: the main thread's id is the pid) from /proc
+ * (Linux), in seconds; NaN where /proc is not there.
+ */
+function processCpuSeconds(pid: number | undefined, thread?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
   } catch {
@@ -99,6 +106,14 @@ export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, e
     url: `http://127.0.0.1:${port}`,
     token: BENCH_TOKEN,
     cpuSeconds: () => processCpuSeconds(child.pid),
+    mainThreadCpuSeconds: () => processCpuSeconds(child.pid, child.pid),
+    walBytes: () => {
+      try {
+        return statSync(join(dataDir, 'hub.db-wal')).size;
+      } catch {
+        return 0;
+      }
+    },
     stop: async () => {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -109,5 +124,12 @@ export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, e
 /** The bare Socket.IO server: ack + broadcast, nothing else. */
 export async function startBareTarget(): Promise<Target> {
   const { child, port } = await startChild(join(DIST, 'bench/bare-server.js'), [], { ...process.env }, /bare server listening on port (\d+)/);
-  return { name: 'bare', url: `http://127.0.0.1:${port}`, token: BENCH_TOKEN, cpuSeconds: () => processCpuSeconds(child.pid), stop: stopper(child) };
+  return {
+    name: 'bare',
+    url: `http://127.0.0.1:${port}`,
+    token: BENCH_TOKEN,
+    cpuSeconds: () => processCpuSeconds(child.pid),
+    mainThreadCpuSeconds: () => processCpuSeconds(child.pid, child.pid),
+    stop: stopper(child),
+  };
 }

@@ -32,8 +32,9 @@ function say(line: string): void {
 function describe(result: ScenarioResult): string {
   const errors = Object.entries(result.errors).map(([code, count]) => `${code}=${count}`).join(' ');
   return (
-    `${fixed(result.writesPerSecond, 0).padStart(6)} writes/s  CPU µs/write server ${fixed(result.serverCpuUsPerWrite, 0)} client ${fixed(result.clientCpuUsPerWrite, 0)}  ack p50 ${fixed(percentile(result.ackMs, 50))} ms` +
+    `${fixed(result.writesPerSecond, 0).padStart(6)} writes/s  CPU µs/write server ${fixed(result.serverCpuUsPerWrite, 0)} (main thread ${fixed(result.serverMainThreadCpuUsPerWrite, 0)}) client ${fixed(result.clientCpuUsPerWrite, 0)}  ack p50 ${fixed(percentile(result.ackMs, 50))} ms` +
     `  delivery p50 ${fixed(percentile(result.deliveryMs, 50))} / p99 ${fixed(percentile(result.deliveryMs, 99))} ms` +
+    (result.serverWalBytesMax > 0 ? `  WAL max ${fixed(result.serverWalBytesMax / 2 ** 20, 1)} MiB` : '') +
     (result.mismatches > 0 ? `  mismatches ${result.mismatches}` : '') +
     (errors ? `  errors ${errors}` : '')
   );
@@ -58,12 +59,12 @@ async function main(): Promise<void> {
     }
 
     say('');
-    say('| scenario | hub writes/s | bare writes/s | hub/bare | hub / bare server CPU µs per write | hub delivery p50 / p99 ms | bare delivery p50 / p99 ms |');
-    say('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    say('| scenario | hub writes/s | bare writes/s | hub/bare | hub / bare server CPU µs per write | hub main thread µs per write | hub delivery p50 / p99 ms | bare delivery p50 / p99 ms |');
+    say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const { scenario, hub, bare } of rows) {
       say(
         `| ${scenario.name} | ${fixed(hub.writesPerSecond, 0)} | ${fixed(bare.writesPerSecond, 0)} | ${fixed(hub.writesPerSecond / bare.writesPerSecond, 2)} ` +
-          `| ${fixed(hub.serverCpuUsPerWrite, 0)} / ${fixed(bare.serverCpuUsPerWrite, 0)} ` +
+          `| ${fixed(hub.serverCpuUsPerWrite, 0)} / ${fixed(bare.serverCpuUsPerWrite, 0)} | ${fixed(hub.serverMainThreadCpuUsPerWrite, 0)} ` +
           `| ${fixed(percentile(hub.deliveryMs, 50))} / ${fixed(percentile(hub.deliveryMs, 99))} ` +
           `| ${fixed(percentile(bare.deliveryMs, 50))} / ${fixed(percentile(bare.deliveryMs, 99))} |`,
       );
