@@ -7,7 +7,7 @@ import type { AckOf, DashboardClientToServerEvents, ServerToClientEvents } from 
 import type { ResumeStatus, SessionSnapshot } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { jitteredDelay, sleep } from './backoff.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openLink, unwrapOk, type ClientOptions, type Failover } from './connection.js';
 import { HubRequestError } from './errors.js';
 import { Listeners } from './listeners.js';
 
@@ -64,8 +64,11 @@ export class DashboardClient {
   /** Counts connections, so a resubscribe retry loop from an older connection stops. */
   private connection = 0;
 
-  private constructor(socket: DashboardSocket, options: ClientOptions) {
+  private readonly failover: Failover;
+
+  private constructor(socket: DashboardSocket, failover: Failover, options: ClientOptions) {
     this.socket = socket;
+    this.failover = failover;
     this.options = options;
     this.seq = options.lastSeq;
     socket.on('update', (event) => this.onUpdate(event));
@@ -76,8 +79,8 @@ export class DashboardClient {
     });
     socket.on('disconnect', (reason) => {
       if (this.closing) return;
+      // the failover reconnects (to this process or the next one) and the `connect` above resubscribes
       this.listeners.emit('disconnect', reason);
-      if (reason === 'io server disconnect') setTimeout(() => this.closing || socket.connect(), 250 + jitteredDelay(3));
     });
     // socket.io-client does not retry a handshake the namespace's middleware refused
     socket.on('connect_error', (error) => {
@@ -93,10 +96,15 @@ export class DashboardClient {
    * const dashboard = await DashboardClient.connect({ url, token });
    */
   static async connect(options: ClientOptions): Promise<DashboardClient> {
-    const socket = await openSocket<DashboardSocket>('/dashboard', options);
-    const client = new DashboardClient(socket, options);
+    const { socket, failover } = await openLink<DashboardSocket>('/dashboard', options);
+    const client = new DashboardClient(socket, failover, options);
     client.connectedOnce = true;
     return client;
+  }
+
+  /** The hub URL the client is connected to (or reconnecting to): one of `options.url`. */
+  get url(): string {
+    return this.failover.url;
   }
 
   /** The largest broadcast seq the map includes. */
@@ -164,6 +172,7 @@ export class DashboardClient {
    */
   close(): void {
     this.closing = true;
+    this.failover.stop();
     this.socket.disconnect();
   }
 

@@ -21,7 +21,7 @@ import type {
 import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openSocket, unwrapOk, type ClientOptions } from './connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openLink, unwrapOk, type ClientOptions, type Failover } from './connection.js';
 import { HubRequestError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 import { Listeners } from './listeners.js';
@@ -93,20 +93,19 @@ export class RunnerClient {
   private seq: number | undefined;
   /** A join asked for a replay since the last refetch: a `resync` is about that. */
   private replayRequested = false;
-  private closing = false;
   private connectedOnce = false;
 
-  private constructor(socket: RunnerSocket, options: RunnerClientOptions) {
+  private readonly failover: Failover;
+
+  private constructor(socket: RunnerSocket, failover: Failover, options: RunnerClientOptions) {
     this.socket = socket;
+    this.failover = failover;
     this.options = options;
     this.seq = options.lastSeq;
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
+    // after any reconnect — to the same process or, failing over, to another one
     socket.on('connect', () => this.onConnect());
-    socket.on('disconnect', (reason) => {
-      // the server side closed us (e.g. a hub shutting down): socket.io does not retry that by itself
-      if (reason === 'io server disconnect' && !this.closing) setTimeout(() => this.closing || socket.connect(), 250 + jitteredDelay(3));
-    });
   }
 
   /**
@@ -116,10 +115,15 @@ export class RunnerClient {
    * const runner = await RunnerClient.connect({ url, token, writeTimeoutMs: 10_000 });
    */
   static async connect(options: RunnerClientOptions): Promise<RunnerClient> {
-    const socket = await openSocket<RunnerSocket>('/runner', options);
-    const client = new RunnerClient(socket, options);
+    const { socket, failover } = await openLink<RunnerSocket>('/runner', options);
+    const client = new RunnerClient(socket, failover, options);
     client.connectedOnce = true;
     return client;
+  }
+
+  /** The hub URL the client is connected to (or reconnecting to): one of `options.url`. */
+  get url(): string {
+    return this.failover.url;
   }
 
   /** The largest broadcast seq seen; what a reconnect asks the hub to replay from. */
@@ -305,7 +309,7 @@ export class RunnerClient {
    */
   async close(): Promise<void> {
     await this.flush();
-    this.closing = true;
+    this.failover.stop();
     this.socket.disconnect();
   }
 
