@@ -1,6 +1,7 @@
 /**
- * Migrations 002 and 003 on a real database file written by an older hub: runs gain `detached`, then
- * `hub_id` and the `hubs` table appear; existing rows keep everything.
+ * Migrations 002, 003 and 004 on a real database file written by an older hub: runs gain `detached`,
+ * then `hub_id` and the `hubs` table appear, then metadata_history becomes a rowid table; existing
+ * rows keep everything.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { recordHubHeartbeat } from '../../hub/store/hubs.js';
 import { getRun, insertRun, markLiveRunsDisconnected } from '../../hub/store/runs.js';
 import { migration001 } from '../../hub/store/sqlite/migrations/001-initial.js';
 import { migration002 } from '../../hub/store/sqlite/migrations/002-detached-runs.js';
+import { migration003 } from '../../hub/store/sqlite/migrations/003-cluster.js';
+import { getHistoryVersion, insertHistory, listHistory } from '../../hub/store/history.js';
 import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 
@@ -94,8 +97,7 @@ describe('migration 003 (cluster: hubs and runs.hub_id)', () => {
     v2.db.prepare(`INSERT INTO runs (run_id, sid, started_at, status, pid, detached) VALUES ('r1', 's1', 1000, 'running', 4242, 0)`).run();
     await v2.close();
 
-    store = SqliteStore.open(file);
-    expect(MIGRATIONS.length).toBe(3);
+    store = SqliteStore.open(file, { migrations: [migration001, migration002, migration003] });
     expect(await store.schemaVersion()).toBe(3);
     expect(tables(store)).toContain('hubs');
     expect(columns(store, 'hubs')).toEqual(['hub_id', 'started_at', 'heartbeat_at']);
@@ -115,8 +117,39 @@ describe('migration 003 (cluster: hubs and runs.hub_id)', () => {
 
     // opening again applies nothing twice
     await store.close();
-    store = SqliteStore.open(file);
+    store = SqliteStore.open(file, { migrations: [migration001, migration002, migration003] });
     expect(await store.schemaVersion()).toBe(3);
     expect(store.db.prepare(`SELECT COUNT(*) AS n FROM hubs`).get()).toEqual({ n: 1 });
+  });
+});
+
+describe('migration 004 (metadata_history as a rowid table)', () => {
+  const entry = (version: number, at: number) => ({ version, at, by: 'runner' as const, carried: [], cleared: ['x'], dropped: [], metadata: { n: version } });
+
+  it('keeps every history row of a v3 database, still one row per (sid, version), read back in version order', async () => {
+    const file = tempFile();
+    const v3 = SqliteStore.open(file, { migrations: [migration001, migration002, migration003] });
+    await v3.transaction(async (tx) => {
+      for (const version of [1, 2, 3]) for (const sid of ['s1', 's2']) await insertHistory(tx, { sid, ...entry(version, version * 1000) });
+    });
+    expect(v3.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'metadata_history'`).get()).toMatchObject({ sql: expect.stringContaining('WITHOUT ROWID') });
+    await v3.close();
+
+    store = SqliteStore.open(file);
+    expect(MIGRATIONS.length).toBe(4);
+    expect(await store.schemaVersion()).toBe(4);
+    expect(store.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'metadata_history'`).get()).toMatchObject({ sql: expect.not.stringContaining('WITHOUT ROWID') });
+    expect(columns(store, 'metadata_history')).toEqual(['sid', 'version', 'at', 'by', 'carried', 'cleared', 'dropped', 'metadata']);
+    expect(await listHistory(store, 's1')).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 3000)]);
+    expect(await listHistory(store, 's2')).toHaveLength(3);
+    expect(await getHistoryVersion(store, { sid: 's2', version: 2 })).toEqual(entry(2, 2000));
+
+    // (sid, version) is still unique, and new versions append
+    await expect(store.transaction((tx) => insertHistory(tx, { sid: 's1', ...entry(3, 9000) }))).rejects.toThrow(/UNIQUE/);
+    await store.transaction((tx) => insertHistory(tx, { sid: 's1', ...entry(4, 4000) }));
+    expect((await listHistory(store, 's1')).map((h) => h.version)).toEqual([1, 2, 3, 4]);
+    // the lookups use the index, not a scan of every session's history
+    const plan = store.db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM metadata_history WHERE sid = 's1' ORDER BY version`).all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toContain('USING INDEX metadata_history_by_version');
   });
 });
