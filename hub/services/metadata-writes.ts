@@ -1,6 +1,6 @@
 import { RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
 import { hubError } from '../../shared/errors.js';
-import { jsonByteLength, sameJson, type JsonObject } from '../../shared/protocol/json.js';
+import { sameJson, utf8ByteLength, type JsonObject } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import type { Sql } from '../store/sql.js';
@@ -11,7 +11,12 @@ import type { ChangeSet } from './changes.js';
 import type { MergeOutcome } from './metadata-merge.js';
 
 export function assertDocumentSize(document: unknown, field: string): void {
-  const bytes = jsonByteLength(document);
+  assertJsonSize(JSON.stringify(document) ?? '', field);
+}
+
+/** The same check on a document already serialized. */
+function assertJsonSize(json: string, field: string): void {
+  const bytes = utf8ByteLength(json);
   if (bytes > LIMITS.maxDocumentBytes) {
     throw hubError.tooLarge(`${field} is ${bytes} bytes of JSON; the limit is ${LIMITS.maxDocumentBytes}`);
   }
@@ -27,17 +32,20 @@ export async function commitMetadataVersion(
   input: { session: StoredSession; outcome: MergeOutcome; by: Writer; now: number },
 ): Promise<number> {
   const { session, outcome, by, now } = input;
-  assertDocumentSize(outcome.document, 'the merged metadata');
+  // serialized once: the size check, the session row and the history row all use this text
+  const metadataJson = JSON.stringify(outcome.document);
+  assertJsonSize(metadataJson, 'the merged metadata');
   const version = session.metadataVersion + 1;
   await updateMetadata(sql, {
     sid: session.sid,
     metadata: outcome.document,
+    metadataJson,
     version,
     now,
     countsAsActivity: by !== 'hub',
     previousActivityAt: session.lastActivityAt,
   });
-  await insertHistory(sql, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document });
+  await insertHistory(sql, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document, metadataJson });
   await trackResumeTokenChanges(sql, { sid: session.sid, before: session.metadata, after: outcome.document, now });
   changes.changed(session, 'metadata');
   session.metadata = outcome.document;

@@ -30,7 +30,8 @@ function toEntry(row: HistoryRow): HistoryEntry {
   };
 }
 
-export async function insertHistory(sql: Sql, input: { sid: string } & HistoryEntry): Promise<void> {
+/** `metadataJson`: the entry's metadata already serialized by the caller, used as is. */
+export async function insertHistory(sql: Sql, input: { sid: string; metadataJson?: string } & HistoryEntry): Promise<void> {
   await sql.run(INSERT, {
     sid: input.sid,
     version: input.version,
@@ -39,7 +40,7 @@ export async function insertHistory(sql: Sql, input: { sid: string } & HistoryEn
     carried: JSON.stringify(input.carried),
     cleared: JSON.stringify(input.cleared),
     dropped: JSON.stringify(input.dropped),
-    metadata: JSON.stringify(input.metadata),
+    metadata: input.metadataJson ?? JSON.stringify(input.metadata),
   });
 }
 

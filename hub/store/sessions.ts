@@ -140,11 +140,20 @@ export async function insertSession(
 
 export async function updateMetadata(
   sql: Sql,
-  input: { sid: string; metadata: JsonObject; version: number; now: number; countsAsActivity: boolean; previousActivityAt: number },
+  input: {
+    sid: string;
+    metadata: JsonObject;
+    /** `metadata` already serialized by the caller (who needed it for the size check): used as is. */
+    metadataJson?: string;
+    version: number;
+    now: number;
+    countsAsActivity: boolean;
+    previousActivityAt: number;
+  },
 ): Promise<void> {
   await sql.run(UPDATE_METADATA, {
     sid: input.sid,
-    metadata: JSON.stringify(input.metadata),
+    metadata: input.metadataJson ?? JSON.stringify(input.metadata),
     version: input.version,
     now: input.now,
     activityAt: input.countsAsActivity ? input.now : input.previousActivityAt,
