@@ -20,22 +20,32 @@ const SET_PRUNED = {
 };
 const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 
+/**
+ * PostgreSQL: the next seq and the event row in one statement, so one round trip while the
+ * cluster's write lock is held (SQLite has no data-modifying CTEs, and no round trips to save).
+ */
+const APPEND_EVENT_PG = `
+  WITH next AS (
+    INSERT INTO namespaces AS n (name, last_seq) VALUES (@namespace, 1)
+    ON CONFLICT (name) DO UPDATE SET last_seq = n.last_seq + 1
+    RETURNING last_seq)
+  INSERT INTO events (namespace, seq, id, sid, created_at, body)
+  SELECT @namespace, last_seq, @id, @sid, @createdAt, @body FROM next
+  RETURNING seq`;
+
 /** Appends one event with the namespace's next seq. Call inside the write's transaction. */
 export async function appendEvent(sql: Sql, input: { namespace: string; sid: string; body: UpdateBody; now: number }): Promise<UpdateEvent> {
-  const next = (await sql.get(NEXT_SEQ, { namespace: input.namespace }) ?? await sql.get(FIRST_SEQ, { namespace: input.namespace })) as {
-    seq: number;
-  };
-  const { seq } = next;
-  const event: UpdateEvent = { id: randomUUID(), seq, createdAt: input.now, body: input.body };
-  await sql.run(INSERT_EVENT, {
-    namespace: input.namespace,
-    seq,
-    id: event.id,
-    sid: input.sid,
-    createdAt: input.now,
-    body: JSON.stringify(input.body),
-  });
-  return event;
+  const id = randomUUID();
+  const row = { namespace: input.namespace, id, sid: input.sid, createdAt: input.now, body: JSON.stringify(input.body) };
+  let seq: number;
+  if (sql.dialect === 'postgres') {
+    seq = (await sql.get<{ seq: number }>(APPEND_EVENT_PG, row))!.seq;
+  } else {
+    const next = (await sql.get<{ seq: number }>(NEXT_SEQ, { namespace: input.namespace })) ?? (await sql.get<{ seq: number }>(FIRST_SEQ, { namespace: input.namespace }));
+    seq = next!.seq;
+    await sql.run(INSERT_EVENT, { ...row, seq });
+  }
+  return { id, seq, createdAt: input.now, body: input.body };
 }
 
 export async function namespaceSeqState(sql: Sql, namespace: string): Promise<{ lastSeq: number; prunedThrough: number }> {

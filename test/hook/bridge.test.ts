@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, runCli, sendHooks, hubReader } from './run-cli.js';
+import { runCli } from '../helpers/cli.js';
+import { fixture, sendHooks, hubReader } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;

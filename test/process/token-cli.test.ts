@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectDashboard, handshakeError, waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
-import { runCli } from '../hook/run-cli.js';
+import { runCli } from '../helpers/cli.js';
 
 let hub: HubProcess | undefined;
 stopHubsAfterEach();

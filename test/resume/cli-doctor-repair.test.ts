@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
 import { closeTestHubsAfterEach, startTestHub, type TestHub } from '../helpers/hub.js';
-import { runCli } from './cli.js';
+import { runCli } from '../helpers/cli.js';
 import { getSnapshot, until } from './http.js';
 
 let hub: TestHub | undefined;
