@@ -4,9 +4,9 @@ import { sameJson, utf8ByteLength, type JsonObject } from '../../shared/protocol
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import type { Sql } from '../store/sql.js';
-import { insertHistory } from '../store/history.js';
+import { storeMetadataVersion } from '../store/metadata-versions.js';
 import { trackResumeToken } from '../store/resume-tokens.js';
-import { updateMetadata, type StoredSession } from '../store/sessions.js';
+import type { StoredSession } from '../store/sessions.js';
 import type { ChangeSet } from './changes.js';
 import type { MergeOutcome } from './metadata-merge.js';
 
@@ -36,7 +36,7 @@ export async function commitMetadataVersion(
   const metadataJson = JSON.stringify(outcome.document);
   assertJsonSize(metadataJson, 'the merged metadata');
   const version = session.metadataVersion + 1;
-  await updateMetadata(sql, {
+  await storeMetadataVersion(sql, {
     sid: session.sid,
     metadata: outcome.document,
     metadataJson,
@@ -44,8 +44,11 @@ export async function commitMetadataVersion(
     now,
     countsAsActivity: by !== 'hub',
     previousActivityAt: session.lastActivityAt,
+    by,
+    carried: outcome.carried,
+    cleared: outcome.cleared,
+    dropped: outcome.dropped,
   });
-  await insertHistory(sql, { sid: session.sid, version, at: now, by, ...outcome, metadata: outcome.document, metadataJson });
   await trackResumeTokenChanges(sql, { sid: session.sid, before: session.metadata, after: outcome.document, now });
   changes.changed(session, 'metadata');
   session.metadata = outcome.document;

@@ -1,0 +1,56 @@
+import type { JsonObject } from '../../shared/protocol/json.js';
+import type { Writer } from '../../shared/protocol/session.js';
+import { insertHistory } from './history.js';
+import { updateMetadata } from './sessions.js';
+import type { Sql } from './sql.js';
+
+/**
+ * PostgreSQL: the session's new version and its history row in one statement, so one round trip
+ * while the cluster's write lock is held (SQLite runs the two statements; it has no round trips).
+ */
+const STORE_VERSION_PG = `
+  WITH updated AS (
+    UPDATE sessions SET metadata = @metadata, metadata_version = @version, updated_at = @now, last_activity_at = @activityAt
+    WHERE sid = @sid
+    RETURNING sid)
+  INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
+  SELECT sid, @version, @now, CAST(@by AS TEXT), CAST(@carried AS TEXT), CAST(@cleared AS TEXT), CAST(@dropped AS TEXT), @metadata
+  FROM updated`;
+
+/** A session's next metadata version: the session row and its history row, written together. */
+export async function storeMetadataVersion(
+  sql: Sql,
+  input: {
+    sid: string;
+    metadata: JsonObject;
+    /** `metadata` serialized once by the caller. */
+    metadataJson: string;
+    version: number;
+    now: number;
+    /** False for hub-made versions: they leave the session's last activity as it was. */
+    countsAsActivity: boolean;
+    previousActivityAt: number;
+    by: Writer;
+    carried: readonly string[];
+    cleared: readonly string[];
+    dropped: readonly string[];
+  },
+): Promise<void> {
+  const { sid, metadata, metadataJson, version, now, by, carried, cleared, dropped } = input;
+  if (sql.dialect === 'postgres') {
+    await sql.run(STORE_VERSION_PG, {
+      sid,
+      metadata: metadataJson,
+      version,
+      now,
+      activityAt: input.countsAsActivity ? now : input.previousActivityAt,
+      by,
+      carried: JSON.stringify(carried),
+      cleared: JSON.stringify(cleared),
+      dropped: JSON.stringify(dropped),
+    });
+    return;
+  }
+  await updateMetadata(sql, { sid, metadata, metadataJson, version, now, countsAsActivity: input.countsAsActivity, previousActivityAt: input.previousActivityAt });
+  await insertHistory(sql, { sid, version, at: now, by, carried: [...carried], cleared: [...cleared], dropped: [...dropped], metadata, metadataJson });
+}
