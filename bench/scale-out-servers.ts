@@ -9,17 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { withoutPassword } from '../hub/log.js';
 
-/** A URL with its password replaced, for messages. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparsable URL>';
-  }
-}
 
 async function asAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
@@ -52,7 +43,7 @@ export async function openBenchPostgres(adminUrl: string): Promise<BenchPostgres
       return `PostgreSQL ${get('server_version')}, fsync ${get('fsync')}, synchronous_commit ${get('synchronous_commit')}`;
     });
   } catch (error) {
-    fail(`cannot reach PostgreSQL at ${redact(adminUrl)} (${(error as Error).message}): ${POSTGRES_HELP}`);
+    fail(`cannot reach PostgreSQL at ${withoutPassword(adminUrl)} (${(error as Error).message}): ${POSTGRES_HELP}`);
   }
   const created: string[] = [];
   return {
@@ -92,10 +83,10 @@ export async function openBenchRedis(explicitUrl: string | undefined, say: (line
   try {
     busy = await hubChannels(url);
   } catch (error) {
-    fail(`cannot reach Redis at ${redact(url)} (${(error as Error).message}): ${REDIS_HELP}`);
+    fail(`cannot reach Redis at ${withoutPassword(url)} (${(error as Error).message}): ${REDIS_HELP}`);
   }
   if (busy === 0) return { url, stop: async () => undefined };
-  const why = `${busy} session-hub channel(s) are subscribed on ${redact(url)}: other hub processes use that Redis, and their broadcasts would mix with the bench's`;
+  const why = `${busy} session-hub channel(s) are subscribed on ${withoutPassword(url)}: other hub processes use that Redis, and their broadcasts would mix with the bench's`;
   if (explicitUrl) fail(`${why}; point BENCH_REDIS_URL at a Redis of its own, or unset it to let the bench start a throwaway one`);
   say(`${why}; starting a throwaway redis-server instead`);
   return startThrowawayRedis();

@@ -11,7 +11,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { runScenario, type Scenario, type ScenarioResult } from './load.js';
-import { backendCpuSince, openBenchPostgres, openBenchRedis, postgresBackendCpu, redact, type BenchPostgres, type BenchRedis } from './scale-out-servers.js';
+import { withoutPassword } from '../hub/log.js';
+import { backendCpuSince, openBenchPostgres, openBenchRedis, postgresBackendCpu, type BenchPostgres, type BenchRedis } from './scale-out-servers.js';
 import { fixed, percentile } from './stats.js';
 import { BENCH_RATE_LIMIT, startBareTarget, startHubTarget, type Target } from './targets.js';
 
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
   say(`scale-out bench: ${availableParallelism()} cores, node ${process.version}, ${measureMs / 1000} s per scenario and target after ${warmupMs} ms warm-up`);
   const postgres = await openBenchPostgres(postgresAdminUrl);
   const redis = await openBenchRedis(process.env.BENCH_REDIS_URL, say);
-  say(`PostgreSQL: ${redact(postgresAdminUrl)} (${postgres.describe}), a fresh database per target; Redis: ${redact(redis.url)}`);
+  say(`PostgreSQL: ${withoutPassword(postgresAdminUrl)} (${postgres.describe}), a fresh database per target; Redis: ${withoutPassword(redis.url)}`);
   say(`hub rate limit lifted for the bench: SESSION_HUB_RATE_LIMIT=SESSION_HUB_RATE_BURST=${BENCH_RATE_LIMIT}`);
 
   let running: Target[] = [];

@@ -7,6 +7,17 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 }
 
+/** A server URL (database, Redis) for messages and logs: its password replaced. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL (unparsable)';
+  }
+}
+
 /** What a request log line shows: never headers (Authorization) or a query token. */
 function serializeRequest(req: { method?: string; url?: string; ip?: string }) {
   return { method: req.method, url: req.url === undefined ? undefined : redactUrl(req.url), remoteAddress: req.ip };

@@ -1,15 +1,12 @@
 import type { HubConfig } from '../config.js';
-import type { Logger } from '../log.js';
+import { withoutPassword, type Logger } from '../log.js';
 import { PgStore } from './postgres/pg-store.js';
 import type { Store } from './sql.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 
 /** Where the store lives, for logs and messages: the SQLite file, or the PostgreSQL URL without its password. */
 export function describeStore(config: HubConfig): string {
-  if (config.databaseUrl === undefined) return config.databaseFile;
-  const url = new URL(config.databaseUrl);
-  if (url.password) url.password = '***';
-  return url.toString();
+  return config.databaseUrl === undefined ? config.databaseFile : withoutPassword(config.databaseUrl);
 }
 
 /**

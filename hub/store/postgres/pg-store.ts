@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createLogger, type Logger } from '../../log.js';
+import { createLogger, withoutPassword, type Logger } from '../../log.js';
 import { queryText, type Params, type Query, type Sql, type Store, type Tx } from '../sql.js';
 import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { currentVersion, migrate } from './migrate.js';
@@ -29,17 +29,6 @@ const types: pg.CustomTypesConfig = {
     return pg.types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
-
-/** The URL for messages: never its password. */
-function redactPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the configured URL';
-  }
-}
 
 function parseInt8(text: string): number {
   const value = Number(text);
@@ -87,7 +76,7 @@ export class PgStore implements Store {
       await store.withClient((client) => migrate(client, options.migrations ?? PG_MIGRATIONS));
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw new Error(`PostgreSQL at ${redactPassword(url)}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`PostgreSQL at ${withoutPassword(url)}: ${(error as Error).message}`, { cause: error });
     }
     return store;
   }
