@@ -22,6 +22,14 @@ export interface Sql {
   all<Row>(query: Query, params?: Params): Promise<Row[]>;
   /** Runs a statement; `changes` is the number of rows it inserted, updated or deleted. */
   run(query: Query, params?: Params): Promise<{ changes: number }>;
+  /**
+   * SQLite only (one process owns the file): parsed rows a store module keeps between statements and
+   * transactions, keyed by its own choice. The engine empties it whenever it may be stale: any
+   * rollback (of a transaction or a savepoint), and another connection's commit (the offline CLI).
+   * The module keeps it current on its own writes. Set on SQLite's transactions only; unset on
+   * PostgreSQL, where other processes write.
+   */
+  readonly rowCache?: Map<string, unknown>;
 }
 
 /** One open transaction. */

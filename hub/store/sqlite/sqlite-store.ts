@@ -25,11 +25,20 @@ export class SqliteStore implements Store {
   private inTransaction = false;
   private savepoints = 0;
   private readonly tx: Tx;
+  /**
+   * The transactions' rowCache (sql.ts). Only a transaction sees it: it is checked against other
+   * connections' commits at BEGIN, while this connection holds the write lock.
+   */
+  private readonly transactionCache = new Map<string, unknown>();
+  /** `PRAGMA data_version` when rowCache was last known current: it changes when another connection commits. */
+  private dataVersion = -1;
+  private readonly dataVersionStatement: Database.Statement;
 
   constructor(
     readonly db: Database.Database,
     private readonly checkpointer?: Checkpointer,
   ) {
+    this.dataVersionStatement = db.prepare('PRAGMA data_version').pluck();
     const store = this;
     this.tx = {
       dialect: 'sqlite',
@@ -37,6 +46,7 @@ export class SqliteStore implements Store {
       all: (query, params) => Promise.resolve(store.allNow(query, params)),
       run: (query, params) => Promise.resolve(store.runNow(query, params)),
       savepoint: (fn) => store.savepoint(fn),
+      rowCache: store.transactionCache,
     };
   }
 
@@ -67,6 +77,8 @@ export class SqliteStore implements Store {
 
   async run(query: Query, params?: Params): Promise<{ changes: number }> {
     if (this.inTransaction) await this.turn;
+    // a write outside any transaction does not keep the transactions' rowCache current
+    this.transactionCache.clear();
     return this.runNow(query, params);
   }
 
@@ -78,12 +90,16 @@ export class SqliteStore implements Store {
       this.inTransaction = true;
       if (this.checkpointer?.restartWanted()) this.catchUpCheckpoint();
       this.control('BEGIN IMMEDIATE');
+      // holding the write lock: no other connection can commit until this transaction ends
+      this.freshenCache();
       try {
         const value = await fn(this.tx);
         this.control('COMMIT');
         this.checkpointer?.committed();
         return value;
       } catch (error) {
+        // also when COMMIT failed and SQLite rolled back by itself
+        this.transactionCache.clear();
         if (this.db.inTransaction) this.control('ROLLBACK');
         throw error;
       } finally {
@@ -103,6 +119,15 @@ export class SqliteStore implements Store {
       this.db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // busy or failing: the WAL grows a little longer; the committed data is in it either way
+    }
+  }
+
+  /** Empties transactionCache when another connection (the offline CLI) committed since it was last checked. */
+  private freshenCache(): void {
+    const version = this.dataVersionStatement.get() as number;
+    if (version !== this.dataVersion) {
+      this.transactionCache.clear();
+      this.dataVersion = version;
     }
   }
 
@@ -129,6 +154,7 @@ export class SqliteStore implements Store {
       this.control(`RELEASE ${name}`);
       return value;
     } catch (error) {
+      this.transactionCache.clear();
       this.control(`ROLLBACK TO ${name}`);
       this.control(`RELEASE ${name}`);
       throw error;
