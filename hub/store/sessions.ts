@@ -125,6 +125,8 @@ function maybe(row: unknown): StoredSession | undefined {
  * document in place (merges build new ones).
  */
 const cacheKey = (sid: string) => `session:${sid}`;
+/** Bounds the memory the cache holds (~1-2 KiB a session): past it, the longest-cached one goes. */
+const MAX_CACHED_SESSIONS = 4096;
 
 function copyOf(session: StoredSession): StoredSession {
   return { ...session, lifecycle: { ...session.lifecycle }, lastRun: session.lastRun && { ...session.lastRun }, presence: { ...session.presence } };
@@ -136,7 +138,10 @@ function cached(sql: Sql, sid: string): StoredSession | undefined {
 }
 
 function remember(sql: Sql, session: StoredSession | undefined): StoredSession | undefined {
-  if (session && sql.rowCache) sql.rowCache.set(cacheKey(session.sid), copyOf(session));
+  const cache = sql.rowCache;
+  if (!session || !cache) return session;
+  cache.set(cacheKey(session.sid), copyOf(session));
+  if (cache.size > MAX_CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
   return session;
 }
 
