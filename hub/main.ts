@@ -25,6 +25,7 @@ import { createClusterRunnerPresence } from './cluster/runner-presence.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
+import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { markLiveRunsDisconnected, markRunsOfDeadHubsDisconnected } from './store/runs.js';
 import { countAliveHubs, recordHubHeartbeat, removeHub } from './store/hubs.js';
 import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS } from './lifecycle/sweeps.js';
@@ -44,7 +45,12 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
-  const store = await openStore(config, log);
+  // one process per SQLite data directory (several processes share PostgreSQL instead)
+  const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
+  const store = await openStore(config, log).catch((error: unknown) => {
+    dataDirLock?.release();
+    throw error;
+  });
   const hubId = randomUUID();
   const { registry: tokens, generated } = await loadTokens(store, config.tokens, clock.now());
   // When no other hub process is alive (SQLite always: one process at a time), the whole hub was
@@ -120,6 +126,7 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       // the runner sockets' runs were marked disconnected as they closed; this process is gone
       await store.transaction((tx) => removeHub(tx, hubId)).catch((error: unknown) => log.warn({ err: error }, 'could not deregister this hub'));
       await store.close();
+      dataDirLock?.release();
       log.info('stopped');
     })());
 
