@@ -16,7 +16,11 @@ export interface ClusterPublisherOptions {
   readEventsSince: ReadEventsSince;
   gapWaitMs?: number;
   maxHeldPerTenant?: number;
+  /** How often every tenant's log is checked past the last delivered seq (default 2 s). */
+  catchUpMs?: number;
 }
+
+const DEFAULT_CATCH_UP_MS = 2000;
 
 export interface ClusterPublisher extends Publisher {
   /** Stops listening to the other processes and drops what is still held. */
@@ -56,6 +60,9 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
     sequencer.accept(read.events, read.exceptSocketId);
   };
   runners.on(EVENT, fromOtherProcess);
+  // the tail of what a process committed but could not publish (Redis down) arrives within this
+  const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
+  catchUp.unref();
   return {
     publish(events: readonly OutgoingEvent[], publishOptions: { exceptSocketId?: string } = {}) {
       if (events.length === 0) return;
@@ -69,6 +76,7 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
       }
     },
     close() {
+      clearInterval(catchUp);
       runners.off(EVENT, fromOtherProcess);
       sequencer.close();
     },

@@ -19,6 +19,12 @@ export interface SequencerOptions {
 export interface Sequencer {
   /** Takes committed events (local or from another process) in any order; never throws. */
   accept(events: readonly OutgoingEvent[], exceptSocketId?: string): void;
+  /**
+   * Reads, for every tenant seen so far, what the log has beyond the last delivered seq. Events a
+   * process committed but never published (its Redis link was down, or it died right after the
+   * commit) otherwise wait for the tenant's next event to show the gap.
+   */
+  catchUp(): void;
   /** Stops timers; events still held are not delivered. */
   close(): void;
 }
@@ -195,6 +201,15 @@ export function createSequencer(options: SequencerOptions): Sequencer {
         } catch (error) {
           log.error({ err: error, tenant: queue.namespace }, 'could not sequence updates');
         }
+      }
+    },
+    catchUp() {
+      if (closed) return;
+      for (const queue of tenants.values()) {
+        // a queue waiting on a gap or reading already reads the log by itself
+        if (queue.expected === undefined || queue.reading || queue.timer || queue.held.size > 0) continue;
+        queue.overflowed = true; // read everything the log has after the last delivered seq
+        void readGap(queue);
       }
     },
     close() {

@@ -100,6 +100,27 @@ describe('sequencer', () => {
     expect(delivered.map((d) => d.except)).toEqual([undefined, 'writer-2', undefined, undefined, 'writer-5']);
   });
 
+  it('catches up on a tail that was committed but never published, without waiting for a next event', async () => {
+    const log = memoryLog();
+    for (let seq = 1; seq <= 4; seq += 1) log.append('t1', committed('t1', seq).event);
+    const { sequencer, seqs } = recordingSequencer(log.readEventsSince);
+    await startedAtOne(sequencer, seqs);
+    sequencer.accept([committed('t1', 2)]);
+    await waitFor(() => seqs().length === 2, 2000, 'seq 2');
+
+    // 3 and 4 never arrive (the committing process lost Redis) and the tenant goes quiet
+    sequencer.catchUp();
+    await waitFor(() => seqs().length === 4, 2000, 'seqs 3 and 4 from the log');
+    expect(seqs()).toEqual([1, 2, 3, 4]);
+    expect(log.reads).toEqual([{ namespace: 't1', since: 2 }]);
+
+    // nothing new in the log: a catch-up delivers nothing twice; a late copy of 4 is dropped
+    sequencer.catchUp();
+    sequencer.accept([committed('t1', 4)]);
+    await waitFor(() => log.reads.length === 2, 2000, 'the second read');
+    expect(seqs()).toEqual([1, 2, 3, 4]);
+  });
+
   it('delivers past a seq the log does not have, rather than waiting for ever', async () => {
     const log = memoryLog();
     for (const seq of [1, 2, 4]) log.append('t1', committed('t1', seq).event);
