@@ -4,6 +4,7 @@ import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
 import type { Store, Tx } from '../store/sql.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
+import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
 type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
@@ -70,7 +71,9 @@ export type UnitOfWork<T> = (tx: Tx, changes: ChangeSet, now: number) => Promise
 
 interface QueuedWrite {
   work: UnitOfWork<unknown>;
-  exceptSocketId: string | undefined;
+  /** The writer's socket: it gets no `update` for its own write (it has the ack). */
+  socketId: string | undefined;
+  contention: Contention | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -82,6 +85,7 @@ interface WriteQueue {
   waiting: QueuedWrite[];
   committing: boolean;
   scheduled: boolean;
+  fairness: LoserFirst;
 }
 
 const writeQueues = new WeakMap<Store, WriteQueue>();
@@ -96,11 +100,21 @@ const writeQueues = new WeakMap<Store, WriteQueue>();
  * another, in arrival order. The promise settles, and the events are published, only after the
  * batch's COMMIT: an acknowledged write survives a crash of the hub process like any other.
  */
-export function runWrite<T>(deps: HubDeps, work: UnitOfWork<T>, options: { exceptSocketId?: string } = {}): Promise<T> {
+export function runWrite<T>(
+  deps: HubDeps,
+  work: UnitOfWork<T>,
+  options: { exceptSocketId?: string; contention?: Contention } = {},
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let queue = writeQueues.get(deps.store);
-    if (!queue) writeQueues.set(deps.store, (queue = { waiting: [], committing: false, scheduled: false }));
-    queue.waiting.push({ work: work as UnitOfWork<unknown>, exceptSocketId: options.exceptSocketId, resolve: resolve as (value: unknown) => void, reject });
+    if (!queue) writeQueues.set(deps.store, (queue = { waiting: [], committing: false, scheduled: false, fairness: new LoserFirst() }));
+    queue.waiting.push({
+      work: work as UnitOfWork<unknown>,
+      socketId: options.exceptSocketId,
+      contention: options.contention,
+      resolve: resolve as (value: unknown) => void,
+      reject,
+    });
     scheduleBatch(deps, queue);
   });
 }
@@ -112,15 +126,15 @@ function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
   setImmediate(() => {
     queue.scheduled = false;
     queue.committing = true;
-    const writes = queue.waiting.splice(0);
-    void commitBatch(deps, writes).finally(() => {
+    const writes = queue.fairness.order(queue.waiting.splice(0));
+    void commitBatch(deps, writes, queue.fairness).finally(() => {
       queue.committing = false;
       scheduleBatch(deps, queue);
     });
   });
 }
 
-async function commitBatch(deps: HubDeps, writes: QueuedWrite[]): Promise<void> {
+async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: LoserFirst): Promise<void> {
   let outcomes: WriteOutcome[];
   try {
     outcomes = await deps.store.transaction(async (tx) => {
@@ -151,7 +165,8 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[]): Promise<void> 
   writes.forEach((write, i) => {
     const outcome = outcomes[i]!;
     if (!outcome.ok) return write.reject(outcome.error);
-    publishCommitted(deps, outcome.events, { exceptSocketId: write.exceptSocketId });
+    fairness.settled(write.contention, outcome.value);
+    publishCommitted(deps, outcome.events, { exceptSocketId: write.socketId });
     write.resolve(outcome.value);
   });
 }

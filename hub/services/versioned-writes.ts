@@ -14,6 +14,7 @@ import type { Actor, HubDeps } from './deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
 import { runWrite, type UnitOfWork } from './changes.js';
+import type { Contention } from './loser-first.js';
 
 /** A metadata write that sets `lifecycleState: 'archived'` is also an archive (spec section 6). */
 function archiveRequest(incoming: JsonObject): { reason: string } | null {
@@ -50,6 +51,12 @@ async function compareAndSet<Value>(
   return { result: 'success', ...written };
 }
 
+/** A socket's write races others on the session's field: its losers go first in the next batch. */
+function contentionOf(actor: Actor, sid: string, field: VersionedField): Contention | undefined {
+  if (actor.socketId === undefined) return undefined;
+  return { key: `${sid}:${field}`, by: actor.socketId, lost: (ack) => (ack as { result?: string }).result === 'version-mismatch' };
+}
+
 /** The unit of work of one `update-metadata`; checks that need no database run right away. */
 function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork<UpdateMetadataAck> {
   const incoming = (payload.patch ?? payload.metadata)!;
@@ -79,7 +86,7 @@ function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork
 
 /** `update-metadata`: group-committed with the writes that arrive with it. */
 export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): Promise<UpdateMetadataAck> {
-  return runWrite(deps, metadataWrite(actor, payload), { exceptSocketId: actor.socketId });
+  return runWrite(deps, metadataWrite(actor, payload), { exceptSocketId: actor.socketId, contention: contentionOf(actor, payload.sid, 'metadata') });
 }
 
 /** The unit of work of one `update-state`: whole-document replace, no merge. */
@@ -110,5 +117,5 @@ function stateWrite(actor: Actor, payload: UpdateStatePayload): UnitOfWork<Updat
 
 /** `update-state`: group-committed with the writes that arrive with it. */
 export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): Promise<UpdateStateAck> {
-  return runWrite(deps, stateWrite(actor, payload), { exceptSocketId: actor.socketId });
+  return runWrite(deps, stateWrite(actor, payload), { exceptSocketId: actor.socketId, contention: contentionOf(actor, payload.sid, 'agentState') });
 }

@@ -371,7 +371,8 @@ export class RunnerClient {
       if (ack.result === 'version-mismatch') {
         // rebase: the updater runs again on the fresh stored value the hub answered with
         this.storeVersioned(sid, field, ack.version, ack.value);
-        if (attempt > 0) await sleep(jitteredDelay(attempt - 1, backoff));
+        // no pause: the rebased write should reach the hub with the winner's next one, and the hub
+        // puts a race's losers first in its batch (hub/services/loser-first.ts)
         continue;
       }
       lastError = new HubRequestError(ack.code, ack.message, event);
