@@ -21,6 +21,9 @@ import type {
 import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
+
+/** Rebases after a `version-mismatch` sent without a pause, before backing off. */
+const PROMPT_REBASES = 3;
 import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openLink, unwrapOk, type ClientOptions, type Failover } from './connection.js';
 import { HubRequestError } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -371,8 +374,11 @@ export class RunnerClient {
       if (ack.result === 'version-mismatch') {
         // rebase: the updater runs again on the fresh stored value the hub answered with
         this.storeVersioned(sid, field, ack.version, ack.value);
-        // no pause: the rebased write should reach the hub with the winner's next one, and the hub
-        // puts a race's losers first in its batch (hub/services/loser-first.ts)
+        // the first rebases go at once: the rebased write should reach the hub with the winner's
+        // next one, and the hub puts a race's losers first in its batch (hub/services/loser-first.ts);
+        // a writer that keeps losing (e.g. to writers on another hub process, which orders its own
+        // batches) backs off, so its attempts are not spent in a burst
+        if (attempt >= PROMPT_REBASES) await sleep(jitteredDelay(attempt - PROMPT_REBASES, backoff));
         continue;
       }
       lastError = new HubRequestError(ack.code, ack.message, event);
