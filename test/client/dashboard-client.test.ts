@@ -1,20 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../shared/client/dashboard-client.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { waitFor } from '../helpers/clients.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from '../helpers/tokens.js';
-import { closeSdkClients, dashboardClient, getJson, runnerClient } from './sdk-helpers.js';
+import { dashboardClient, getJson, runnerClient, useSdkTestHub } from './sdk-helpers.js';
 
 let hub: TestHub;
-beforeEach(async () => {
-  hub = await startTestHub();
-});
-afterEach(async () => {
-  await closeSdkClients();
-  await hub.close();
-});
+useSdkTestHub((started) => (hub = started));
 
 /** The parts of a snapshot that broadcasts carry (resume and updatedAt are derived hub-side). */
 const live = (s: SessionSnapshot) => ({ sid: s.sid, tag: s.tag, metadata: s.metadata, agentState: s.agentState, lifecycle: s.lifecycle, presence: s.presence, currentTurn: s.currentTurn });

@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunnerClient } from '../../shared/client/runner-client.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { closeSdkClients, getJson, runnerClient } from './sdk-helpers.js';
+import type { TestHub } from '../helpers/hub.js';
+import { getJson, runnerClient, useSdkTestHub } from './sdk-helpers.js';
 
 let hub: TestHub;
-beforeEach(async () => {
-  hub = await startTestHub();
-});
-afterEach(async () => {
-  await closeSdkClients();
-  await hub.close();
-});
+useSdkTestHub((started) => (hub = started));
 
 const TOTAL_WRITES = 300;
 const WRITE_BUDGET_MS = 5000;

@@ -1,19 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HubRequestError } from '../../shared/client/errors.js';
 import type { HistoryResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { waitFor } from '../helpers/clients.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { closeSdkClients, getJson, runnerClient } from './sdk-helpers.js';
+import type { TestHub } from '../helpers/hub.js';
+import { getJson, runnerClient, useSdkTestHub } from './sdk-helpers.js';
 
 let hub: TestHub;
-beforeEach(async () => {
-  hub = await startTestHub();
-});
-afterEach(async () => {
-  await closeSdkClients();
-  await hub.close();
-});
+useSdkTestHub((started) => (hub = started));
 
 const start = (tag: string) => ({ tag, flavor: 'claude', source: 'startup' as const, metadata: { path: '/p', claudeSessionId: 'c-1', ids: [] } });
 

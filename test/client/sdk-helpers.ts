@@ -1,5 +1,7 @@
+import { afterEach } from 'vitest';
 import { DashboardClient } from '../../shared/client/dashboard-client.js';
 import { RunnerClient, type RunnerClientOptions } from '../../shared/client/runner-client.js';
+import { useTestHub, type TestHub } from '../helpers/hub.js';
 
 const open: { close(): unknown }[] = [];
 
@@ -18,6 +20,13 @@ export async function dashboardClient(url: string, token: string): Promise<Dashb
 
 export async function closeSdkClients(): Promise<void> {
   await Promise.all(open.splice(0).map((client) => client.close()));
+}
+
+/** Per test: a fresh in-process hub handed to `setUp`; afterwards the SDK clients close, then the hub. */
+export function useSdkTestHub(setUp: (hub: TestHub) => void): void {
+  useTestHub(setUp);
+  // registered after useTestHub's hooks, so it runs before the hub closes
+  afterEach(closeSdkClients);
 }
 
 export async function getJson<T>(url: string, token: string): Promise<T> {
