@@ -2,12 +2,17 @@
  * The composition root: store → services → Socket.IO and HTTP, in that order, so nothing is
  * looked up later or left null. `startHub` is what the CLI and the tests call.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
+import { startHeartbeat } from './cluster/heartbeat.js';
+import { attachRedisAdapter } from './cluster/redis-adapter.js';
+import { createClusterRunnerPresence } from './cluster/runner-presence.js';
 import type { HubConfig } from './config.js';
 import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
+import { carryOverLiveRuns } from './lifecycle/boot-grace.js';
 import { createSweeper } from './lifecycle/sweeper.js';
 import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
@@ -15,20 +20,14 @@ import { createMetrics } from './metrics/metrics.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { loadTokens, type PlainToken } from './services/tokens.js';
-import { attachSocketHandlers, createSocketServer } from './socket/server.js';
+import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
-import { randomUUID } from 'node:crypto';
-import { attachRedisAdapter } from './cluster/redis-adapter.js';
-import { startHeartbeat } from './cluster/heartbeat.js';
-import { createClusterRunnerPresence } from './cluster/runner-presence.js';
-import { createClusterPublisher } from './socket/cluster-publisher.js';
+import { attachSocketHandlers, createSocketServer } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
+import { removeHub } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
-import { markLiveRunsDisconnected, markRunsOfDeadHubsDisconnected } from './store/runs.js';
-import { countAliveHubs, recordHubHeartbeat, removeHub } from './store/hubs.js';
-import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS } from './lifecycle/sweeps.js';
 
 export interface RunningHub {
   url: string;
@@ -53,17 +52,7 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   });
   const hubId = randomUUID();
   const { registry: tokens, generated } = await loadTokens(store, config.tokens, clock.now());
-  // When no other hub process is alive (SQLite always: one process at a time), the whole hub was
-  // down and no runner could come back: every live run gets the full grace from now. Otherwise the
-  // others kept serving, so only the runs of processes that stopped heartbeating start their grace.
-  const carriedOver = await store.transaction(async (tx) => {
-    const now = clock.now();
-    await recordHubHeartbeat(tx, { hubId, now });
-    const aliveSince = now - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs;
-    const othersAlive = store.dialect === 'sqlite' ? 0 : (await countAliveHubs(tx, { aliveSince })) - 1;
-    if (othersAlive === 0) return markLiveRunsDisconnected(tx, { at: now });
-    return markRunsOfDeadHubsDisconnected(tx, { selfHubId: hubId, aliveSince, at: now });
-  });
+  const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
   const server = createServer();
   const app = createHttpApp(server, log);
