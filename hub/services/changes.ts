@@ -2,7 +2,7 @@ import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
-import type { Store, Tx } from '../store/sql.js';
+import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
@@ -135,27 +135,37 @@ function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
 }
 
 async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: LoserFirst): Promise<void> {
+  // each write in its own savepoint, so one that throws is rolled back alone
+  const runBatch = async (tx: Tx): Promise<WriteOutcome[]> => {
+    const results: WriteOutcome[] = [];
+    for (const write of writes) {
+      try {
+        results.push({
+          ok: true,
+          ...(await tx.savepoint(async () => {
+            const now = deps.clock.now();
+            const changes = new ChangeSet();
+            const value = await write.work(tx, changes, now);
+            return { value, events: await changes.toEvents(tx, deps, now) };
+          })),
+        });
+      } catch (error) {
+        results.push({ ok: false, error });
+      }
+    }
+    return results;
+  };
   let outcomes: WriteOutcome[];
   try {
-    outcomes = await deps.store.transaction(async (tx) => {
-      const results: WriteOutcome[] = [];
-      for (const write of writes) {
-        try {
-          results.push({
-            ok: true,
-            ...(await tx.savepoint(async () => {
-              const now = deps.clock.now();
-              const changes = new ChangeSet();
-              const value = await write.work(tx, changes, now);
-              return { value, events: await changes.toEvents(tx, deps, now) };
-            })),
-          });
-        } catch (error) {
-          results.push({ ok: false, error });
-        }
-      }
-      return results;
-    });
+    try {
+      outcomes = await deps.store.transaction(runBatch);
+    } catch (error) {
+      if (!(error instanceof SavepointsNeeded)) throw error;
+      // the engine skipped savepoints to save round trips and a write failed after changing rows:
+      // nothing was committed; the same batch again, with real savepoints
+      deps.log.warn({ err: error.cause, writes: writes.length }, 'a write failed mid-way; running its batch again with savepoints');
+      outcomes = await deps.store.transaction(runBatch, { savepoints: 'always' });
+    }
   } catch (error) {
     // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');

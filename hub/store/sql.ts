@@ -36,9 +36,25 @@ export interface Sql {
 export interface Tx extends Sql {
   /**
    * Runs fn in a savepoint: if fn throws, only fn's changes are rolled back and the error is
-   * rethrown; the transaction goes on (group commit runs each write in one).
+   * rethrown; the transaction goes on (group commit runs each write in one). Without
+   * `savepoints: 'always'`, an engine may skip the savepoint to save round trips; when fn then fails
+   * after changing something (or a statement fails outside any savepoint), the transaction is
+   * rolled back and rejects with `SavepointsNeeded`: run it again with `savepoints: 'always'`.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /** 'always': every savepoint is a real one (the retry after `SavepointsNeeded`). */
+  savepoints?: 'as-needed' | 'always';
+}
+
+/** The transaction was rolled back because a savepoint it skipped was needed; run it again with `savepoints: 'always'`. */
+export class SavepointsNeeded extends Error {
+  constructor(cause: unknown) {
+    super('a write failed after changing rows in a transaction run without savepoints; it was rolled back whole', { cause });
+    this.name = 'SavepointsNeeded';
+  }
 }
 
 export interface Store extends Sql {
@@ -48,7 +64,7 @@ export interface Store extends Sql {
    * transaction-scoped advisory lock), so compare-and-set and the per-namespace seq need no retry.
    * Never call the store itself (rather than `tx`) from inside fn.
    */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs fn while holding the cluster-wide lock `name`, or answers `{ ran: false }` at once when another
    * process holds it (sweeps run once across the cluster). In-process callers are not excluded.

@@ -131,7 +131,7 @@ describe.each(engines)('$name store', (engine) => {
     expect(await seqOf(store, 'after')).toBe(7);
   });
 
-  it('rolls back a failed savepoint alone; the transaction goes on and commits the rest', async () => {
+  it("with savepoints: 'always', rolls back a failed savepoint alone; the transaction goes on and commits the rest", async () => {
     await store.transaction(async (tx) => {
       await tx.run(INSERT_NAMESPACE, { name: 'before', seq: 1 });
       await expect(
@@ -153,9 +153,53 @@ describe.each(engines)('$name store', (engine) => {
       });
       expect(kept).toBe('kept');
       await tx.run(INSERT_NAMESPACE, { name: 'after', seq: 7 });
-    });
+    }, { savepoints: 'always' });
     const names = await store.all<{ name: string }>(`SELECT name FROM namespaces ORDER BY name`);
     expect(names.map((row) => row.name)).toEqual(['after', 'before', 'inner', 'outer']);
+  });
+
+  it('by default, a savepoint that fails after changing rows either rolls back alone or fails the whole transaction with SavepointsNeeded — never commits half of it', async () => {
+    const attempt = () =>
+      store.transaction(async (tx) => {
+        await tx.savepoint(() => tx.run(INSERT_NAMESPACE, { name: 'first', seq: 1 }));
+        await tx
+          .savepoint(async () => {
+            await tx.run(INSERT_NAMESPACE, { name: 'half', seq: 2 });
+            throw new Error('failed after writing');
+          })
+          .catch(() => undefined);
+        await tx.savepoint(() => tx.run(INSERT_NAMESPACE, { name: 'last', seq: 3 })).catch(() => undefined);
+      });
+    const outcome = await attempt().then(
+      () => 'committed',
+      (error: Error) => error.name,
+    );
+    const names = (await store.all<{ name: string }>(`SELECT name FROM namespaces ORDER BY name`)).map((row) => row.name);
+    if (outcome === 'committed') expect(names).toEqual(['first', 'last']); // a real savepoint (SQLite)
+    else {
+      expect(outcome).toBe('SavepointsNeeded'); // skipped savepoints (PostgreSQL): nothing committed
+      expect(names).toEqual([]);
+    }
+    expect(store.dialect === 'sqlite' ? 'committed' : 'SavepointsNeeded').toBe(outcome);
+  });
+
+  it('by default, a statement that fails outside a real savepoint fails the transaction with SavepointsNeeded or is absorbed — never a COMMIT that silently rolled back', async () => {
+    await store.run(INSERT_NAMESPACE, { name: 'taken', seq: 1 });
+    const outcome = await store
+      .transaction(async (tx) => {
+        await tx.savepoint(() => tx.run(INSERT_NAMESPACE, { name: 'kept', seq: 2 }));
+        await tx.savepoint(() => tx.run(INSERT_NAMESPACE, { name: 'taken', seq: 3 })).catch(() => undefined); // duplicate key
+        return 'committed';
+      })
+      .catch((error: Error) => error.name);
+    const names = (await store.all<{ name: string }>(`SELECT name FROM namespaces ORDER BY name`)).map((row) => row.name);
+    if (store.dialect === 'sqlite') {
+      expect(outcome).toBe('committed');
+      expect(names).toEqual(['kept', 'taken']);
+    } else {
+      expect(outcome).toBe('SavepointsNeeded');
+      expect(names).toEqual(['taken']);
+    }
   });
 
   it('keeps every sibling savepoint that succeeds, and one that fails before writing changes nothing', async () => {

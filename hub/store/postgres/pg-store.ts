@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { queryText, type Params, type Query, type Sql, type Store, type Tx } from '../sql.js';
+import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { currentVersion, migrate } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
@@ -37,6 +37,9 @@ function parseInt8(text: string): number {
 }
 
 /** Opens a write transaction and waits for the cluster-wide write lock (one round trip). */
+/** A transaction's Sql, and why it must be rolled back whole (`depth`: the innermost savepoint still able to undo it, -1 for none). */
+type PgTx = Tx & { poisoned?: { cause: unknown; depth: number } };
+
 const BEGIN_WRITE = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`;
 
 /**
@@ -107,7 +110,7 @@ export class PgStore implements Store {
    * Throughput is bounded by one writer at a time; group commit (services/changes.ts) batches many
    * writes into one transaction, which is what makes that enough.
    */
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     // Within one process, transactions queue here rather than each holding a pooled connection
     // blocked on the lock: a crowd of waiters on one advisory lock made commits ~3x slower
     // (lock hand-offs between many backends), and would leave no connection for reads.
@@ -116,20 +119,24 @@ export class PgStore implements Store {
     this.writeTurn = new Promise<void>((resolve) => (done = resolve));
     await previous;
     try {
-      return await this.transactionNow(fn);
+      return await this.transactionNow(fn, options.savepoints ?? 'as-needed');
     } finally {
       done();
     }
   }
 
-  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always'): Promise<T> {
     const client = await this.checkout();
     let broken: Error | undefined;
     let ended = false;
     try {
       await client.query(BEGIN_WRITE);
-      const value = await fn(this.txOn(client, () => ended));
-      await client.query('COMMIT');
+      const tx = this.txOn(client, () => ended, savepoints);
+      const value = await fn(tx);
+      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+      // COMMIT of a transaction an earlier failed statement aborted answers ROLLBACK, not an error
+      const committed = await client.query('COMMIT');
+      if (committed.command !== 'COMMIT') throw new SavepointsNeeded(new Error(`COMMIT answered ${committed.command}`));
       return value;
     } catch (error) {
       try {
@@ -185,38 +192,27 @@ export class PgStore implements Store {
   /**
    * A transaction's Sql, bound to its connection; unusable once the transaction ended.
    *
-   * Savepoints cost round trips while the cluster's write lock is held, so they are taken lazily:
-   * `SAVEPOINT` goes out only before the first statement of the savepoint that is not a plain
-   * SELECT (a write that fails before writing anything has nothing to roll back), together with the
-   * `RELEASE` of the savepoints that ended since, in one round trip. Savepoints still open at COMMIT
-   * are released by it.
+   * Savepoints cost round trips while the cluster's write lock is held. By default ('as-needed')
+   * none is sent: a write that fails before changing anything has nothing to undo, and one that
+   * fails after (rare: a broken connection, a bug) marks the transaction `poisoned`, so it is rolled
+   * back whole and the caller runs it again with real savepoints ('always': `SAVEPOINT` before a
+   * savepoint's first statement, sent together with the `RELEASE` of the ones that ended since, in one
+   * round trip). A statement that fails where no savepoint can absorb it poisons it too: PostgreSQL
+   * has aborted the transaction. Savepoints still open at COMMIT are released by it.
    */
-  private txOn(client: pg.PoolClient, ended: () => boolean): Tx {
+  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always'): PgTx {
     let counter = 0;
     /** Savepoints entered and not yet left, outermost first; `open` once SAVEPOINT was sent. */
-    const stack: { name: string; open: boolean }[] = [];
+    const stack: { name: string; open: boolean; wrote: boolean }[] = [];
     /** Savepoints left successfully whose RELEASE has not been sent yet. */
     let toRelease: string[] = [];
-    const openPending = async () => {
-      const pending = stack.filter((frame) => !frame.open);
-      if (pending.length === 0) return;
-      const statements = [...toRelease.map((name) => `RELEASE SAVEPOINT ${name}`), ...pending.map((frame) => `SAVEPOINT ${frame.name}`)];
-      toRelease = [];
-      await client.query(statements.join('; '));
-      for (const frame of pending) frame.open = true;
-    };
-    const execute = async <Row>(query: Query, params?: Params) => {
-      if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
-      if (stack.length > 0 && !this.statement(query).readOnly) await openPending();
-      return this.execute<Row>(client, query, params);
-    };
-    return {
+    const tx: PgTx = {
       dialect: 'postgres',
       get: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows[0],
       all: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows,
       run: async (query, params) => ({ changes: (await execute(query, params)).rowCount ?? 0 }),
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
-        const frame = { name: `sp${++counter}`, open: false };
+        const frame = { name: `sp${++counter}`, open: false, wrote: false };
         stack.push(frame);
         try {
           const value = await fn();
@@ -228,6 +224,10 @@ export class PgStore implements Store {
             // rolls back and ends every savepoint opened inside this one too
             await client.query(`ROLLBACK TO SAVEPOINT ${frame.name}; RELEASE SAVEPOINT ${frame.name}`);
             toRelease = toRelease.filter((name) => Number(name.slice(2)) < Number(frame.name.slice(2)));
+            // a statement that failed inside this savepoint aborted nothing beyond it
+            if (tx.poisoned && stack.length - 1 <= tx.poisoned.depth) tx.poisoned = undefined;
+          } else if (frame.wrote) {
+            tx.poisoned ??= { cause: error, depth: -1 };
           }
           throw error;
         } finally {
@@ -235,6 +235,31 @@ export class PgStore implements Store {
         }
       },
     };
+    const openPending = async () => {
+      const pending = stack.filter((frame) => !frame.open);
+      if (pending.length === 0) return;
+      const statements = [...toRelease.map((name) => `RELEASE SAVEPOINT ${name}`), ...pending.map((frame) => `SAVEPOINT ${frame.name}`)];
+      toRelease = [];
+      await client.query(statements.join('; '));
+      for (const frame of pending) frame.open = true;
+    };
+    const execute = async <Row>(query: Query, params?: Params) => {
+      if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
+      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+      if (savepoints === 'always' && stack.length > 0) await openPending();
+      const readOnly = this.statement(query).readOnly;
+      try {
+        return await this.execute<Row>(client, query, params);
+      } catch (error) {
+        // PostgreSQL aborted the transaction: only a ROLLBACK TO an open savepoint around here saves it
+        const depth = stack.findLastIndex((frame) => frame.open);
+        tx.poisoned ??= { cause: error, depth };
+        throw error;
+      } finally {
+        if (!readOnly) for (const frame of stack) frame.wrote = true;
+      }
+    };
+    return tx;
   }
 
   private execute<Row>(runner: pg.Pool | pg.PoolClient, query: Query, params?: Params): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
