@@ -29,6 +29,9 @@ import { removeHub } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 
+/** How long a shutdown waits for open HTTP connections before closing them. */
+const SHUTDOWN_GRACE_MS = 2000;
+
 export interface RunningHub {
   url: string;
   port: number;
@@ -105,12 +108,17 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       await heartbeat.stop();
       publisher.close?.();
       runnerPresence?.close();
+      // a connection that stays open (a browser's keep-alive or a long-poll caught mid-upgrade) must
+      // not hold the shutdown: what is in flight gets this long, then every connection is closed
+      const forceClose = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      forceClose.unref();
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
       await runnerPresence?.drain();
       // the writes in flight (and the disconnects the close just caused) commit before the store
       // closes: batches commit in order, so an empty unit of work settles after all of them
       await runWrite(deps, async () => undefined).catch((error: unknown) => log.error({ err: error }, 'last writes failed at shutdown'));
       await app.close();
+      clearTimeout(forceClose);
       await redis?.close();
       // the runner sockets' runs were marked disconnected as they closed; this process is gone
       await store.transaction((tx) => removeHub(tx, hubId)).catch((error: unknown) => log.warn({ err: error }, 'could not deregister this hub'));
