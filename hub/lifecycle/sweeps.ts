@@ -6,8 +6,8 @@
  */
 import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneEvents } from '../store/events.js';
-import { pruneDeadHubs, recordHubHeartbeat } from '../store/hubs.js';
-import { listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected } from '../store/runs.js';
+import { pruneDeadHubs } from '../store/hubs.js';
+import { listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, type StoredRun } from '../store/runs.js';
 import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
@@ -84,6 +84,22 @@ async function inBatches(deps: HubDeps, phase: Phase, pass: { started: number; l
   }
 }
 
+/** A phase that ends, as the hub, the runs a query finds (a batch at a time) for `reason`. */
+function endAbandonedRuns(noun: string, list: (tx: Tx) => Promise<StoredRun[]>, reason: string, now: number): Phase {
+  return {
+    verb: 'ended',
+    noun,
+    step: async (tx, changes) => {
+      const runs = await list(tx);
+      for (const run of runs) {
+        const session = await getSessionAnyNamespace(tx, run.sid);
+        if (session) await endAbandonedRun(tx, changes, session, { reason, now });
+      }
+      return runs.length;
+    },
+  };
+}
+
 /**
  * One sweep. Thresholds and timestamps use the clock at its start, so a long sweep is one consistent
  * pass; each batch re-reads what is due, so whatever changed between batches is seen as it is now.
@@ -127,43 +143,26 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   // A hub process that died (kill -9) took its runner sockets along without marking their runs;
   // whichever process sweeps next starts their grace, so they end unless the runner comes back.
   const runsOfStoppedHubs = await runWrite(deps, async (tx) => {
-    await recordHubHeartbeat(tx, { hubId: deps.hubId, now });
     const aliveSince = now - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs;
     const marked = await markRunsOfDeadHubsDisconnected(tx, { selfHubId: deps.hubId, aliveSince, at: now });
     await pruneDeadHubs(tx, { before: aliveSince });
     return marked;
   });
 
-  const runsInterrupted = await inBatches(deps, {
-    verb: 'ended',
-    noun: 'runs whose runner was lost',
-    step: async (tx, changes) => {
-      const runs = await listLostRuns(tx, { before: now - config.runGraceMs, limit: BATCH });
-      for (const run of runs) {
-        const session = await getSessionAnyNamespace(tx, run.sid);
-        if (!session) continue;
-        await endAbandonedRun(tx, changes, session, { reason: 'runner_lost', now });
-      }
-      return runs.length;
-    },
-  }, pass);
+  const runsInterrupted = await inBatches(
+    deps,
+    endAbandonedRuns('runs whose runner was lost', (tx) => listLostRuns(tx, { before: now - config.runGraceMs, limit: BATCH }), 'runner_lost', now),
+    pass,
+  );
 
   // A detached run (hook bridge) has no socket to lose, so no grace: it ends when its session has had
   // no activity for the idle time. Before the idle step, with the same threshold, so such a session
   // ends rather than idles (and its query only reads running sessions the idle step reads anyway).
-  const silentRunsEnded = await inBatches(deps, {
-    verb: 'ended',
-    noun: 'silent detached runs',
-    step: async (tx, changes) => {
-      const runs = await listSilentDetachedRuns(tx, { before: now - config.idleMs, limit: BATCH });
-      for (const run of runs) {
-        const session = await getSessionAnyNamespace(tx, run.sid);
-        if (!session) continue;
-        await endAbandonedRun(tx, changes, session, { reason: 'runner_silent', now });
-      }
-      return runs.length;
-    },
-  }, pass);
+  const silentRunsEnded = await inBatches(
+    deps,
+    endAbandonedRuns('silent detached runs', (tx) => listSilentDetachedRuns(tx, { before: now - config.idleMs, limit: BATCH }), 'runner_silent', now),
+    pass,
+  );
 
   const sessionsIdled = await inBatches(deps, {
     verb: 'idled',
