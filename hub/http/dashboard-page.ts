@@ -26,7 +26,7 @@ export interface DashboardPageOptions {
  * one bare specifier, mapped by the page's import map. test/browser/dashboard-page.test.ts walks the
  * compiled imports and fails if this list and the code drift apart.
  */
-export const BROWSER_SDK_FILES: ReadonlySet<string> = new Set(['dashboard-client.js', 'apply-update.js', 'backoff.js', 'connection.js', 'errors.js', 'listeners.js']);
+export const BROWSER_SDK_FILES: ReadonlySet<string> = new Set(['dashboard-client.js', 'apply-update.js', 'backoff.js', 'connection.js', 'errors.js', 'hub-link.js', 'listeners.js']);
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   html: 'text/html; charset=utf-8',

@@ -3,13 +3,13 @@
  */
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
-import type { AckOf, DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
+import type { DashboardClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
 import type { ResumeStatus, SessionSnapshot } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { jitteredDelay, sleep } from './backoff.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openLink, unwrapOk, type ClientOptions, type Failover } from './connection.js';
+import { unwrapOk, type ClientOptions } from './connection.js';
 import { HubRequestError } from './errors.js';
-import { Listeners } from './listeners.js';
+import { HubLink, type Link } from './hub-link.js';
 
 /** The `/dashboard` socket, typed with the swapped event maps. */
 export type DashboardSocket = Socket<ServerToClientEvents, DashboardClientToServerEvents>;
@@ -49,28 +49,18 @@ const RESUBSCRIBE_BACKOFF = { baseMs: 250, maxMs: 5000 };
  * dashboard.on('session', (s) => render(s.sid, s.lifecycle.state, s.currentTurn?.prompt));
  * console.log(dashboard.sessions.size);
  */
-export class DashboardClient {
-  readonly socket: DashboardSocket;
+export class DashboardClient extends HubLink<DashboardClientToServerEvents, DashboardClientEvents> {
   /** The live map: sid → snapshot, kept current by broadcasts. */
   readonly sessions = new Map<string, SessionSnapshot>();
-  private readonly options: ClientOptions;
-  private readonly listeners = new Listeners<DashboardClientEvents>();
   /** What to subscribe to again after a reconnect: undefined = nothing yet, null = all sessions. */
   private subscription: string[] | null | undefined;
-  private seq: number | undefined;
   private replayRequested = false;
-  private closing = false;
-  private connectedOnce = false;
   /** Counts connections, so a resubscribe retry loop from an older connection stops. */
   private connection = 0;
 
-  private readonly failover: Failover;
-
-  private constructor(socket: DashboardSocket, failover: Failover, options: ClientOptions) {
-    this.socket = socket;
-    this.failover = failover;
-    this.options = options;
-    this.seq = options.lastSeq;
+  private constructor(link: Link<DashboardSocket>, options: ClientOptions) {
+    super(link, options);
+    const { socket } = link;
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
     socket.on('connect', () => {
@@ -95,16 +85,8 @@ export class DashboardClient {
    * @example
    * const dashboard = await DashboardClient.connect({ url, token });
    */
-  static async connect(options: ClientOptions): Promise<DashboardClient> {
-    const { socket, failover } = await openLink<DashboardSocket>('/dashboard', options);
-    const client = new DashboardClient(socket, failover, options);
-    client.connectedOnce = true;
-    return client;
-  }
-
-  /** The hub URL the client is connected to (or reconnecting to): one of `options.url`. */
-  get url(): string {
-    return this.failover.url;
+  static connect(options: ClientOptions): Promise<DashboardClient> {
+    return HubLink.open('/dashboard', options, (link: Link<DashboardSocket>) => new DashboardClient(link, options));
   }
 
   /** The largest broadcast seq the map includes. */
@@ -139,7 +121,7 @@ export class DashboardClient {
    * await dashboard.unsubscribe({ sids: [sid] });
    */
   async unsubscribe(input: { sids?: string[] } = {}): Promise<void> {
-    unwrapOk(await this.emit('unsubscribe', input), 'unsubscribe');
+    unwrapOk(await this.emitRequest('unsubscribe', input), 'unsubscribe');
     if (!input.sids) {
       this.subscription = undefined;
       this.sessions.clear();
@@ -171,21 +153,12 @@ export class DashboardClient {
    * dashboard.close();
    */
   close(): void {
-    this.closing = true;
-    this.failover.stop();
-    this.socket.disconnect();
-  }
-
-  private emit<E extends keyof DashboardClientToServerEvents>(
-    event: E,
-    payload: Parameters<DashboardClientToServerEvents[E]>[0],
-  ): Promise<AckOf<DashboardClientToServerEvents[E]>> {
-    return emitWithTimeout(this.socket, event, payload, this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    this.disconnectForGood();
   }
 
   private async load(sids: string[] | undefined, sinceSeq: number | undefined, replace = false): Promise<SessionSnapshot[]> {
     if (sinceSeq !== undefined) this.replayRequested = true;
-    const ack = unwrapOk(await this.emit('subscribe', { ...(sids ? { sids } : {}), ...(sinceSeq !== undefined ? { sinceSeq } : {}) }), 'subscribe');
+    const ack = unwrapOk(await this.emitRequest('subscribe', { ...(sids ? { sids } : {}), ...(sinceSeq !== undefined ? { sinceSeq } : {}) }), 'subscribe');
     if (replace) this.sessions.clear();
     for (const session of ack.sessions) this.put(newerSnapshot(replace ? undefined : this.sessions.get(session.sid), session));
     // the snapshots include everything up to ack.seq; replayed events (if any) follow the ack

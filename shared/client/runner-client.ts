@@ -24,10 +24,10 @@ import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './ba
 
 /** Rebases after a `version-mismatch` sent without a pause, before backing off. */
 const PROMPT_REBASES = 3;
-import { DEFAULT_REQUEST_TIMEOUT_MS, emitWithTimeout, openLink, unwrapOk, type ClientOptions, type Failover } from './connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, unwrapOk, type ClientOptions } from './connection.js';
 import { HubRequestError } from './errors.js';
+import { HubLink, type Link } from './hub-link.js';
 import { KeyedLock } from './keyed-lock.js';
-import { Listeners } from './listeners.js';
 
 /** The `/runner` socket, typed with the swapped event maps. */
 export type RunnerSocket = Socket<ServerToClientEvents, RunnerClientToServerEvents>;
@@ -84,27 +84,20 @@ type Ok<T> = Extract<T, { ok: true }>;
  * await runner.updateMetadata(session.sid, (m) => ({ ...m, title: 'Fix the tests' }));
  * await runner.close(); // flushes in-flight writes first
  */
-export class RunnerClient {
-  readonly socket: RunnerSocket;
+export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClientEvents> {
   private readonly options: RunnerClientOptions;
   private readonly sessions = new Map<string, SessionSnapshot>();
   /** Sessions to re-join after a reconnect. */
   private readonly joined = new Set<string>();
   private readonly locks = new KeyedLock();
   private readonly inflight = new Set<Promise<unknown>>();
-  private readonly listeners = new Listeners<RunnerClientEvents>();
-  private seq: number | undefined;
   /** A join asked for a replay since the last refetch: a `resync` is about that. */
   private replayRequested = false;
-  private connectedOnce = false;
 
-  private readonly failover: Failover;
-
-  private constructor(socket: RunnerSocket, failover: Failover, options: RunnerClientOptions) {
-    this.socket = socket;
-    this.failover = failover;
+  private constructor(link: Link<RunnerSocket>, options: RunnerClientOptions) {
+    super(link, options);
     this.options = options;
-    this.seq = options.lastSeq;
+    const { socket } = link;
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
     // after any reconnect — to the same process or, failing over, to another one
@@ -117,16 +110,8 @@ export class RunnerClient {
    * @example
    * const runner = await RunnerClient.connect({ url, token, writeTimeoutMs: 10_000 });
    */
-  static async connect(options: RunnerClientOptions): Promise<RunnerClient> {
-    const { socket, failover } = await openLink<RunnerSocket>('/runner', options);
-    const client = new RunnerClient(socket, failover, options);
-    client.connectedOnce = true;
-    return client;
-  }
-
-  /** The hub URL the client is connected to (or reconnecting to): one of `options.url`. */
-  get url(): string {
-    return this.failover.url;
+  static connect(options: RunnerClientOptions): Promise<RunnerClient> {
+    return HubLink.open('/runner', options, (link: Link<RunnerSocket>) => new RunnerClient(link, options));
   }
 
   /** The largest broadcast seq seen; what a reconnect asks the hub to replay from. */
@@ -312,8 +297,7 @@ export class RunnerClient {
    */
   async close(): Promise<void> {
     await this.flush();
-    this.failover.stop();
-    this.socket.disconnect();
+    this.disconnectForGood();
   }
 
   // ---- internals ----
@@ -329,9 +313,9 @@ export class RunnerClient {
   private request<E extends keyof RunnerClientToServerEvents>(
     event: E,
     payload: Parameters<RunnerClientToServerEvents[E]>[0],
-    timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    timeoutMs?: number,
   ): Promise<AckOf<RunnerClientToServerEvents[E]>> {
-    return this.track(emitWithTimeout(this.socket, event, payload, timeoutMs));
+    return this.track(this.emitRequest(event, payload, timeoutMs));
   }
 
   private async snapshotFor(sid: string): Promise<SessionSnapshot> {
