@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { runScenario, type Scenario, type ScenarioResult } from './load.js';
 import { fixed, percentile } from './stats.js';
 import { BENCH_RATE_LIMIT, startBareTarget, startHubTarget, type Target } from './targets.js';
+import { measureWritePath } from './write-path.js';
 
 const SCENARIOS: Scenario[] = [
   { name: 'own session, 1 runner', runners: 1, sessionsPerRunner: 1, runnersPerSession: 1 },
@@ -38,6 +39,49 @@ function describe(result: ScenarioResult): string {
     (result.mismatches > 0 ? `  mismatches ${result.mismatches}` : '') +
     (errors ? `  errors ${errors}` : '')
   );
+}
+
+/**
+ * What the target leaves the hub to spend per write on this machine, next to what the hub spends and
+ * what its write path alone (no sockets; measured now, in this process) spends. The bench's clients
+ * and both servers share the machine's cores, so writes/s follow CPU per write: see
+ * docs/benchmarks.md, "The CPU budget".
+ */
+async function sayCpuBudget(hub: ScenarioResult, bare: ScenarioResult): Promise<void> {
+  const cores = availableParallelism();
+  const targetRate = TARGET_RATIO * bare.writesPerSecond;
+  const eventLoopBudget = 1e6 / targetRate;
+  const totalBudget = (cores * 1e6) / targetRate;
+  say('');
+  say(`CPU budget for the target (${cores} cores, shared by the bench's clients and the server under test):`);
+  say(
+    `  bare: ${fixed(bare.writesPerSecond, 0)} writes/s at ${fixed(bare.serverCpuUsPerWrite, 0)} (server) + ${fixed(bare.clientCpuUsPerWrite, 0)} (clients) µs CPU per write: ` +
+      `${fixed(((bare.serverCpuUsPerWrite + bare.clientCpuUsPerWrite) * bare.writesPerSecond) / 1e6, 2)} cores busy`,
+  );
+  say(
+    `  ${TARGET_RATIO} x bare = ${fixed(targetRate, 0)} writes/s leaves the hub at most ${fixed(eventLoopBudget)} µs of its event loop per write, ` +
+      `and ${fixed(totalBudget)} µs of CPU per write in all (its clients' included, every core busy all the time)`,
+  );
+  say(
+    `  the hub now: ${fixed(hub.serverMainThreadCpuUsPerWrite, 0)} µs event loop; ${fixed(hub.serverCpuUsPerWrite, 0)} server + ${fixed(hub.clientCpuUsPerWrite, 0)} clients = ` +
+      `${fixed(hub.serverCpuUsPerWrite + hub.clientCpuUsPerWrite, 0)} in all`,
+  );
+  say(`  measuring the hub's write path alone (services + SQLite, no sockets, 10 sessions, ${measureMs / 1000} s) ...`);
+  const path = await measureWritePath({ seconds: measureMs / 1000, sessions: 10 });
+  const eventLoopFloor = path.mainThreadUsPerWrite + bare.serverCpuUsPerWrite;
+  // a lower bound for the clients: what they spend on the bare server's smaller acks
+  const totalFloor = path.processUsPerWrite + bare.serverCpuUsPerWrite + bare.clientCpuUsPerWrite;
+  say(
+    `  floor on the event loop: the write path alone ${fixed(path.mainThreadUsPerWrite)} µs + the bare server's whole socket work ` +
+      `${fixed(bare.serverCpuUsPerWrite)} = ${fixed(eventLoopFloor)} µs (budget ${fixed(eventLoopBudget)})`,
+  );
+  say(
+    `  floor in all: the write path ${fixed(path.processUsPerWrite)} µs with its checkpointer + the bare server ${fixed(bare.serverCpuUsPerWrite)} ` +
+      `+ the bare clients ${fixed(bare.clientCpuUsPerWrite)} = ${fixed(totalFloor)} µs (budget ${fixed(totalBudget)}): ${fixed(totalBudget - totalFloor)} µs left for all the rest`,
+  );
+  if (eventLoopFloor > eventLoopBudget) {
+    say('  -> over the event-loop budget: with the write path on the hub\'s event loop, the target is out of reach on this machine');
+  }
 }
 
 async function main(): Promise<void> {
@@ -74,6 +118,7 @@ async function main(): Promise<void> {
       const ratio = judged.hub.writesPerSecond / judged.bare.writesPerSecond;
       say('');
       say(`target: hub >= ${TARGET_RATIO} x ceiling at 10 runners: ${fixed(ratio, 2)} -> ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`);
+      await sayCpuBudget(judged.hub, judged.bare);
     }
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
