@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
-import { startHeartbeat } from './cluster/heartbeat.js';
+import { deregisterHub, startHeartbeat } from './cluster/heartbeat.js';
 import { attachRedisAdapter } from './cluster/redis-adapter.js';
 import { createClusterRunnerPresence } from './cluster/runner-presence.js';
 import type { HubConfig } from './config.js';
@@ -25,7 +25,6 @@ import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
 import { attachSocketHandlers, createSocketServer } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
-import { removeHub } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 
@@ -120,8 +119,9 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       await app.close();
       clearTimeout(forceClose);
       await redis?.close();
-      // the runner sockets' runs were marked disconnected as they closed; this process is gone
-      await store.transaction((tx) => removeHub(tx, hubId)).catch((error: unknown) => log.warn({ err: error }, 'could not deregister this hub'));
+      // the runner sockets' runs were marked disconnected as they closed; any left are marked now,
+      // before this process leaves the hubs table (the sweeps find dead processes' runs through it)
+      await deregisterHub(deps).catch((error: unknown) => log.warn({ err: error }, 'could not deregister this hub'));
       await store.close();
       dataDirLock?.release();
       log.info('stopped');

@@ -1,5 +1,6 @@
 import type { HubDeps } from '../services/deps.js';
-import { recordHubHeartbeat } from '../store/hubs.js';
+import { recordHubHeartbeat, removeHub } from '../store/hubs.js';
+import { markRunsOfHubDisconnected } from '../store/runs.js';
 
 /**
  * Records, every interval, that this hub process is alive. Other processes sharing the store treat
@@ -22,4 +23,16 @@ export function startHeartbeat(deps: Pick<HubDeps, 'store' | 'hubId' | 'clock' |
       await beating;
     },
   };
+}
+
+/**
+ * At a clean stop, after the sockets closed: the runs this process still holds are marked as having
+ * lost their runner (their grace starts), then it leaves the hubs table. In that order, because the
+ * sweeps find a dead process's runs through that table.
+ */
+export function deregisterHub(deps: Pick<HubDeps, 'store' | 'hubId' | 'clock'>): Promise<void> {
+  return deps.store.transaction(async (tx) => {
+    await markRunsOfHubDisconnected(tx, { hubId: deps.hubId, at: deps.clock.now() });
+    await removeHub(tx, deps.hubId);
+  });
 }

@@ -7,6 +7,8 @@ const HEARTBEAT = `
 const DELETE = `DELETE FROM hubs WHERE hub_id = @hubId`;
 const PRUNE = `DELETE FROM hubs WHERE heartbeat_at < @before`;
 const COUNT_ALIVE = `SELECT COUNT(*) AS n FROM hubs WHERE heartbeat_at >= @aliveSince`;
+// a scan, of one row per hub process
+const SELECT_DEAD = `SELECT hub_id AS "hubId" FROM hubs WHERE heartbeat_at < @aliveSince AND hub_id <> @selfHubId`;
 
 export async function recordHubHeartbeat(sql: Sql, input: { hubId: string; now: number }): Promise<void> {
   await sql.run(HEARTBEAT, input);
@@ -24,4 +26,9 @@ export async function pruneDeadHubs(sql: Sql, input: { before: number }): Promis
 
 export async function countAliveHubs(sql: Sql, input: { aliveSince: number }): Promise<number> {
   return (await sql.get<{ n: number }>(COUNT_ALIVE, input))?.n ?? 0;
+}
+
+/** The other hub processes silent since before `aliveSince`: presumed dead (killed). */
+export async function listDeadHubs(sql: Sql, input: { selfHubId: string; aliveSince: number }): Promise<string[]> {
+  return (await sql.all<{ hubId: string }>(SELECT_DEAD, input)).map((row) => row.hubId);
 }

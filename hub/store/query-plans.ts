@@ -6,7 +6,7 @@ import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
-import { SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
+import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
 import { SELECT_ANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
 import { COUNT_OPEN_TURNS_OLDER_THAN, OPEN_TURNS_OLDER_THAN } from './turns.js';
 
@@ -15,6 +15,7 @@ export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   // only when a long sweep logs its progress
   countOpenTurnsOlderThan: COUNT_OPEN_TURNS_OLDER_THAN,
   staleActiveSessions: SELECT_STALE_ACTIVE,
+  runsOfDeadHub: MARK_RUNS_OF_HUB_DISCONNECTED,
   lostRuns: SELECT_LOST_RUNS,
   silentDetachedRuns: SELECT_SILENT_DETACHED_RUNS,
   runningSessionsWithoutActivity: SELECT_RUNNING_WITHOUT_ACTIVITY,

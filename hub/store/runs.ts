@@ -1,5 +1,6 @@
 import type { RunEndStatus, RunStatus } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
+import { listDeadHubs } from './hubs.js';
 
 export interface StoredRun {
   runId: string;
@@ -39,11 +40,10 @@ export const SELECT_LOST = `
   SELECT * FROM runs WHERE status = 'running' AND disconnected_at IS NOT NULL AND disconnected_at <= @before
   ORDER BY disconnected_at LIMIT @limit`;
 const MARK_ALL_LIVE_DISCONNECTED = `UPDATE runs SET disconnected_at = @at, hub_id = NULL WHERE status = 'running' AND detached = 0`;
-// hub_id NULL: a run from before hubs were recorded, or one whose socket is gone already
-const MARK_RUNS_OF_DEAD_HUBS_DISCONNECTED = `
+// walks runs_live_by_hub: only the runs of that one process, never every live run
+export const MARK_RUNS_OF_HUB_DISCONNECTED = `
   UPDATE runs SET disconnected_at = @at, hub_id = NULL
-  WHERE status = 'running' AND detached = 0 AND disconnected_at IS NULL
-    AND (hub_id IS NULL OR (hub_id <> @selfHubId AND hub_id NOT IN (SELECT hub_id FROM hubs WHERE heartbeat_at >= @aliveSince)))`;
+  WHERE hub_id = @hubId AND status = 'running' AND disconnected_at IS NULL AND detached = 0`;
 /**
  * Live detached runs whose session has been silent since `before`: walks sessions_running_by_activity,
  * whose rows the sweep's idle step then moves out of that index, so nothing is read twice.
@@ -118,9 +118,18 @@ export async function markLiveRunsDisconnected(sql: Sql, input: { at: number }):
  * Live runs held by a hub process that stopped heartbeating before `aliveSince` (killed, or an
  * earlier start of a single SQLite hub) lost their runner socket with it: their grace starts at
  * `at`. Detached runs never had a socket to lose; the asking hub's own runs are never touched.
+ * A process leaves the hubs table only after its runs were marked (the sweep marks, then prunes;
+ * a clean stop marks its own, then leaves), so the table names every process that may hold runs.
  */
 export async function markRunsOfDeadHubsDisconnected(sql: Sql, input: { selfHubId: string; aliveSince: number; at: number }): Promise<number> {
-  return (await sql.run(MARK_RUNS_OF_DEAD_HUBS_DISCONNECTED, input)).changes;
+  let marked = 0;
+  for (const hubId of await listDeadHubs(sql, input)) marked += await markRunsOfHubDisconnected(sql, { hubId, at: input.at });
+  return marked;
+}
+
+/** Every live connected run held by hub process `hubId` loses its runner socket at `at` (its grace starts). */
+export async function markRunsOfHubDisconnected(sql: Sql, input: { hubId: string; at: number }): Promise<number> {
+  return (await sql.run(MARK_RUNS_OF_HUB_DISCONNECTED, input)).changes;
 }
 
 /**

@@ -3,39 +3,12 @@
  * on a fresh database of the test server. Then what only PostgreSQL has to hold: several hub
  * processes (here: several PgStore pools) on one database.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import type { Store } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-
-interface Target {
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-const engines: { name: string; target: () => Promise<Target> }[] = [
-  {
-    name: 'sqlite',
-    target: async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'session-hub-engine-'));
-      return {
-        open: async () => SqliteStore.open(join(dir, 'hub.db')),
-        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: 'postgres',
-    target: async () => {
-      const db = await createTestDatabase();
-      return { open: () => PgStore.open(db.url), cleanup: db.drop };
-    },
-  },
-];
+import { STORE_ENGINES as engines, type EngineTarget as Target } from '../helpers/store-engines.js';
 
 const LATEST_SCHEMA = 4;
 const T = 1_700_000_000_123; // a millisecond timestamp: past 32 bits

@@ -9,6 +9,7 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_age /,
   countOpenTurnsOlderThan: /^SEARCH turns USING (COVERING )?INDEX turns_open_by_age /,
   staleActiveSessions: /^SEARCH sessions USING INDEX sessions_active_by_alive /,
+  runsOfDeadHub: /^SEARCH runs USING INDEX runs_live_by_hub /,
   lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,
   // driven by running sessions oldest activity first; each run then found by its primary key
   silentDetachedRuns: /^SEARCH s USING INDEX sessions_running_by_activity /,
