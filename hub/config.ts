@@ -30,7 +30,7 @@ const ConfigSchema = z.object({
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
 
-/** Environment variable for each setting; the CLI's flags use the same names in kebab-case. */
+/** Environment variable for each setting (`session-hub start` has flags for host, port, data and log level only). */
 export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   host: 'SESSION_HUB_HOST',
   port: 'SESSION_HUB_PORT',

@@ -12,7 +12,8 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - turns open longer than the turn timeout.
 
 Options:
-  --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data)
+  --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data); with
+                 SESSION_HUB_DATABASE_URL set, that PostgreSQL database instead
   --json         print the report as JSON (for scripts)
   -h, --help     show this help
 

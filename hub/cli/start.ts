@@ -11,16 +11,19 @@ Options:
   --host <addr>        address to listen on            (${ENV_VARS.host}, default 127.0.0.1)
   --port <n>           port; 0 picks a free one        (${ENV_VARS.port}, default 3737)
   --data <dir>         data directory (<dir>/hub.db)   (${ENV_VARS.dataDir}, default ./data)
-  --log-level <level>  fatal|error|warn|info|debug     (LOG_LEVEL, default info)
+  --log-level <level>  fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
   -h, --help           show this help
 
 Tokens come from ${ENV_VARS.tokens} (role:namespace:token, comma-separated). Without it the hub
 creates a runner, a dashboard and an admin token for namespace "default" on first start and prints
 them once; only their hashes are stored.
 
-Timings: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
+Several hub processes: ${ENV_VARS.databaseUrl} (postgres://…, instead of <dir>/hub.db),
+${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.heartbeatMs}.
+
+Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
 ${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
-${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs} (see README).`;
+${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst} (see README).`;
 
 export async function startCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({

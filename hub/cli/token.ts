@@ -14,7 +14,8 @@ list    shows every stored token's role, namespace, origin and age (never a toke
 Options:
   --role <role>        runner, dashboard or admin (create)
   --namespace <name>   the tenant namespace (create; default "default")
-  --data <dir>         the hub's data directory (SESSION_HUB_DATA, default ./data)
+  --data <dir>         the hub's data directory (SESSION_HUB_DATA, default ./data); with
+                       SESSION_HUB_DATABASE_URL set, that PostgreSQL database instead
   -h, --help           show this help
 
 Tokens given in SESSION_HUB_TOKENS replace the stored ones entirely: while it is set, a hub does

@@ -112,8 +112,9 @@ type Outcome = { result: 'connected' } | { result: 'refused' | 'exhausted' | 'st
 
 /**
  * Keeps one socket connected to one of several hub URLs. When the connection drops (not by the
- * client), it tries the URL it was on, then each next one in turn, at once; after a full round
- * without success it waits socket.io's jittered backoff (growing per round) and goes round again.
+ * client), it waits socket.io's jittered backoff once, as socket.io's own reconnect does, then
+ * tries the URL it was on and each next one in turn, back to back; after a full round without
+ * success it waits again (the delay growing per round) and goes round again.
  * It stays the same Socket object throughout (its manager's URL is switched), so every listener and
  * buffered emit carries over and the clients' `connect` handlers do the rejoin/resubscribe as on
  * any reconnect. A refused handshake (`unauthorized` / `forbidden`) stops it, as socket.io does.

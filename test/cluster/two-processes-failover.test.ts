@@ -90,8 +90,8 @@ describe('two hub processes: one dies, the other carries on', () => {
     killed = true;
     await a.kill9();
 
-    // A's runners fail over to B. The SDK takes one URL, so the test reconnects them, as a runner
-    // behind a balancer would be: a new connection to B with its lastSeq, session-join, and the
+    // A's runners fail over to B. They were given A's URL alone, so the test reconnects them, as a
+    // runner behind a balancer would be: a new connection to B with its lastSeq, session-join, and the
     // unanswered write re-sent with its requestId (applied at most once).
     const failedOver: RunnerClient[] = [];
     for (const [old, writer] of [[first, writers.first], [second, writers.second]] as const) {
