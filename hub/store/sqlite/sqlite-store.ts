@@ -147,6 +147,10 @@ export class SqliteStore implements Store {
   }
 
   private async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    // SQLITE_FULL and the I/O errors can roll back the whole transaction, not just their statement:
+    // a SAVEPOINT now would start a new transaction that its RELEASE commits, so a later write of
+    // the batch would be stored although the batch fails
+    if (!this.db.inTransaction) throw new Error('the transaction was rolled back by SQLite after an earlier error');
     const name = `sp${++this.savepoints}`;
     this.control(`SAVEPOINT ${name}`);
     try {
@@ -155,6 +159,8 @@ export class SqliteStore implements Store {
       return value;
     } catch (error) {
       this.transactionCache.clear();
+      // the savepoint is gone with the transaction: the original error is the one to report
+      if (!this.db.inTransaction) throw error;
       this.control(`ROLLBACK TO ${name}`);
       this.control(`RELEASE ${name}`);
       throw error;
