@@ -6,7 +6,8 @@ import { getSession, listAllSessions, type StoredSession } from '../store/sessio
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import type { DashboardClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
-import { planReplay, sendReplay } from './replay.js';
+import { liveAfter } from './publisher.js';
+import { planReplay, replayedThrough, sendReplay } from './replay.js';
 import { rooms } from './rooms.js';
 import type { DashboardSocket } from './types.js';
 
@@ -34,8 +35,13 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
         replay: await planReplay(tx, { namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids }),
       };
     });
-    if (payload.sids) for (const session of sessions) void socket.join(rooms.sessionWatchers(session.sid));
-    else void socket.join(rooms.namespace(namespace));
+    const joined = payload.sids ? sessions.map((session) => rooms.sessionWatchers(session.sid)) : [rooms.namespace(namespace)];
+    // the snapshots (and replay) cover every event through `seq`: with several processes, some of
+    // those may still be on their way to this one, and must not follow as live updates
+    for (const room of joined) {
+      liveAfter(socket, room, Math.max(seq, replayedThrough(replay) ?? seq));
+      void socket.join(room);
+    }
     ctx.afterAck(() => sendReplay(socket, replay));
     return { ok: true, sessions, seq };
   });

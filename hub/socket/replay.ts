@@ -2,7 +2,8 @@ import type { ResyncEvent, UpdateEvent } from '../../shared/protocol/broadcast.j
 import type { Sql } from '../store/sql.js';
 import { namespaceSeqState, readEventsSince } from '../store/events.js';
 
-export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; events: UpdateEvent[] };
+/** `through`: the namespace's latest seq when the replay was read (every event up to it is in it, or older than asked). */
+export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; events: UpdateEvent[]; through: number };
 
 /**
  * The events a client asking from `sinceSeq` missed, or a gap when some are no longer kept (or the
@@ -12,7 +13,13 @@ export async function planReplay(sql: Sql, input: { namespace: string; sinceSeq:
   if (input.sinceSeq === undefined) return { kind: 'none' };
   const { lastSeq, prunedThrough } = await namespaceSeqState(sql, input.namespace);
   if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
-  return { kind: 'events', events: await readEventsSince(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids }) };
+  const events = await readEventsSince(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids });
+  return { kind: 'events', events, through: Math.max(lastSeq, events.at(-1)?.seq ?? lastSeq) };
+}
+
+/** The seq a planned replay brings its socket up to, if any: live updates at or below it are not sent again. */
+export function replayedThrough(replay: ReplayPlan): number | undefined {
+  return replay.kind === 'events' ? replay.through : undefined;
 }
 
 /** Sends a planned replay (call after the ack): a gap as `resync`, else the missed `update`s in order. */

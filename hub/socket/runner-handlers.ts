@@ -19,7 +19,8 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
-import { planReplay, sendReplay } from './replay.js';
+import { holdLive, releaseLive } from './publisher.js';
+import { planReplay, replayedThrough, sendReplay, type ReplayPlan } from './replay.js';
 import { rooms } from './rooms.js';
 import type { RunnerSocket } from './types.js';
 
@@ -45,9 +46,21 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
 
   on('session-join', SessionJoinPayloadSchema, 'ok', async (payload, ctx) => {
     const session = await joinSession(deps, bindings, actor, payload);
-    void socket.join(rooms.session(session.sid));
-    const replay = await planReplay(deps.store, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
-    ctx.afterAck(() => sendReplay(socket, replay));
+    const room = rooms.session(session.sid);
+    // live updates wait while the replay is read, then follow it (none of them twice)
+    holdLive(socket, room);
+    void socket.join(room);
+    let replay: ReplayPlan;
+    try {
+      replay = await planReplay(deps.store, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
+    } catch (error) {
+      releaseLive(socket, room, undefined);
+      throw error;
+    }
+    ctx.afterAck(() => {
+      sendReplay(socket, replay);
+      releaseLive(socket, room, replayedThrough(replay));
+    });
     return { ok: true, session };
   });
 

@@ -36,8 +36,8 @@ export function twoHubsAfterEach(): void {
   });
 }
 
-/** Starts A and B together (so they also race to migrate the empty database) with `env` on both. */
-export async function startTwoHubs(env: Record<string, string> = {}): Promise<TwoHubs> {
+/** Starts A and B together (so they also race to migrate the empty database) with `env` on both, and `onlyA` on A. */
+export async function startTwoHubs(env: Record<string, string> = {}, onlyA: Record<string, string> = {}): Promise<TwoHubs> {
   const database = await createTestDatabase();
   const cluster = { hubs: [] as HubProcess[], database };
   clusters.push(cluster);
@@ -52,7 +52,7 @@ export async function startTwoHubs(env: Record<string, string> = {}): Promise<Tw
     SESSION_HUB_RATE_BURST: '100000',
     ...env,
   };
-  const started = await Promise.allSettled([spawnHub({ env: shared }), spawnHub({ env: shared })]);
+  const started = await Promise.allSettled([spawnHub({ env: { ...shared, ...onlyA } }), spawnHub({ env: shared })]);
   for (const outcome of started) if (outcome.status === 'fulfilled') cluster.hubs.push(outcome.value);
   const failed = started.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
