@@ -66,6 +66,7 @@ describe('the write path under racing writers', () => {
             }).catch(() => (rolledBack += 1));
           }
           if (next() < 0.2) await heartbeat(h.deps, actor, { sid, time: h.clock.now(), thinking: next() < 0.5 });
+          if (ack.result === 'error') throw new Error(`${requestId}: ${ack.code} ${ack.message}`);
           const value = field === 'metadata' ? (ack as { metadata: JsonObject }).metadata : (ack as { agentState: JsonObject | null }).agentState;
           if (again) expect(again).toEqual(ack);
           if (ack.result === 'version-mismatch') {
