@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       [
         `writes acknowledged: ${acknowledged} (${(acknowledged / SECONDS).toFixed(1)}/s); failed: ${failed}; ticks skipped (write still in flight): ${skipped}`,
         `writes lost: ${lost}`,
-        `ack delay: p50 ${ms(percentile(ackDelays, 50))}, p99 ${ms(percentile(ackDelays, 99))}, max ${ms(Math.max(...ackDelays))}`,
+        `ack delay: p50 ${ms(percentile(ackDelays, 50))}, p99 ${ms(percentile(ackDelays, 99))}, max ${ms(ackDelays.reduce((max, d) => Math.max(max, d), 0))}`,
         `delivery delay (send to dashboard): p50 ${ms(percentile(deliveryDelays, 50))}, p99 ${ms(percentile(deliveryDelays, 99))} over ${deliveryDelays.length} deliveries`,
         `hub RSS: start ${mib(rssStart)}, end ${mib(rssEnd)}`,
         '',
