@@ -2,7 +2,7 @@ import type { CommittedBatch } from '../../shared/protocol/events.js';
 import type { Logger } from '../log.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { OutgoingEvent, Publisher } from '../services/deps.js';
-import { deliverToLocalSockets } from './publisher.js';
+import { deliverToLocalSockets, onSocketCaughtUp } from './publisher.js';
 import { createSequencer, type ReadEventsSince } from './sequencer.js';
 import type { DashboardNamespace, RunnerNamespace } from './types.js';
 
@@ -60,6 +60,7 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
     sequencer.accept(read.events, read.exceptSocketId);
   };
   runners.on(EVENT, fromOtherProcess);
+  for (const namespace of [runners, dashboards]) onSocketCaughtUp(namespace, (tenant, seq) => sequencer.caughtUp(tenant, seq));
   // the tail of what a process committed but could not publish (Redis down) arrives within this
   const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
   catchUp.unref();

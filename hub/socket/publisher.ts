@@ -41,9 +41,18 @@ interface Gate {
 /** Per namespace object: socket id -> room -> gate. Usually empty; a gate goes once a later event passes it. */
 const gatesByNamespace = new WeakMap<object, Map<string, Map<string, Gate>>>();
 
+/** Per namespace object: told when a socket of a tenant was brought up to a seq from the database. */
+const caughtUpListeners = new WeakMap<object, (tenant: string, seq: number) => void>();
+
+/** `listener` hears of every floor set on a socket of `namespace` (the cluster's sequencer starts there). */
+export function onSocketCaughtUp(namespace: object, listener: (tenant: string, seq: number) => void): void {
+  caughtUpListeners.set(namespace, listener);
+}
+
 interface GatedSocket {
   id: string;
   nsp: object;
+  data: { identity: { namespace: string } };
   emit(event: 'update', body: UpdateEvent): unknown;
   once(event: 'disconnect', listener: () => void): unknown;
 }
@@ -74,7 +83,10 @@ export function releaseLive(socket: GatedSocket, room: string, through: number |
   const gate = gateOf(socket, room);
   const held = gate.held ?? [];
   gate.held = undefined;
-  if (through !== undefined) gate.floor = Math.max(gate.floor, through);
+  if (through !== undefined) {
+    gate.floor = Math.max(gate.floor, through);
+    caughtUpListeners.get(socket.nsp)?.(socket.data.identity.namespace, through);
+  }
   for (const event of held) if (event.seq > gate.floor) socket.emit('update', event);
 }
 
@@ -82,6 +94,7 @@ export function releaseLive(socket: GatedSocket, room: string, through: number |
 export function liveAfter(socket: GatedSocket, room: string, seq: number): void {
   const gate = gateOf(socket, room);
   gate.floor = Math.max(gate.floor, seq);
+  caughtUpListeners.get(socket.nsp)?.(socket.data.identity.namespace, seq);
 }
 
 /** Sockets of the audience not to send `event` to now (their gates hold or cover it). */

@@ -25,6 +25,12 @@ export interface Sequencer {
    * commit) otherwise wait for the tenant's next event to show the gap.
    */
   catchUp(): void;
+  /**
+   * A socket of this process was brought up to `seq` from the database (subscribe, replay). If no
+   * event of the tenant was delivered here yet, delivery starts after `seq`: a later seq that never
+   * arrives is then read from the log rather than taken as older than the first one heard of.
+   */
+  caughtUp(namespace: string, seq: number): void;
   /** Stops timers; events still held are not delivered. */
   close(): void;
 }
@@ -210,6 +216,19 @@ export function createSequencer(options: SequencerOptions): Sequencer {
         if (queue.expected === undefined || queue.reading || queue.timer || queue.held.size > 0) continue;
         queue.overflowed = true; // read everything the log has after the last delivered seq
         void readGap(queue);
+      }
+    },
+    caughtUp(namespace, seq) {
+      if (closed) return;
+      const queue = tenant(namespace);
+      if (queue.expected !== undefined || queue.reading) return;
+      stopTimer(queue);
+      queue.expected = seq + 1;
+      for (const held of queue.held.keys()) if (held <= seq) queue.held.delete(held);
+      try {
+        drain(queue);
+      } catch (error) {
+        log.error({ err: error, tenant: namespace }, 'could not sequence updates');
       }
     },
     close() {

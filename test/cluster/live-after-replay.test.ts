@@ -83,4 +83,23 @@ describe('live updates after a subscribe or join on another process than the wri
     expect([...got].sort((x, y) => x - y)).toEqual(got);
     expect(got[0]).toBeGreaterThan(since);
   });
+
+  it('a dashboard on B gets an event A committed after the subscribe and never published, though B had heard nothing of the tenant before', { timeout: 30_000 }, async () => {
+    const { a, b, tokens, proxy } = await clusterWithSlowA();
+    proxy.hold();
+    const runner = await connectRunner(a.url, tokens.runner);
+    const session = await startSession(runner);
+    const dashboard = await connectDashboard(b.url, tokens.dashboard);
+    const updates = collectUpdates(dashboard);
+    const ack = await dashboard.emitWithAck('subscribe', {});
+    if (!ack.ok) throw new Error('subscribe failed');
+    await write(runner, session.sid, session.metadata.version, 1); // ack.seq + 1, never published: A dies
+    await a.kill9();
+
+    const other = await connectRunner(b.url, tokens.runner);
+    await startSession(other); // ack.seq + 2 (and on), committed and published by B
+    await waitFor(() => updates.some((event) => event.body.t === 'session-created'), 10_000, 'B\'s new session');
+    expect(seqs(updates)[0]).toBe(ack.seq + 1);
+    expect(seqs(updates)).toEqual(Array.from({ length: updates.length }, (_, i) => ack.seq + 1 + i));
+  });
 });
