@@ -5,7 +5,7 @@ import { requireSession } from '../services/require-session.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
-import { claimRun, getRun, setRunDisconnected } from '../store/runs.js';
+import { claimRun, getRun, handOverRun, setRunDisconnected } from '../store/runs.js';
 import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import type { RunnerBindings } from './bindings.js';
@@ -141,7 +141,7 @@ export async function runnerSocketsLost(deps: HubDeps, sids: readonly string[]):
       if (!session) continue;
       const holder = heldElsewhere.get(sid);
       if (holder !== undefined) {
-        if (isRunLive(session)) await claimRun(tx, { runId: session.lastRun!.runId, hubId: holder });
+        if (isRunLive(session)) await handOverRun(tx, { runId: session.lastRun!.runId, from: deps.hubId, to: holder });
         continue;
       }
       if (isRunLive(session) && !(await getRun(tx, session.lastRun!.runId))?.detached) {

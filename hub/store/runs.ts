@@ -56,6 +56,11 @@ const CLAIM = `
   UPDATE runs SET disconnected_at = NULL, hub_id = @hubId
   WHERE run_id = @runId AND status = 'running' AND detached = 0
     AND (disconnected_at IS NOT NULL OR hub_id IS NULL OR hub_id <> @hubId)`;
+// only a run this process still holds, connected: a run whose grace another process started
+// meanwhile (its runner left too) must not come back to life as held by a process with no runner
+const HAND_OVER = `
+  UPDATE runs SET hub_id = @to
+  WHERE run_id = @runId AND status = 'running' AND hub_id = @from AND disconnected_at IS NULL`;
 const MARK_RETRIED = `UPDATE runs SET resume_retried = 1 WHERE run_id = @runId AND resume_retried = 0`;
 
 function toRun(row: RunRow): StoredRun {
@@ -138,6 +143,14 @@ export async function markRunsOfHubDisconnected(sql: Sql, input: { hubId: string
  */
 export async function claimRun(sql: Sql, input: { runId: string; hubId: string }): Promise<boolean> {
   return (await sql.run(CLAIM, input)).changes > 0;
+}
+
+/**
+ * This process (`from`) lost its last runner socket of the run while process `to` still holds one:
+ * the run moves to `to`. A no-op (false) unless `from` still holds the run and it is connected.
+ */
+export async function handOverRun(sql: Sql, input: { runId: string; from: string; to: string }): Promise<boolean> {
+  return (await sql.run(HAND_OVER, input)).changes > 0;
 }
 
 /** Claims the run's one resume retry; false when it was already used. */
