@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import type { Store } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
@@ -35,3 +36,26 @@ export const STORE_ENGINES: { name: string; target: () => Promise<EngineTarget> 
     },
   },
 ];
+
+/**
+ * In a `describe.each(STORE_ENGINES)` block: a store on a fresh database of `engine` for each test
+ * (opened before it, closed and removed after). Returns its getter.
+ */
+export function storeForEachTest(engine: (typeof STORE_ENGINES)[number]): () => Store {
+  let target: EngineTarget | undefined;
+  let store: Store | undefined;
+  beforeEach(async () => {
+    target = await engine.target();
+    store = await target.open();
+  });
+  afterEach(async () => {
+    await store?.close();
+    await target?.cleanup();
+    store = undefined;
+    target = undefined;
+  });
+  return () => {
+    if (!store) throw new Error('storeForEachTest: the store exists only while a test runs');
+    return store;
+  };
+}

@@ -3,33 +3,23 @@
  * engines: the sweep and a process joining a cluster look dead processes up in the hubs table and
  * mark only those processes' runs, and a clean stop marks its own runs before it leaves the table.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deregisterHub } from '../../hub/cluster/heartbeat.js';
 import { ManualClock } from '../../hub/clock.js';
 import { listDeadHubs, recordHubHeartbeat } from '../../hub/store/hubs.js';
 import { getRun, insertRun, markRunsOfDeadHubsDisconnected, setRunDisconnected } from '../../hub/store/runs.js';
 import { insertSession } from '../../hub/store/sessions.js';
-import type { Store } from '../../hub/store/sql.js';
-import { STORE_ENGINES, type EngineTarget } from '../helpers/store-engines.js';
+import { STORE_ENGINES, storeForEachTest } from '../helpers/store-engines.js';
 
 const ALIVE_SINCE = 10_000;
 const AT = 20_000;
 
 describe.each(STORE_ENGINES)('$name: runs of dead hub processes', (engine) => {
-  let target: EngineTarget;
-  let store: Store;
-  beforeEach(async () => {
-    target = await engine.target();
-    store = await target.open();
-  });
-  afterEach(async () => {
-    await store.close();
-    await target.cleanup();
-  });
+  const store = storeForEachTest(engine);
 
   /** One session and live run per entry: `run-<name>` held by `hubId` (null: detached). */
   async function seedRuns(runs: { name: string; hubId: string | null; disconnectedAt?: number }[]): Promise<void> {
-    await store.transaction(async (tx) => {
+    await store().transaction(async (tx) => {
       for (const { name, hubId, disconnectedAt } of runs) {
         await insertSession(tx, { sid: `s-${name}`, namespace: 'default', tag: name, flavor: 'claude', parentSid: null, metadata: {}, now: 1 });
         await insertRun(tx, { runId: `run-${name}`, sid: `s-${name}`, now: 1, pid: null, detached: hubId === null, hubId });
@@ -38,10 +28,10 @@ describe.each(STORE_ENGINES)('$name: runs of dead hub processes', (engine) => {
     });
   }
 
-  const disconnectedAt = async (name: string) => (await store.transaction((tx) => getRun(tx, `run-${name}`)))!.disconnectedAt;
+  const disconnectedAt = async (name: string) => (await store().transaction((tx) => getRun(tx, `run-${name}`)))!.disconnectedAt;
 
   it('marks the connected runs of processes silent since before aliveSince, and only those', async () => {
-    await store.transaction(async (tx) => {
+    await store().transaction(async (tx) => {
       await recordHubHeartbeat(tx, { hubId: 'self', now: 5_000 }); // stale, but it is the one asking
       await recordHubHeartbeat(tx, { hubId: 'alive', now: ALIVE_SINCE });
       await recordHubHeartbeat(tx, { hubId: 'dead-1', now: ALIVE_SINCE - 1 });
@@ -57,8 +47,8 @@ describe.each(STORE_ENGINES)('$name: runs of dead hub processes', (engine) => {
       { name: 'detached', hubId: null },
     ]);
 
-    expect((await store.transaction((tx) => listDeadHubs(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE }))).sort()).toEqual(['dead-1', 'dead-2']);
-    const marked = await store.transaction((tx) => markRunsOfDeadHubsDisconnected(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE, at: AT }));
+    expect((await store().transaction((tx) => listDeadHubs(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE }))).sort()).toEqual(['dead-1', 'dead-2']);
+    const marked = await store().transaction((tx) => markRunsOfDeadHubsDisconnected(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE, at: AT }));
 
     expect(marked).toBe(3);
     expect(await disconnectedAt('dead-1-a')).toBe(AT);
@@ -71,12 +61,12 @@ describe.each(STORE_ENGINES)('$name: runs of dead hub processes', (engine) => {
     expect(await disconnectedAt('detached')).toBeNull();
 
     // marked once: a second pass finds nothing left to mark
-    expect(await store.transaction((tx) => markRunsOfDeadHubsDisconnected(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE, at: AT + 1 }))).toBe(0);
+    expect(await store().transaction((tx) => markRunsOfDeadHubsDisconnected(tx, { selfHubId: 'self', aliveSince: ALIVE_SINCE, at: AT + 1 }))).toBe(0);
     expect(await disconnectedAt('dead-1-a')).toBe(AT);
   });
 
   it('a clean stop marks the runs it still holds, then leaves the hubs table', async () => {
-    await store.transaction(async (tx) => {
+    await store().transaction(async (tx) => {
       await recordHubHeartbeat(tx, { hubId: 'leaving', now: ALIVE_SINCE });
       await recordHubHeartbeat(tx, { hubId: 'staying', now: ALIVE_SINCE });
     });
@@ -85,12 +75,12 @@ describe.each(STORE_ENGINES)('$name: runs of dead hub processes', (engine) => {
       { name: 'staying', hubId: 'staying' },
     ]);
 
-    await deregisterHub({ store, hubId: 'leaving', clock: new ManualClock(AT) });
+    await deregisterHub({ store: store(), hubId: 'leaving', clock: new ManualClock(AT) });
 
     expect(await disconnectedAt('leaving')).toBe(AT);
     expect(await disconnectedAt('staying')).toBeNull();
     // gone from the table: no later sweep looks for its runs (none are left to find)
-    const dead = await store.transaction((tx) => listDeadHubs(tx, { selfHubId: 'staying', aliveSince: Number.MAX_SAFE_INTEGER }));
+    const dead = await store().transaction((tx) => listDeadHubs(tx, { selfHubId: 'staying', aliveSince: Number.MAX_SAFE_INTEGER }));
     expect(dead).toEqual([]);
   });
 });
