@@ -40,11 +40,13 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
   if (payload === null) return { ...outcome, received: 'invalid', note: 'stdin is not a JSON object' };
 
   const recorded = await spool.locked(budget / 2, () => {
+    // read first: it adopts queued part files, whose turn ends count for this payload's ids
+    const pending = spool.read();
     const records = spool.sessions();
     const mapped = mapHookPayload(flavor, payload, (tag) => records[tag]?.turnsEnded ?? 0, Date.now());
     if (mapped.kind === 'ignored') return mapped;
     const { event } = mapped;
-    spool.append(event);
+    spool.write([...pending, event]);
     if (endsTurn(event.action)) {
       const record = (records[event.tag] ??= { turnsEnded: 0, touchedAt: event.receivedAt });
       record.turnsEnded++;

@@ -8,7 +8,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { HookEvent } from './payload.js';
+import { endsTurn, type HookEvent } from './payload.js';
 import { acquireLock } from './spool-lock.js';
 
 export interface SessionRecord {
@@ -84,10 +84,6 @@ export class Spool {
     else atomicWrite(this.file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   }
 
-  append(event: HookEvent): void {
-    this.write([...this.read(), event]);
-  }
-
   sessions(): Record<string, SessionRecord> {
     if (!existsSync(this.sessionsFile)) return {};
     try {
@@ -122,8 +118,33 @@ export class Spool {
     const parts = readdirSync(this.dir).filter((name) => name.startsWith(prefix) && name.endsWith('.json')).sort();
     if (parts.length === 0) return;
     const existing = existsSync(this.file) ? readFileSync(this.file, 'utf8') : '';
-    const adopted = parts.map((name) => readFileSync(join(this.dir, name), 'utf8').trim()).join('\n');
-    atomicWrite(this.file, `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${adopted}\n`);
+    const lines = parts.map((name) => readFileSync(join(this.dir, name), 'utf8').trim());
+    atomicWrite(this.file, `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${lines.join('\n')}\n`);
+    this.countTurnEnds(lines);
     for (const name of parts) rmSync(join(this.dir, name), { force: true });
+  }
+
+  /**
+   * A part file's event was mapped without the lock, so a turn end in it was not counted: count it
+   * now, before the next payload is mapped (else the same prompt typed in the next turn would get
+   * the previous turn's promptId and be taken for a re-delivery).
+   */
+  private countTurnEnds(lines: string[]): void {
+    const ends = lines.flatMap((line) => {
+      try {
+        const event = JSON.parse(line) as HookEvent;
+        return endsTurn(event.action) ? [event] : [];
+      } catch {
+        return []; // read() sets an unreadable line aside
+      }
+    });
+    if (ends.length === 0) return;
+    const records = this.sessions();
+    for (const event of ends) {
+      const record = (records[event.tag] ??= { turnsEnded: 0, touchedAt: event.receivedAt });
+      record.turnsEnded++;
+      record.touchedAt = Math.max(record.touchedAt, event.receivedAt);
+    }
+    this.saveSessions(records);
   }
 }
