@@ -3,7 +3,7 @@
  * rules, the history row and the event in one transaction; `requestId` makes a retry a no-op.
  */
 import { requireSession } from './require-session.js';
-import type { JsonObject } from '../../shared/protocol/json.js';
+import { sameJson, type JsonObject } from '../../shared/protocol/json.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
 import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
 import { runStatusFromReason } from '../lifecycle/run-status.js';
@@ -16,9 +16,18 @@ import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js'
 import { runWrite, type UnitOfWork } from './changes.js';
 import type { Contention } from './loser-first.js';
 
-/** A metadata write that sets `lifecycleState: 'archived'` is also an archive (spec section 6). */
-function archiveRequest(incoming: JsonObject): { reason: string } | null {
+/** The keys of an archive record written through metadata. */
+const ARCHIVE_RECORD_KEYS = ['lifecycleState', 'lifecycleStateSince', 'archiveReason', 'archivedBy'];
+
+/**
+ * A metadata write that sets `lifecycleState: 'archived'` is also an archive (spec section 6). A write
+ * that leaves the stored archive record as it was does not set it: after a reopen the stored document
+ * still says archived, and a runner re-sending that document must not archive the session again
+ * (ending its new live run).
+ */
+function archiveRequest(incoming: JsonObject, stored: JsonObject, merged: JsonObject): { reason: string } | null {
   if (incoming.lifecycleState !== 'archived') return null;
+  if (ARCHIVE_RECORD_KEYS.every((key) => sameJson(stored[key], merged[key]))) return null;
   const reason = typeof incoming.archiveReason === 'string' && incoming.archiveReason !== '' ? incoming.archiveReason : 'archived';
   return { reason };
 }
@@ -70,9 +79,9 @@ function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork
       (session) => ({ version: session.metadataVersion, value: session.metadata }),
       async (session) => {
         const outcome = payload.patch ? applyMetadataPatch(session.metadata, payload.patch) : mergeWholeDocument(session.metadata, incoming);
+        const archive = archiveRequest(incoming, session.metadata, outcome.document);
         const version = await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
         await noteActivity(tx, changes, session, now);
-        const archive = archiveRequest(incoming);
         if (archive && session.lifecycle.state !== 'archived') {
           await archiveSession(tx, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
         }
