@@ -1,8 +1,9 @@
 /**
- * A cross-process lock on the spool: a lock file created with O_EXCL. Hook processes are short,
- * so a lock older than STALE_MS belongs to a process that died and is broken.
+ * A cross-process lock on the spool: a lock file created with O_EXCL, holding the holder's pid.
+ * It is broken when that process is gone (killed while holding it: kill -9, Ctrl-C, the agent's
+ * hook timeout) and, whatever the pid says, once older than STALE_MS (hook processes are short).
  */
-import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 
 const STALE_MS = 10_000;
 const POLL_MS = 15;
@@ -19,9 +20,25 @@ function tryCreate(path: string): boolean {
   }
 }
 
+/** False only when no process has the pid (ESRCH); EPERM means it exists under another user. */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function holderIsGone(path: string): boolean {
+  const pid = Number(readFileSync(path, 'utf8'));
+  // an empty file is a holder between create and write: alive, or caught by the age rule
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processExists(pid);
+}
+
 function breakIfStale(path: string): void {
   try {
-    if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
+    if (Date.now() - statSync(path).mtimeMs > STALE_MS || holderIsGone(path)) rmSync(path, { force: true });
   } catch {
     // gone already
   }

@@ -30,9 +30,9 @@ describe('hook events queued in part files (spool lock busy)', () => {
     const same = { ...prompt, prompt: 'continue' };
     await sendHooks('claude', [start, same], env());
 
-    // another hook process holds the spool (fresh lock): this Stop goes to a part file
+    // another, live, process holds the spool (a fresh lock with a live pid): this Stop goes to a part file
     const lock = join(spoolDir, 'spool-claude.lock');
-    writeFileSync(lock, '999999');
+    writeFileSync(lock, String(process.pid));
     const [queued] = await sendHooks('claude', [{ ...stop, last_assistant_message: 'first' }], env());
     expect(queued!.code).toBe(0);
     expect(readdirSync(spoolDir).filter((name) => name.includes('.part-'))).toHaveLength(1);
