@@ -141,4 +141,30 @@ describe('detached runs', () => {
     expect((await fetchSession(second, attached.sid)).lifecycle).toMatchObject({ state: 'ended', reason: 'runner_lost' });
     expect((await fetchSession(second, detached.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
   });
+  it('are not ended by a hub restart after a long outage: their silence counts from the hub start, as the grace does', async () => {
+    clock = new ManualClock(1_700_000_000_000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-detached-'));
+    dirs.push(dataDir);
+    const first = await start(dataDir);
+    const runner = await connectRunner(first.url, first.tokens.runner);
+    const detached = await startSession(runner, { detached: true });
+    await runner.emitWithAck('prompt-submit', { sid: detached.sid, prompt: 'first' });
+    await runner.emitWithAck('turn-stop', { sid: detached.sid, response: 'done' });
+    closeAllClients();
+    await first.close();
+
+    // the hub is down for longer than the idle time: no hook event could reach it meanwhile
+    clock.advance(first.deps.config.idleMs * 2);
+    const second = await start(dataDir);
+    expect((await fetchSession(second, detached.sid)).lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
+    expect((await fetchSession(second, detached.sid)).resume).toMatchObject({ available: true, reason: 'run_in_progress' });
+
+    // silent for the idle time since the hub came back: now it ends, as it would have without the outage
+    clock.advance(second.deps.config.idleMs - 1);
+    expect((await second.sweepNow()).silentRunsEnded).toBe(0);
+    clock.advance(1);
+    expect((await second.sweepNow()).silentRunsEnded).toBe(1);
+    expect((await fetchSession(second, detached.sid)).lifecycle).toMatchObject({ state: 'ended', reason: 'runner_silent' });
+    await expectTokenNeverRemoved(second, detached.sid, 'claudeSessionId', 'claude-abc');
+  });
 });
