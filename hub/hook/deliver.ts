@@ -42,6 +42,12 @@ export class HookDelivery {
   constructor(
     private readonly client: RunnerClient,
     private readonly records: Record<string, SessionRecord>,
+    /**
+     * Persists `records` at once after a session-start went through: if the process dies before the
+     * spool is rewritten (killed mid-delivery), the next one must know that start was delivered, or
+     * it sends it again and opens a second run (aborting the open turn).
+     */
+    private readonly saveRecords: () => void = () => undefined,
   ) {}
 
   private record(tag: string): SessionRecord {
@@ -79,14 +85,20 @@ export class HookDelivery {
       try {
         const session = await this.client.joinSession(known);
         this.joined.add(known);
-        if (!ending && lostByHub(session)) return this.start(event, 'resume');
+        if (!ending && lostByHub(session)) return await this.startAndSave(event, 'resume');
         return known;
       } catch (error) {
         if (!(error instanceof HubRequestError && error.code === 'not_found')) throw error;
         delete this.records[event.tag]; // e.g. a fresh hub database: start over
       }
     }
-    return ending ? null : this.start(event, 'resume');
+    return ending ? null : this.startAndSave(event, 'resume');
+  }
+
+  private async startAndSave(event: HookEvent, source: HookEvent['source']): Promise<string> {
+    const sid = await this.start(event, source);
+    this.saveRecords();
+    return sid;
   }
 
   private async send(event: HookEvent): Promise<void> {
@@ -95,6 +107,7 @@ export class HookDelivery {
       if (this.records[event.tag]?.startEventId === event.id) return;
       await this.start(event, event.source);
       this.record(event.tag).startEventId = event.id;
+      this.saveRecords();
       return;
     }
     const sid = await this.sidFor(event);

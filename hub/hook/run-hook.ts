@@ -91,9 +91,10 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
     }
     try {
       const records = spool.sessions();
-      const report = await new HookDelivery(client, records).deliver(events, deadline);
-      spool.write(events.slice(report.delivered));
+      const report = await new HookDelivery(client, records, () => spool.saveSessions(records)).deliver(events, deadline);
+      // sessions first: dying between the two re-delivers events the records already account for
       spool.saveSessions(records);
+      spool.write(events.slice(report.delivered));
       outcome.delivered = report.delivered;
       outcome.remaining = events.length - report.delivered;
       for (const { event, error } of report.dropped) outcome.errors.push(`hub refused ${event.action} (${event.id}): ${error}`);
