@@ -9,7 +9,7 @@ import { claimRun, getRun, handOverRun, setRunDisconnected } from '../store/runs
 import { getSession, getSessionAnyNamespace } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import type { RunnerBindings } from './bindings.js';
-import { runStatusFromReason } from './run-status.js';
+import { runStatusFromArchiveReason, runStatusFromReason } from './run-status.js';
 import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle, setPresence } from './transitions.js';
 
 /** A heartbeat older than this is ignored (spec section 6). */
@@ -89,7 +89,7 @@ export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayl
     deps,
     async (tx, changes, now) => {
       const session = await requireSession(tx, actor, payload.sid);
-      const status = payload.status ?? defaultStatus ?? runStatusFromReason(payload.reason);
+      const status = payload.status ?? defaultStatus ?? runStatusFromArchiveReason(payload.reason);
       await archiveSession(tx, changes, session, { reason: payload.reason, by: actor.by, status, now });
       await noteActivity(tx, changes, session, now);
       return await snapshotOf(tx, deps, actor, session.sid);

@@ -6,7 +6,7 @@ import { requireSession } from './require-session.js';
 import { sameJson, type JsonObject } from '../../shared/protocol/json.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
 import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
-import { runStatusFromReason } from '../lifecycle/run-status.js';
+import { runStatusFromArchiveReason } from '../lifecycle/run-status.js';
 import { findAppliedRequest, recordAppliedRequest, type VersionedField } from '../store/applied-requests.js';
 import { updateAgentState, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
@@ -83,7 +83,7 @@ function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork
         const version = await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
         await noteActivity(tx, changes, session, now);
         if (archive && session.lifecycle.state !== 'archived') {
-          await archiveSession(tx, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromReason(archive.reason), now });
+          await archiveSession(tx, changes, session, { reason: archive.reason, by: actor.by, status: runStatusFromArchiveReason(archive.reason), now });
         }
         return { version, value: outcome.document };
       },

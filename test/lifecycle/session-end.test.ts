@@ -141,7 +141,8 @@ describe('archive', () => {
     });
     expect(write).toMatchObject({ result: 'success', version: 2, metadata: { lifecycleState: 'archived', path: '/p', claudeSessionId: 'claude-token' } });
     const stored = await fetchSession(hub, sid);
-    expect(stored.lifecycle).toMatchObject({ state: 'archived', reason: 'user closed it', by: 'runner', lastRun: { status: 'success' } });
+    // a reason outside the session-end table: the archive cut the live run off (docs/resume.md)
+    expect(stored.lifecycle).toMatchObject({ state: 'archived', reason: 'user closed it', by: 'runner', lastRun: { status: 'cancelled' } });
     expect(stored.currentTurn).toBeNull();
     await waitFor(() => lifecycleUpdates(seen).some((l) => l.state === 'archived'), 2000, 'archived broadcast');
     await expectTokenNeverRemoved(hub, sid, 'claudeSessionId', 'claude-token');

@@ -34,14 +34,15 @@ describe('seed 000: crash-archive from a stale or empty runner cache', () => {
     expect(await postResume(restarted.url, restarted.tokens.runner, session.sid)).toMatchObject({ status: 200, body: { token: 'cur-uuid-1' } });
   });
 
-  it('with the run live at the archive: the run ends with the status its reason implies ("Session crashed" is not a known reason word, so success) and the token stays', async () => {
+  it('with the run live at the archive: "Session crashed" is no success, so the run ends cancelled, resume is unsafe, and the token stays for force', async () => {
     const hub = await spawnHub();
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     const session = await startSession(runner, { flavor: 'cursor', metadata: CURSOR_METADATA });
     await runner.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 1, metadata: SPARSE_ARCHIVE });
     const snapshot = (await getSnapshot(hub.url, hub.tokens.runner, session.sid)).body;
-    expect(snapshot.lifecycle).toMatchObject({ state: 'archived', lastRun: { status: 'success', reason: 'Session crashed' } });
-    expect(await postResume(hub.url, hub.tokens.runner, session.sid)).toMatchObject({ status: 200, body: { token: 'cur-uuid-1' } });
+    expect(snapshot.lifecycle).toMatchObject({ state: 'archived', lastRun: { status: 'cancelled', reason: 'Session crashed' } });
+    expect(await postResume(hub.url, hub.tokens.runner, session.sid)).toMatchObject({ status: 409, body: { error: 'resume_unsafe', reason: 'last_run_cancelled' } });
+    expect(await postResume(hub.url, hub.tokens.runner, session.sid, 'force')).toMatchObject({ status: 200, body: { token: 'cur-uuid-1' } });
 
     // a runner that knows it crashed says so, and the safety gate holds
     const crashed = await startSession(runner, { flavor: 'cursor', metadata: { ...CURSOR_METADATA, cursorSessionId: 'cur-uuid-2' } });
