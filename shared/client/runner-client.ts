@@ -258,9 +258,10 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    */
   updateMetadata(sid: string, update: MetadataUpdater | { patch: JsonObject }, options: WriteOptions = {}): Promise<{ version: number; metadata: JsonObject }> {
     const build = typeof update === 'function' ? (current: JsonObject) => ({ metadata: update(current) }) : () => ({ patch: update.patch });
+    const deadline = this.deadlineOf(options);
     return this.track(
       this.locks.run(`${sid}\u0000metadata`, async () => {
-        const { version, value } = await this.writeVersioned(sid, 'metadata', (current) => build(current as JsonObject), options);
+        const { version, value } = await this.writeVersioned(sid, 'metadata', (current) => build(current as JsonObject), options, deadline);
         return { version, metadata: value as JsonObject };
       }),
     );
@@ -273,9 +274,10 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    * await runner.updateState(sid, (s) => ({ ...(s ?? {}), pendingPermission: null }));
    */
   updateState(sid: string, updater: StateUpdater, options: WriteOptions = {}): Promise<{ version: number; agentState: JsonObject | null }> {
+    const deadline = this.deadlineOf(options);
     return this.track(
       this.locks.run(`${sid}\u0000agentState`, async () => {
-        const { version, value } = await this.writeVersioned(sid, 'agentState', (current) => ({ agentState: updater(current) }), options);
+        const { version, value } = await this.writeVersioned(sid, 'agentState', (current) => ({ agentState: updater(current) }), options, deadline);
         return { version, agentState: value };
       }),
     );
@@ -323,15 +325,24 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
     return this.sessions.get(sid) ?? (await this.joinSession(sid));
   }
 
+  /**
+   * A write's budget runs from the call, not from when the lock lets it go: writes queued behind
+   * one another while the hub is away give up together instead of one budget after another
+   * (and `close()` does not wait for the sum of them).
+   */
+  private deadlineOf(options: WriteOptions): number {
+    return Date.now() + (options.timeoutMs ?? this.options.writeTimeoutMs ?? 30_000);
+  }
+
   private async writeVersioned(
     sid: string,
     field: VersionedField,
     build: (current: JsonObject | null) => Record<string, unknown>,
     options: WriteOptions,
+    deadline: number,
   ): Promise<{ version: number; value: JsonObject | null }> {
     const event = field === 'metadata' ? 'update-metadata' : 'update-state';
     const requestId = options.requestId ?? randomUUID();
-    const deadline = Date.now() + (options.timeoutMs ?? this.options.writeTimeoutMs ?? 30_000);
     const maxAttempts = this.options.maxAttempts ?? 100;
     const backoff = this.options.backoff ?? DEFAULT_BACKOFF;
     let lastError: HubRequestError = new HubRequestError('timeout', `${event} did not complete in time`, event);
