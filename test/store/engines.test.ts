@@ -222,6 +222,17 @@ describe.each(engines)('$name store', (engine) => {
     expect(total).toEqual({ n: 1, newest: T });
   });
 
+  it('stores text holding U+0000 (PostgreSQL TEXT cannot) and finds it again by the same value; empty text stays empty, not NULL', async () => {
+    // a runner's prompt, a tag or an archive reason may hold NUL; PostgreSQL rejects it in TEXT
+    // ("invalid byte sequence for encoding UTF8: 0x00"), which failed the write there alone
+    const text = 'before\u0000after';
+    await store.run(`INSERT INTO tokens (token_hash, role, namespace, created_at, source) VALUES (@hash, 'runner', @text, @t, '')`, { hash: 'h1', text, t: T });
+    const row = await store.get<{ namespace: string; source: string | null }>(`SELECT namespace, source FROM tokens WHERE namespace = @text`, { text });
+    expect(row).toBeDefined();
+    expect([text, 'before\uFFFDafter']).toContain(row!.namespace);
+    expect(row!.source).toBe('');
+  });
+
   it('a read outside a transaction never sees the open transaction’s rows', async () => {
     let outside: Promise<number | undefined> | undefined;
     await expect(

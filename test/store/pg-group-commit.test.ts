@@ -67,3 +67,15 @@ describe('group commit on PostgreSQL', () => {
     expect(published.map((event) => event.event.seq)).toEqual([2, 3]);
   });
 });
+
+describe('text PostgreSQL cannot hold', () => {
+  it('a session-start whose tag holds U+0000 succeeds, and the same tag finds the same session again', async () => {
+    const { deps } = await pgDeps();
+    const actor = runnerActor();
+    const first = await startSession(deps, actor, { tag: 'tag\u0000one', flavor: 'claude', source: 'startup', metadata: { path: '/p\u0000' } });
+    const again = await startSession(deps, actor, { tag: 'tag\u0000one', flavor: 'claude', source: 'resume', metadata: { path: '/p\u0000' } });
+    expect(again.session.sid).toBe(first.session.sid);
+    // JSON documents keep it exactly (JSON escapes it)
+    expect((await getSession(store!, { namespace: 'default', sid: first.session.sid }))!.metadata).toEqual({ path: '/p\u0000' });
+  });
+});

@@ -66,7 +66,10 @@ function skipEnd(sql: string, i: number): number {
 
 /**
  * The values for `$1..$n`. A name the params lack is an error, as in better-sqlite3; `undefined`
- * binds NULL, as there.
+ * binds NULL, as there. PostgreSQL TEXT cannot hold U+0000 (the statement fails: "invalid byte
+ * sequence for encoding UTF8: 0x00") where SQLite stores it, so a NUL in a string (a runner's
+ * prompt, a tag, a reason) binds as U+FFFD, as a lone surrogate does on both engines: the write
+ * succeeds, and a lookup by the same string finds it.
  */
 export function bindValues(positional: Positional, params: Params | undefined): unknown[] {
   return positional.names.map((name) => {
@@ -75,6 +78,7 @@ export function bindValues(positional: Positional, params: Params | undefined): 
     if (value === undefined && !(record && name in record)) {
       throw new Error(`missing query parameter @${name} in: ${positional.text.trim().slice(0, 120)}`);
     }
+    if (typeof value === 'string' && value.includes('\u0000')) return value.replaceAll('\u0000', '\uFFFD');
     return value === undefined ? null : value;
   });
 }
