@@ -7,11 +7,17 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 }
 
-/** A server URL (database, Redis) for messages and logs: its password replaced. */
+/**
+ * A server URL (database, Redis) for messages and logs: its password replaced, also one given as a
+ * query parameter (`?password=`, `?sslpassword=`: pg reads those as connection settings).
+ */
 export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const name of [...parsed.searchParams.keys()]) {
+      if (/password/i.test(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return 'the configured URL (unparsable)';
