@@ -1,6 +1,7 @@
 /**
- * For CLI commands that work on the database directly (doctor, repair): the hub's configuration and
- * an open database, refusing to create one where none exists (a typo in --data must not look clean).
+ * For CLI commands that work on the database directly (doctor, repair, token): the hub's configuration
+ * and an open database, refusing to create one where none exists (a typo in --data, or in the
+ * database name of SESSION_HUB_DATABASE_URL, must not look clean).
  */
 import { existsSync } from 'node:fs';
 import { systemClock } from '../clock.js';
@@ -8,6 +9,8 @@ import { loadConfig, type HubConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import type { HubDeps } from '../services/deps.js';
 import { describeStore, openStore } from '../store/open-store.js';
+import { NoHubSchema } from '../store/postgres/migrate.js';
+import { PgStore } from '../store/postgres/pg-store.js';
 import type { Store } from '../store/sql.js';
 
 /** A usage problem: printed without a stack, exit code 2. */
@@ -44,7 +47,14 @@ export async function openExistingStore(dataDir: string | undefined): Promise<{ 
       `no hub database at ${config.databaseFile}; pass --data DIR (the hub's data directory, SESSION_HUB_DATA; default ./data)`,
     );
   }
-  return { store: await openStore(config, createLogger('silent')), config, where: describeStore(config) };
+  const where = describeStore(config);
+  if (config.databaseUrl === undefined) return { store: await openStore(config, createLogger('silent')), config, where };
+  try {
+    return { store: await PgStore.open(config.databaseUrl, { existingOnly: true }), config, where };
+  } catch (error) {
+    if (!((error as Error).cause instanceof NoHubSchema)) throw error;
+    throw new UsageError(`no hub database at ${where} (it has no hub schema); check the database name in SESSION_HUB_DATABASE_URL`);
+  }
 }
 
 /**

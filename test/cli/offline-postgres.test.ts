@@ -58,4 +58,15 @@ describe('offline CLI on PostgreSQL', () => {
       expect(result.stdout).toContain('password=***');
     }
   });
+
+  it('refuses a database without the hub schema (a wrong database name) instead of creating it and reporting it clean', async () => {
+    const db = await database();
+    for (const args of [['doctor'], ['token', 'list'], ['repair', '--all', '--dry-run']]) {
+      const result = await runCli(args, { env: { SESSION_HUB_DATABASE_URL: db.url } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('no hub database');
+      expect(result.stdout).toBe('');
+    }
+    expect(await tableCount(db.url)).toBe(0);
+  });
 });

@@ -34,6 +34,20 @@ export async function migrate(client: pg.ClientBase, migrations: readonly string
   }
 }
 
+/** The database holds no hub schema at all (see PgStoreOptions.existingOnly). */
+export class NoHubSchema extends Error {
+  constructor() {
+    super('the database has no hub schema');
+    this.name = 'NoHubSchema';
+  }
+}
+
+/** Whether any hub has migrated this database (its `schema_migrations` table exists). */
+export async function hasHubSchema(client: Pick<pg.ClientBase, 'query'>): Promise<boolean> {
+  const result = await client.query<{ found: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS found`);
+  return result.rows[0]!.found;
+}
+
 export async function currentVersion(client: Pick<pg.ClientBase, 'query'>): Promise<number> {
   const result = await client.query<{ version: number }>(CURRENT_VERSION);
   return Number(result.rows[0]!.version);

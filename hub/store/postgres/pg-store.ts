@@ -2,7 +2,7 @@ import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
 import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
-import { currentVersion, migrate } from './migrate.js';
+import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
 import { bindValues, toPositional, type Positional } from './named-params.js';
 
@@ -16,6 +16,11 @@ export interface PgStoreOptions {
    * process that hangs or is cut off mid-transaction cannot stall every other one for good.
    */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * Open only a database some hub has already migrated (the offline CLI): one without the hub
+   * schema (a wrong database name in the URL) fails with `NoHubSchema` and is left untouched.
+   */
+  existingOnly?: boolean;
 }
 
 /**
@@ -76,7 +81,10 @@ export class PgStore implements Store {
     pool.on('error', (error) => log.error({ err: error }, 'postgres: idle connection failed'));
     const store = new PgStore(pool, log);
     try {
-      await store.withClient((client) => migrate(client, options.migrations ?? PG_MIGRATIONS));
+      await store.withClient(async (client) => {
+        if (options.existingOnly && !(await hasHubSchema(client))) throw new NoHubSchema();
+        return migrate(client, options.migrations ?? PG_MIGRATIONS);
+      });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw new Error(`PostgreSQL at ${withoutPassword(url)}: ${(error as Error).message}`, { cause: error });
