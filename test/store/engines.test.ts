@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
-import type { Store } from '../../hub/store/sql.js';
+import type { Store, Tx } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { STORE_ENGINES as engines, type EngineTarget as Target } from '../helpers/store-engines.js';
@@ -346,5 +346,33 @@ describe('postgres store: several hub processes on one database', () => {
     const store = await open();
     const leaked = await store.transaction(async (tx) => tx);
     await expect(leaked.get(`SELECT 1 AS one`)).rejects.toThrow(/transaction already ended/);
+  });
+
+  it('a statement sent through tx while its COMMIT or ROLLBACK is on the way is refused, never run outside the transaction', async () => {
+    const store = await open();
+    // fn settles while a statement of its own is still running; a follow-up is sent once it answers,
+    // which is after the engine queued COMMIT (or ROLLBACK) behind it on the same connection
+    let late: Promise<unknown> | undefined;
+    const lateWrite = (tx: Tx, name: string) =>
+      tx
+        .get(`SELECT pg_sleep(0.2)`)
+        .then(() => tx.run(INSERT_NAMESPACE, { name, seq: 1 }))
+        .then(
+          () => 'ran',
+          (error: Error) => error.message,
+        );
+    await store.transaction(async (tx) => {
+      late = lateWrite(tx, 'after-commit');
+    });
+    expect(await late).toMatch(/transaction already ended/);
+    await expect(
+      store.transaction(async (tx) => {
+        late = lateWrite(tx, 'after-rollback');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await late).toMatch(/transaction already ended/);
+    expect(await seqOf(store, 'after-commit')).toBeUndefined();
+    expect(await seqOf(store, 'after-rollback')).toBeUndefined();
   });
 });

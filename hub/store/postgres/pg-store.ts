@@ -140,7 +140,14 @@ export class PgStore implements Store {
     try {
       await client.query(BEGIN_WRITE);
       const tx = this.txOn(client, () => ended, savepoints);
-      const value = await fn(tx);
+      let value: T;
+      try {
+        value = await fn(tx);
+      } finally {
+        // from here on a statement through tx would be queued behind COMMIT/ROLLBACK on this
+        // connection and run outside the transaction (autocommit, without the write lock)
+        ended = true;
+      }
       if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
       // COMMIT of a transaction an earlier failed statement aborted answers ROLLBACK, not an error
       const committed = await client.query('COMMIT');
