@@ -16,10 +16,12 @@ const missingTokens = (has: (column: string) => string) => `
   WHERE s.flavor = @flavor AND s.lifecycle_state IN ('ended', 'archived') AND NOT ${has('s.metadata')}
     AND EXISTS (SELECT 1 FROM metadata_history h WHERE h.sid = s.sid AND ${has('h.metadata')})
   ORDER BY s.updated_at DESC LIMIT @limit`;
-// "has the key with a non-null value", as json_extract reads a JSON null as SQL NULL
+// "has the key with a non-null value", as json_extract reads a JSON null as SQL NULL. PostgreSQL's
+// JSON functions refuse a whole document holding the escape \u0000 (a string of a session's metadata
+// may): it is replaced first by \ufffd, which changes no value's type or presence
 const MISSING_TOKENS = {
   sqlite: missingTokens((column) => `json_extract(${column}, @path) IS NOT NULL`),
-  postgres: missingTokens((column) => `COALESCE(jsonb_typeof(${column}::jsonb -> @key) <> 'null', FALSE)`),
+  postgres: missingTokens((column) => `COALESCE(jsonb_typeof(replace(${column}, '\\u0000', '\\ufffd')::jsonb -> @key) <> 'null', FALSE)`),
 };
 
 /** Live runs whose runner is gone past the grace, or that have been live with no session activity for very long. */

@@ -4,7 +4,14 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../hub/clock.js';
+import { loadConfig } from '../../hub/config.js';
+import { endSession } from '../../hub/lifecycle/session-events.js';
+import { startSession } from '../../hub/lifecycle/session-start.js';
+import { createLogger } from '../../hub/log.js';
+import type { HubDeps } from '../../hub/services/deps.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
+import { runnerActor } from '../helpers/services.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
@@ -68,5 +75,29 @@ describe('offline CLI on PostgreSQL', () => {
       expect(result.stdout).toBe('');
     }
     expect(await tableCount(db.url)).toBe(0);
+  });
+
+  it('doctor reads metadata holding \\u0000 (which jsonb refuses) like any other', async () => {
+    const db = await database();
+    const store = await PgStore.open(db.url);
+    try {
+      const deps: HubDeps = {
+        store,
+        hubId: 'test-hub',
+        clock: new ManualClock(Date.now()),
+        config: loadConfig({}, { logLevel: 'silent' }),
+        log: createLogger('silent'),
+        publisher: { publish: () => {} },
+      };
+      const actor = runnerActor();
+      const { session } = await startSession(deps, actor, { tag: 't', flavor: 'claude', source: 'startup', metadata: { path: '/p', note: 'a NUL: \u0000' } });
+      await endSession(deps, actor, { sid: session.sid });
+    } finally {
+      await store.close();
+    }
+    const result = await runCli(['doctor'], { env: { SESSION_HUB_DATABASE_URL: db.url } });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('1 session(s)');
+    expect(result.code).toBe(0);
   });
 });
