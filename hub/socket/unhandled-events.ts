@@ -29,7 +29,8 @@ const isRunnerEvent = (event: string): event is keyof RunnerClientToServerEvents
 export function answerUnhandledEvents(socket: AnySocket, namespace: '/runner' | '/dashboard'): void {
   socket.onAny((event: unknown, ...args: unknown[]) => {
     const name = String(event);
-    if ((socket as unknown as { listenerCount(event: string): number }).listenerCount(name) > 0) return;
+    // socket.io itself listens to 'error' on every socket (a no-op): that listener handles nothing
+    if (name !== 'error' && (socket as unknown as { listenerCount(event: string): number }).listenerCount(name) > 0) return;
     // a client picks the name: never log or echo more than a short piece of it
     const shown = name.slice(0, 100);
     const ack = ackOf(args);

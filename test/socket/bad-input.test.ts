@@ -213,6 +213,18 @@ describe('bad payloads', () => {
     expect(await emitRaw(dashboard, 'unsubscribe', { sids: [1] })).toEqual({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/^sids\.0: /) } });
     expect(await emitRaw(dashboard, 'subscribe', {})).toMatchObject({ ok: true });
   });
+
+  it("answers an event named 'error' like any unknown event, on both namespaces, with or without an ack", async () => {
+    // socket.io itself listens to 'error' on every server socket, so it looked handled and went unanswered
+    const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
+    const unknown = { ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/unknown event "error"/) } };
+    expect(await emitRaw(runner, 'error', { sid: session.sid })).toEqual(unknown);
+    expect(await emitRaw(dashboard, 'error', {})).toEqual(unknown);
+    const error = nextServerError(runner);
+    (runner as unknown as { emit(event: string, payload: unknown): void }).emit('error', {});
+    expect(await error).toEqual({ code: 'invalid_payload', message: expect.stringMatching(/unknown event "error"/), event: 'error' });
+    expect(runner.connected && dashboard.connected).toBe(true);
+  });
 });
 
 describe('rate limit', () => {
