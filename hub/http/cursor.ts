@@ -8,7 +8,9 @@ export function encodeCursor(position: { updatedAt: number; sid: string }): stri
 export function decodeCursor(cursor: string): { updatedAt: number; sid: string } {
   try {
     const [updatedAt, sid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof updatedAt === 'number' && typeof sid === 'string') return { updatedAt, sid };
+    // updatedAt is epoch ms: a fraction or a number past 2^53 (1e400 parses as Infinity) is no
+    // cursor of ours, and PostgreSQL's bigint would refuse it with an error, not an empty page
+    if (Number.isSafeInteger(updatedAt) && typeof sid === 'string') return { updatedAt: updatedAt as number, sid };
   } catch {
     // fall through: any malformed cursor gets the same answer
   }

@@ -199,6 +199,10 @@ describe('pagination', () => {
     ['swapped fields', Buffer.from('["x",1]').toString('base64url')],
     ['one field', Buffer.from('[1]').toString('base64url')],
     ['too long', 'A'.repeat(600)],
+    // JSON numbers no hub issues: PostgreSQL's bigint refused them with a 500
+    ['a fractional updatedAt', Buffer.from('[1.5,"x"]').toString('base64url')],
+    ['an updatedAt beyond any number', Buffer.from('[1e400,"x"]').toString('base64url')],
+    ['an updatedAt beyond bigint', Buffer.from('[1e20,"x"]').toString('base64url')],
   ])('answers 400 invalid_payload naming the cursor for a bad cursor (%s)', async (_name, cursor) => {
     await startMany(2, 'c');
     const response = await get(`/api/sessions?limit=1&cursor=${encodeURIComponent(cursor)}`);
