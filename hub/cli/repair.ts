@@ -20,7 +20,8 @@ Options:
   --all              repair every session (in the token's namespace with --url)
   --keys <k1,k2>     the keys to restore instead of the flavor's resume token
   --dry-run          show what would be restored; write nothing
-  --data <dir>       work on the database in this data directory (SESSION_HUB_DATA, default ./data)
+  --data <dir>       work on the database in this data directory (SESSION_HUB_DATA, default ./data);
+                     with SESSION_HUB_DATABASE_URL set, that PostgreSQL database instead
   --url <url>        work through a running hub's HTTP API instead (needs --token, an admin token)
   --token <token>    admin token for --url (or SESSION_HUB_ADMIN_TOKEN)
   -h, --help         show this help

@@ -100,4 +100,12 @@ describe('offline CLI on PostgreSQL', () => {
     expect(result.stdout).toContain('1 session(s)');
     expect(result.code).toBe(0);
   });
+
+  it('every offline command says in its --help that SESSION_HUB_DATABASE_URL replaces --data', async () => {
+    for (const command of ['doctor', 'repair', 'token']) {
+      const help = await runCli([command, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('SESSION_HUB_DATABASE_URL');
+    }
+  });
 });
