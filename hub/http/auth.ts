@@ -17,6 +17,8 @@ export interface TokenAccess {
   now: () => number;
 }
 
+const BEARER = /^bearer[ \t]+(\S.*?)\s*$/i;
+
 /**
  * An onRequest hook: a valid `Authorization: Bearer <token>` whose role is one of `roles`, within
  * the token's rate limit. It runs before the body is parsed or validated, so a caller without the
@@ -24,8 +26,8 @@ export interface TokenAccess {
  */
 export function requireToken(access: TokenAccess, roles: readonly Role[] = ['runner', 'dashboard', 'admin']) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
+    // the scheme is case-insensitive (RFC 7235): `bearer x` is as good as `Bearer x`
+    const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
     const identity = await access.tokens.verify(token);
     if (!identity) return sendError(reply, 401, 'unauthorized', 'a valid token is required: Authorization: Bearer <token>');
     // spec section 12: one bucket per token, shared with that token's sockets

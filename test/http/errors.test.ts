@@ -64,3 +64,21 @@ describe('HTTP errors', () => {
     expect(ack).toMatchObject({ ok: false, error: { code: 'rate_limited' } });
   });
 });
+
+describe('HTTP edges', () => {
+  async function raw(url: string, path: string, headers: Record<string, string> = {}) {
+    const response = await fetch(`${url}${path}`, { headers });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  it('takes the Bearer scheme in any letter case and with any whitespace after it (RFC 7235); a bare token stays 401', async () => {
+    hub = await startTestHub();
+    for (const scheme of ['Bearer ', 'bearer ', 'BEARER ', 'Bearer\t', 'Bearer   ']) {
+      expect(await raw(hub.url, '/api/whoami', { authorization: `${scheme}${hub.tokens.dashboard}` })).toEqual({ status: 200, body: { role: 'dashboard', namespace: 'default' } });
+    }
+    for (const authorization of [hub.tokens.dashboard, `Basic ${hub.tokens.dashboard}`, `Bearer${hub.tokens.dashboard}`, 'Bearer ']) {
+      expect(await raw(hub.url, '/api/whoami', { authorization })).toEqual({ status: 401, body: { error: 'unauthorized', message: expect.any(String) } });
+    }
+  });
+
+});
