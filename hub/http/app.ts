@@ -8,7 +8,7 @@ import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
-import { httpErrorHandler } from './errors.js';
+import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
@@ -22,6 +22,12 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: LIMITS.maxFrameBytes,
+    // a sid may be up to 128 characters (SidParamsSchema); past that the schema answers, not the router
+    routerOptions: { maxParamLength: 1024 },
+    // a malformed URL (bad %-escape) or an over-long parameter: the spec's body, not Fastify's own
+    frameworkErrors: (error, _request, reply) => {
+      sendError(reply, 400, 'invalid_payload', error.message);
+    },
     serverFactory: (handler) => {
       server.on('request', handler);
       return server;
@@ -30,6 +36,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(httpErrorHandler);
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   return app as unknown as FastifyInstance;
 }
 

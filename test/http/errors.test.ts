@@ -81,4 +81,11 @@ describe('HTTP edges', () => {
     }
   });
 
+  it("answers an unknown route, an over-long path parameter and a malformed URL with the spec's { error, message } body", async () => {
+    hub = await startTestHub();
+    const auth = { authorization: `Bearer ${hub.tokens.dashboard}` };
+    expect(await raw(hub.url, '/api/nope', auth)).toEqual({ status: 404, body: { error: 'not_found', message: expect.stringContaining('/api/nope') } });
+    expect(await raw(hub.url, `/api/sessions/${'x'.repeat(500)}`, auth)).toEqual({ status: 400, body: { error: 'invalid_payload', message: expect.any(String) } });
+    expect(await raw(hub.url, '/api/sessions/%ZZ', auth)).toEqual({ status: 400, body: { error: 'invalid_payload', message: expect.any(String) } });
+  });
 });
