@@ -5,7 +5,8 @@ export const RoleSchema = z.enum(['runner', 'dashboard', 'admin']);
 export type Role = z.infer<typeof RoleSchema>;
 
 export const HandshakeAuthSchema = z.object({
-  token: z.string().min(1),
+  // trimmed as HTTP's Bearer token is: a pasted token with a space or newline around it still works
+  token: z.string().trim().min(1),
   lastSeq: SeqSchema.optional(),
 });
 export type HandshakeAuth = z.infer<typeof HandshakeAuthSchema>;
