@@ -110,7 +110,8 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const now = deps.clock.now();
   const { config, store } = deps;
 
-  const turnsBefore = now - config.turnTimeoutMs;
+  // spec 9: open for *more than* the timeout; a turn exactly that old stays open (times are whole ms)
+  const turnsBefore = now - config.turnTimeoutMs - 1;
   const turnsTimedOut = await inBatches(deps, {
     verb: 'closed',
     noun: 'timed-out turns',
