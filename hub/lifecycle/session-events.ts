@@ -79,7 +79,7 @@ export async function endSession(deps: HubDeps, actor: Actor, payload: SessionEn
 /** `session-finalize`: the true end for every flavor; also releases the runner's binding. */
 export async function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
   const snapshot = await endRunAndLifecycle(deps, actor, payload);
-  if (actor.socketId !== undefined) bindings.unbind(actor.socketId, payload.sid);
+  if (actor.socketId !== undefined) bindings.release(actor.socketId, payload.sid);
   return snapshot;
 }
 
