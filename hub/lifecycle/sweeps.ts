@@ -104,14 +104,21 @@ function endAbandonedRuns(noun: string, list: (tx: Tx) => Promise<StoredRun[]>, 
  * One sweep. Thresholds and timestamps use the clock at its start, so a long sweep is one consistent
  * pass; each batch re-reads what is due, so whatever changed between batches is seen as it is now.
  */
+/**
+ * The latest `opened_at` of a turn that has timed out at `now`. Spec 9: open for *more than* the
+ * timeout, so a turn exactly that old stays open (times are whole ms). The sweep and doctor agree.
+ */
+export function turnsTimedOutIfOpenedBy(now: number, turnTimeoutMs: number): number {
+  return now - turnTimeoutMs - 1;
+}
+
 export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const started = performance.now();
   const pass = { started, lastProgressAt: started, options };
   const now = deps.clock.now();
   const { config, store } = deps;
 
-  // spec 9: open for *more than* the timeout; a turn exactly that old stays open (times are whole ms)
-  const turnsBefore = now - config.turnTimeoutMs - 1;
+  const turnsBefore = turnsTimedOutIfOpenedBy(now, config.turnTimeoutMs);
   const turnsTimedOut = await inBatches(deps, {
     verb: 'closed',
     noun: 'timed-out turns',

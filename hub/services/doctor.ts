@@ -3,6 +3,7 @@
  * the report. Thresholds come from the hub's own configuration so doctor agrees with the sweeps.
  */
 import { FLAVORS } from '../../shared/flavors.js';
+import { turnsTimedOutIfOpenedBy } from '../lifecycle/sweeps.js';
 import type { Sql } from '../store/sql.js';
 import {
   findMissingTokens,
@@ -34,7 +35,7 @@ export async function diagnose(sql: Sql, input: { now: number; runGraceMs: numbe
     missingTokens.push(...(await findMissingTokens(sql, { flavor: flavor.id, tokenKey: flavor.resumeTokenKey, limit: LIMIT })));
   }
   const stuckRuns = await findStuckRuns(sql, { lostBefore: input.now - input.runGraceMs, silentBefore: input.now - silentRunMs, limit: LIMIT });
-  const openTurns = await findOldOpenTurns(sql, { openedBefore: input.now - input.turnTimeoutMs, limit: LIMIT });
+  const openTurns = await findOldOpenTurns(sql, { openedBefore: turnsTimedOutIfOpenedBy(input.now, input.turnTimeoutMs), limit: LIMIT });
   return {
     ok: missingTokens.length + stuckRuns.length + openTurns.length === 0,
     checkedAt: input.now,
