@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ENV_VARS, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
-import { startHub } from '../main.js';
+import { startHub, type RunningHub } from '../main.js';
+import { explainStartFailure } from './start-errors.js';
 
 export const START_HELP = `session-hub start [options]
 
@@ -42,7 +43,15 @@ export async function startCommand(argv: string[]): Promise<void> {
   }
   const config = loadConfig(process.env, { host: values.host, port: values.port, dataDir: values.data, logLevel: values['log-level'] });
   const log = createLogger(config.logLevel);
-  const hub = await startHub(config, { log });
+  let hub: RunningHub;
+  try {
+    hub = await startHub(config, { log });
+  } catch (error) {
+    process.stderr.write(`session-hub: ${explainStartFailure(error, config)}\n`);
+    // exit now: what did open (a PostgreSQL pool, Redis clients, timers) would keep a failed start
+    // running forever with its error printed
+    process.exit(1);
+  }
   if (hub.generatedTokens.length > 0) {
     const lines = hub.generatedTokens.map((t) => `  ${t.role.padEnd(9)} ${t.namespace}  ${t.token}`);
     process.stdout.write(

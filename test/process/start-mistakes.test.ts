@@ -1,0 +1,72 @@
+/**
+ * The mistakes a new user makes when starting the real hub process: each gives one line naming the
+ * cause and the way out, no stack trace, and the process ends (exit 1) instead of hanging.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { stopHubsAfterEach } from '../helpers/hub-process.js';
+import { databaseUrlFor, releaseDatabaseOf } from '../helpers/test-store.js';
+
+stopHubsAfterEach();
+
+const scratch: string[] = [];
+let blocker: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
+  blocker = undefined;
+  for (const dir of scratch.splice(0)) {
+    rmSync(dir, { recursive: true, force: true });
+    await releaseDatabaseOf(dir);
+  }
+});
+
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'session-hub-mistake-'));
+  scratch.push(dir);
+  return dir;
+}
+
+/** `session-hub start` on `dataDir` (on the test project's store), expected to fail. */
+async function startFails(dataDir: string, env: Record<string, string>): Promise<CliResult> {
+  const databaseUrl = await databaseUrlFor(dataDir);
+  return runCli(['start'], {
+    env: { SESSION_HUB_DATA: dataDir, ...(databaseUrl === undefined ? {} : { SESSION_HUB_DATABASE_URL: databaseUrl }), ...env },
+  });
+}
+
+/** A port some other program holds until the test ends. */
+async function occupyPort(): Promise<number> {
+  blocker = createServer();
+  const busy = blocker;
+  return new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as { port: number }).port)));
+}
+
+function expectOneClearLine(result: CliResult): void {
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+  expect(result.stderr).toMatch(/^session-hub: /);
+}
+
+describe('session-hub start: mistakes a person can act on', () => {
+  it('port already in use: names the port and SESSION_HUB_PORT, and exits', async () => {
+    const port = await occupyPort();
+    const failed = await startFails(scratchDir(), { SESSION_HUB_PORT: String(port) });
+    expectOneClearLine(failed);
+    expect(failed.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(failed.stderr).toContain('SESSION_HUB_PORT');
+  });
+
+  it('a data directory that cannot be created: names it and SESSION_HUB_DATA', async () => {
+    const file = join(scratchDir(), 'a-file');
+    writeFileSync(file, '');
+    const result = await runCli(['start'], { env: { SESSION_HUB_DATA: join(file, 'data'), SESSION_HUB_PORT: '0' } });
+    expectOneClearLine(result);
+    expect(result.stderr).toContain(`cannot use the data directory ${join(file, 'data')} (SESSION_HUB_DATA or --data)`);
+    expect(result.stderr).toContain('ENOTDIR');
+  });
+});
