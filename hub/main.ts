@@ -19,7 +19,7 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
-import { loadTokens, type PlainToken } from './services/tokens.js';
+import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
@@ -53,7 +53,7 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
     throw error;
   });
   const hubId = randomUUID();
-  const { registry: tokens, generated } = await loadTokens(store, config.tokens, clock.now());
+  const tokens = await loadTokens(store, config.tokens);
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
   const server = createServer();
@@ -93,6 +93,8 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
     });
   });
   const { port } = server.address() as AddressInfo;
+  // minted only now that the hub listens: a start that fails before never mints tokens it cannot print
+  const generated = await mintFirstTokens(store, tokens, config.tokens, clock.now());
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   log.info(
     { url, database: describeStore(config), redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },

@@ -97,27 +97,37 @@ export async function mintToken(sql: Sql, input: { role: Role; namespace: string
 
 /**
  * Builds the registry: the configured tokens when `SESSION_HUB_TOKENS` is set; otherwise the ones
- * stored in the data directory, creating a runner, a dashboard and an admin token for namespace
- * `default` on first start. Returns the new plaintext tokens so the caller can print them once.
- * Several hub processes starting at once on one database: the first start is one transaction, so
- * only one of them generates tokens.
+ * stored in the data directory (re-read on a miss; `mintFirstTokens` adds a first start's).
  */
-export async function loadTokens(store: Store, spec: string | undefined, now: number): Promise<{ registry: TokenRegistry; generated: PlainToken[] }> {
+export async function loadTokens(store: Store, spec: string | undefined): Promise<TokenRegistry> {
   if (spec !== undefined && spec.trim() !== '') {
     const registry = new TokenRegistry();
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
-    return { registry, generated: [] };
+    return registry;
   }
-  const generated = await store.transaction(async (tx) => {
-    if ((await listTokens(tx)).length > 0) return [];
-    const minted: PlainToken[] = [];
-    for (const role of ['runner', 'dashboard', 'admin'] as const) {
-      minted.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
-    }
-    return minted;
-  });
   const stored = async () => (await listTokens(store)).map(({ role, namespace, tokenHash }) => ({ role, namespace, tokenHash }));
   const registry = new TokenRegistry(stored);
   for (const identity of await stored()) registry.add(identity);
-  return { registry, generated };
+  return registry;
+}
+
+/**
+ * First start without SESSION_HUB_TOKENS: one token per role for namespace `default`, stored hashed
+ * and added to `registry`, when the store holds none. Called once the hub listens: tokens minted by
+ * a start that then failed (port in use, Redis away) were never printed, and the next start, seeing
+ * stored tokens, printed none either. Several processes starting at once on one database: the check
+ * and the inserts are one transaction, so only one of them mints.
+ */
+export async function mintFirstTokens(store: Store, registry: TokenRegistry, spec: string | undefined, now: number): Promise<PlainToken[]> {
+  if (spec !== undefined && spec.trim() !== '') return [];
+  const minted = await store.transaction(async (tx) => {
+    if ((await listTokens(tx)).length > 0) return [];
+    const tokens: PlainToken[] = [];
+    for (const role of ['runner', 'dashboard', 'admin'] as const) {
+      tokens.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
+    }
+    return tokens;
+  });
+  for (const { role, namespace, token } of minted) registry.add({ role, namespace, tokenHash: hashToken(token) });
+  return minted;
 }

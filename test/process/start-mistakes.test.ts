@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { stopHubsAfterEach } from '../helpers/hub-process.js';
+import { waitFor } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 import { databaseUrlFor, releaseDatabaseOf } from '../helpers/test-store.js';
 
 stopHubsAfterEach();
@@ -59,6 +60,19 @@ describe('session-hub start: mistakes a person can act on', () => {
     expectOneClearLine(failed);
     expect(failed.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
     expect(failed.stderr).toContain('SESSION_HUB_PORT');
+  });
+
+  it('a first start that failed (port in use) keeps no tokens it never printed: the next start prints working ones', async () => {
+    const dataDir = scratchDir();
+    const failed = await startFails(dataDir, { SESSION_HUB_PORT: String(await occupyPort()) });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).not.toContain('shub_');
+
+    const hub = await spawnHub({ dataDir, env: { SESSION_HUB_TOKENS: '' } });
+    await waitFor(() => hub.output().includes('First start: created these tokens'), 5000, 'the first tokens, printed');
+    const admin = /^\s+admin\s+default\s+(shub_\S+)$/m.exec(hub.output())?.[1];
+    const whoami = await fetch(`${hub.url}/api/whoami`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(await whoami.json()).toEqual({ role: 'admin', namespace: 'default' });
   });
 
   it('a data directory that cannot be created: names it and SESSION_HUB_DATA', async () => {
