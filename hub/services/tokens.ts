@@ -23,7 +23,7 @@ export function hashToken(token: string): string {
 
 /** Parses `SESSION_HUB_TOKENS`: comma-separated `role:namespace:token` triples. */
 export function parseTokenSpec(spec: string): PlainToken[] {
-  return spec
+  const parsed = spec
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '')
@@ -33,9 +33,18 @@ export function parseTokenSpec(spec: string): PlainToken[] {
       const parsedRole = RoleSchema.safeParse(role);
       if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be runner, dashboard or admin (got "${role}")`);
       if (!namespace) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: namespace is empty; use role:namespace:token`);
+      if (token === '') throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: no token; use role:namespace:token`);
       if (token.length < 8) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: token must be at least 8 characters`);
       return { role: parsedRole.data, namespace, token };
     });
+  // one secret granting two roles or namespaces: which one a caller gets would depend on list order
+  parsed.forEach(({ role, namespace, token }, index) => {
+    const first = parsed.findIndex((other) => other.token === token);
+    if (first !== index && (parsed[first]!.role !== role || parsed[first]!.namespace !== namespace)) {
+      throw new Error(`SESSION_HUB_TOKENS entries ${first + 1} and ${index + 1} use the same token for different grants; give each its own token`);
+    }
+  });
+  return parsed;
 }
 
 /**

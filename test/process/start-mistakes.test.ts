@@ -83,4 +83,17 @@ describe('session-hub start: mistakes a person can act on', () => {
     expect(result.stderr).toContain(`cannot use the data directory ${join(file, 'data')} (SESSION_HUB_DATA or --data)`);
     expect(result.stderr).toContain('ENOTDIR');
   });
+
+  it('SESSION_HUB_TOKENS: an entry without its token, and one token given two grants, are refused by entry number', async () => {
+    const missing = await startFails(scratchDir(), { SESSION_HUB_PORT: '0', SESSION_HUB_TOKENS: 'runner:default' });
+    expectOneClearLine(missing);
+    expect(missing.stderr).toContain('SESSION_HUB_TOKENS entry 1: no token; use role:namespace:token');
+
+    const twice = await startFails(scratchDir(), {
+      SESSION_HUB_PORT: '0',
+      SESSION_HUB_TOKENS: 'runner:default:same-secret-1,dashboard:default:other-secret,admin:default:same-secret-1',
+    });
+    expectOneClearLine(twice);
+    expect(twice.stderr).toContain('SESSION_HUB_TOKENS entries 1 and 3 use the same token for different grants');
+  });
 });
