@@ -49,7 +49,7 @@ export async function tokenCommand(argv: string[]): Promise<void> {
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(namespace)) throw new UsageError('--namespace: 1–64 letters, digits, "_", "." or "-"');
       const { token } = await mintToken(store, { role: role.data, namespace, source: 'cli', now: Date.now() });
       process.stdout.write(`${token}\n`);
-      process.stderr.write(`created a ${role.data} token for namespace "${namespace}"; it is shown only now\n`);
+      process.stderr.write(`created a new token: role ${role.data}, namespace "${namespace}"; it is shown only now\n`);
       if (process.env.SESSION_HUB_TOKENS) process.stderr.write('note: SESSION_HUB_TOKENS is set, so a hub started with it ignores stored tokens\n');
     } finally {
       await store.close();
