@@ -1,37 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
+import type { TestHub } from '../helpers/hub.js';
 import { runCli } from '../helpers/cli.js';
-import { fixture, sendHooks, hubReader } from './run-cli.js';
+import { deadUrl, fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
-beforeEach(async () => {
-  hub = await startTestHub();
-  spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-});
-afterEach(async () => {
-  await hub.close();
-  rmSync(spoolDir, { recursive: true, force: true });
-});
-
-const env = (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
-
-const { get, sessionByTag } = hubReader(() => hub);
-
-/** A loopback URL where nothing listens: the hub is "down". */
-async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
+const { env, get, sessionByTag } = useBridgeHub((started) => ({ hub, spoolDir } = started));
 
 const claude = fixture('claude-session.json');
 const claudeTag = claude[0]!.session_id as string;

@@ -1,39 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../shared/client/dashboard-client.js';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, hubReader, sendHooks } from './run-cli.js';
+import type { TestHub } from '../helpers/hub.js';
+import { deadUrl, fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 
 let hub: TestHub;
 let spoolDir: string;
-beforeEach(async () => {
-  hub = await startTestHub();
-  spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-});
-afterEach(async () => {
-  await hub.close();
-  rmSync(spoolDir, { recursive: true, force: true });
-});
+const { env, get, sessionByTag } = useBridgeHub((started) => ({ hub, spoolDir } = started));
 
-const env = (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
-const { get, sessionByTag } = hubReader(() => hub);
 const claude = fixture('claude-session.json');
 const tag = claude[0]!.session_id as string;
-
-async function deadUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolveClose) => server.close(resolveClose));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe('a hook process killed in the middle of delivering the spool', () => {
   it('does not open a second run when the next hook delivers the spool again', async () => {

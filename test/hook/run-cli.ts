@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { expect } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 
@@ -31,4 +34,41 @@ export function hubReader(hub: () => { url: string; tokens: { dashboard: string 
     return matching[0]!;
   }
   return { get, sessionByTag };
+}
+
+/**
+ * Per test: a fresh in-process hub and an empty spool directory for the hook processes, removed
+ * after. Returns the hook processes' environment (for the hub, or `url` when given) and the readers.
+ */
+export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }) => unknown = () => {}) {
+  let started: { hub: TestHub; spoolDir: string } | undefined;
+  beforeEach(async () => {
+    started = { hub: await startTestHub(), spoolDir: mkdtempSync(join(tmpdir(), 'session-hub-spool-')) };
+    setUp(started);
+  });
+  afterEach(async () => {
+    if (!started) return;
+    await started.hub.close();
+    rmSync(started.spoolDir, { recursive: true, force: true });
+    started = undefined;
+  });
+  const current = () => {
+    if (!started) throw new Error('useBridgeHub: the hub exists only while a test runs');
+    return started;
+  };
+  const env = (url = current().hub.url): Record<string, string> => ({
+    SESSION_HUB_URL: url,
+    SESSION_HUB_TOKEN: current().hub.tokens.runner,
+    SESSION_HUB_SPOOL_DIR: current().spoolDir,
+  });
+  return { env, ...hubReader(() => current().hub) };
+}
+
+/** A loopback URL where nothing listens: the hub is "down". */
+export async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolveClose) => server.close(resolveClose));
+  return `http://127.0.0.1:${port}`;
 }

@@ -1,28 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, hubReader, sendHooks } from './run-cli.js';
+import type { TestHub } from '../helpers/hub.js';
+import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 
 let hub: TestHub;
 let spoolDir: string;
-beforeEach(async () => {
-  hub = await startTestHub();
-  spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-});
-afterEach(async () => {
-  await hub.close();
-  rmSync(spoolDir, { recursive: true, force: true });
-});
+const { env, get, sessionByTag } = useBridgeHub((started) => ({ hub, spoolDir } = started));
 
-const env = (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
-const { get, sessionByTag } = hubReader(() => hub);
 const claude = fixture('claude-session.json');
 const tag = claude[0]!.session_id as string;
 

@@ -1,26 +1,17 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
-import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, hubReader, sendHooks } from './run-cli.js';
+import type { TestHub } from '../helpers/hub.js';
+import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
-beforeEach(async () => {
-  hub = await startTestHub();
-  spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-});
-afterEach(async () => {
-  await hub.close();
-  rmSync(spoolDir, { recursive: true, force: true });
-});
+const bridge = useBridgeHub((started) => ({ hub, spoolDir } = started));
+const { get, sessionByTag } = bridge;
 
 // a short budget: a hook that finds the spool locked gives up after half of it
-const env = () => ({ SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_HOOK_BUDGET_MS: '800' });
-const { get, sessionByTag } = hubReader(() => hub);
-
+const env = () => ({ ...bridge.env(), SESSION_HUB_HOOK_BUDGET_MS: '800' });
 const claude = fixture('claude-session.json');
 const [start, prompt, , , , stop] = claude as [Record<string, unknown>, Record<string, unknown>, unknown, unknown, unknown, Record<string, unknown>];
 const tag = start.session_id as string;
