@@ -33,19 +33,30 @@ function actorOf(socket: RunnerSocket): Actor {
 export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bindings: RunnerBindings, options: HandleOptions): void {
   const actor = actorOf(socket);
   const on = eventHandlers<RunnerClientToServerEvents>(socket, options);
+  /** The socket is gone: the sessions it leaves with no bound socket go inactive and their runs start their grace. */
+  const loseSocket = () => {
+    runnerSocketsLost(deps, bindings.unbindSocket(socket.id)).catch((error: unknown) =>
+      socket.data.log.error({ err: error }, 'could not record runner disconnect'),
+    );
+  };
 
   on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadata(deps, actor, payload));
   on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateState(deps, actor, payload));
 
   on('session-start', SessionStartPayloadSchema, 'ok', async (payload) => {
     const { session, created } = await startSession(deps, actor, payload);
-    void socket.join(rooms.session(session.sid));
     bindings.bind(socket.id, session.sid);
+    // dropped while the write committed: its disconnect found nothing to unbind, so this binding would
+    // outlive the socket and keep the session's run from its grace for good. Lost now instead.
+    if (socket.disconnected) return loseSocket(), { ok: true, session, created };
+    void socket.join(rooms.session(session.sid));
     return { ok: true, session, created };
   });
 
   on('session-join', SessionJoinPayloadSchema, 'ok', async (payload, ctx) => {
     const session = await joinSession(deps, bindings, actor, payload);
+    // dropped while the join committed: undo the binding its transaction made (as session-start)
+    if (socket.disconnected) return loseSocket(), { ok: true, session };
     const room = rooms.session(session.sid);
     // live updates wait while the replay is read, then follow it (none of them twice)
     holdLive(socket, room);
@@ -81,8 +92,6 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
 
   socket.on('disconnect', (reason) => {
     socket.data.log.info({ reason }, 'runner disconnected');
-    runnerSocketsLost(deps, bindings.unbindSocket(socket.id)).catch((error: unknown) =>
-      socket.data.log.error({ err: error }, 'could not record runner disconnect'),
-    );
+    loseSocket();
   });
 }
