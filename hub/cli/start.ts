@@ -43,7 +43,27 @@ export async function startCommand(argv: string[]): Promise<void> {
   }
   const config = loadConfig(process.env, { host: values.host, port: values.port, dataDir: values.data, logLevel: values['log-level'] });
   const log = createLogger(config.logLevel);
-  let hub: RunningHub;
+  // the handlers come before the start: a signal while the hub starts (migrations, boot grace and
+  // sweep) would otherwise kill it with Node's default action, leaving hub.lock and its hubs row.
+  // The start finishes, then the hub stops like on any other signal.
+  let hub: RunningHub | undefined;
+  let stopSignal: string | undefined;
+  const shutdown = (running: RunningHub) =>
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  const stop = (signal: string) => {
+    if (stopSignal !== undefined) return;
+    stopSignal = signal;
+    log.info({ signal }, hub ? 'signal received' : 'signal received while starting: stopping once started');
+    if (hub) void shutdown(hub);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   try {
     hub = await startHub(config, { log });
   } catch (error) {
@@ -59,19 +79,5 @@ export async function startCommand(argv: string[]): Promise<void> {
         `Open ${hub.url}/ and sign in with the dashboard or admin token.\n\n`,
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'signal received');
-    hub.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopSignal !== undefined) void shutdown(hub);
 }
