@@ -29,12 +29,15 @@ const has = (object: object, key: string) => Object.prototype.hasOwnProperty.cal
 
 /**
  * A paired key (cursorSessionProtocol) that the write does not send lives only while its token is
- * carried forward or rewritten to the same value; a new or cleared token drops it.
+ * carried forward or rewritten to the same value; a new or cleared token drops it. "The same value"
+ * is judged on the token the write leaves in `document`: a patch's object token is merged, not taken
+ * as sent.
  */
-function pairedKeyShouldDrop(pairedKey: string, stored: JsonObject, incoming: JsonObject): boolean {
+function pairedKeyShouldDrop(pairedKey: string, stored: JsonObject, incoming: JsonObject, document: JsonObject): boolean {
   const tokenKey = PAIRED_KEYS.get(pairedKey)!;
   if (!has(incoming, tokenKey)) return false;
-  return incoming[tokenKey] === null || !sameJson(incoming[tokenKey], stored[tokenKey]);
+  const written = has(document, tokenKey) ? document[tokenKey] : undefined;
+  return incoming[tokenKey] === null || !sameJson(written, has(stored, tokenKey) ? stored[tokenKey] : undefined);
 }
 
 /** Copies the stored hub-owned keys into the result; a runner's hub-owned keys never apply. */
@@ -63,7 +66,7 @@ export function mergeWholeDocument(stored: JsonObject, incoming: JsonObject): Me
 
   for (const key of PROTECTED_KEYS) {
     if (has(incoming, key) || !has(stored, key)) continue;
-    if (PAIRED_KEYS.has(key) && pairedKeyShouldDrop(key, stored, incoming)) {
+    if (PAIRED_KEYS.has(key) && pairedKeyShouldDrop(key, stored, incoming, document)) {
       dropped.push(key);
       continue;
     }
@@ -109,7 +112,7 @@ export function applyMetadataPatch(stored: JsonObject, patch: JsonObject): Merge
 
   for (const [pairedKey] of PAIRED_KEYS) {
     if (has(patch, pairedKey) || !has(stored, pairedKey)) continue;
-    if (pairedKeyShouldDrop(pairedKey, stored, patch)) {
+    if (pairedKeyShouldDrop(pairedKey, stored, patch, document)) {
       delete document[pairedKey];
       dropped.push(pairedKey);
     }

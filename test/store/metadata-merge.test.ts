@@ -159,6 +159,14 @@ describe('applyMetadataPatch (RFC 7386)', () => {
         dropped: [],
       });
     });
+    it('judges the token by the value the patch leaves, not by the patch text (an object token merges)', () => {
+      // the patch changes {a: null} into {}: a different token, so the protocol goes (and a retry keeps it gone)
+      const objectToken = { cursorSessionId: { a: null }, cursorSessionProtocol: 'acp' };
+      expect(applyMetadataPatch(objectToken, { cursorSessionId: { a: null } })).toMatchObject({ document: { cursorSessionId: {} }, dropped: ['cursorSessionProtocol'] });
+      // {} merges into {a: 1} as no change: the same token, so the protocol stays
+      const unchanged = { cursorSessionId: { a: 1 }, cursorSessionProtocol: 'acp' };
+      expect(applyMetadataPatch(unchanged, { cursorSessionId: {} })).toEqual({ document: unchanged, carried: [], cleared: [], dropped: [] });
+    });
   });
 });
 
