@@ -3,8 +3,9 @@
  * to erase a resume token by leaving it out: protected keys are carried forward unless the write
  * sends a value (wins) or an explicit null (clear). Hub-owned keys are never a runner's to change.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { PAIRED_KEYS, RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
-import { sameJson, type JsonObject, type JsonValue } from '../../shared/protocol/json.js';
+import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 
 const IDENTITY_AND_ROUTING_KEYS = ['path', 'host', 'flavor', 'machineId'];
 
@@ -37,7 +38,8 @@ function pairedKeyShouldDrop(pairedKey: string, stored: JsonObject, incoming: Js
   const tokenKey = PAIRED_KEYS.get(pairedKey)!;
   if (!has(incoming, tokenKey)) return false;
   const written = has(document, tokenKey) ? document[tokenKey] : undefined;
-  return incoming[tokenKey] === null || !sameJson(written, has(stored, tokenKey) ? stored[tokenKey] : undefined);
+  // deep equality, not JSON text: an object token with its keys in another order is the same token
+  return incoming[tokenKey] === null || !isDeepStrictEqual(written, has(stored, tokenKey) ? stored[tokenKey] : undefined);
 }
 
 /** Copies the stored hub-owned keys into the result; a runner's hub-owned keys never apply. */

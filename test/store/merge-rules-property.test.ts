@@ -63,21 +63,25 @@ const storedDoc: fc.Arbitrary<JsonObject> = fc
     }),
   );
 
-/** An incoming document or patch, often touching the cursor pair (same id, new id, null, protocol alone). */
+/** The same JSON value with every object's keys in reverse order (JSON objects are unordered). */
+const reversedKeys = (v: JsonValue): JsonValue =>
+  Array.isArray(v) ? v.map(reversedKeys) : isObject(v) ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversedKeys(x)])) : v;
+
+/** An incoming document or patch, often touching the cursor pair (same id, same id with its keys reordered, new id, null, protocol alone). */
 const incomingDoc = (stored: JsonObject): fc.Arbitrary<JsonObject> =>
   fc
     .record({
       body: fc.dictionary(fc.constantFrom(...TOP_KEYS), json, { maxKeys: 6, noNullPrototype: true }),
-      id: fc.constantFrom('leave', 'same', 'null', 'new'),
+      id: fc.constantFrom('leave', 'same', 'reordered', 'null', 'new'),
       newId: token,
       proto: fc.option(json, { nil: undefined }),
-      sameNested: fc.boolean(),
     })
     .map(({ body, id, newId, proto }) => {
       const out: JsonObject = { ...body };
       delete out.cursorSessionId;
       delete out.cursorSessionProtocol;
       if (id === 'same' && has(stored, 'cursorSessionId')) out.cursorSessionId = structuredClone(stored.cursorSessionId!);
+      if (id === 'reordered' && has(stored, 'cursorSessionId')) out.cursorSessionId = reversedKeys(stored.cursorSessionId!);
       if (id === 'null') out.cursorSessionId = null;
       if (id === 'new') out.cursorSessionId = newId;
       if (proto !== undefined) out.cursorSessionProtocol = proto;

@@ -102,6 +102,14 @@ describe('mergeWholeDocument', () => {
       expect(out.dropped).toEqual(['cursorSessionProtocol']);
     });
 
+    it('is carried when the token is rewritten to the same value with its keys in another order', () => {
+      // JSON objects are unordered: {b, a} is the token {a, b}
+      const objectToken = { cursorSessionId: { a: 1, b: 2 }, cursorSessionProtocol: 'acp' };
+      expect(mergeWholeDocument(objectToken, { cursorSessionId: { b: 2, a: 1 } })).toMatchObject({ document: { cursorSessionProtocol: 'acp' }, dropped: [] });
+      const arrayToken = { cursorSessionId: [{ a: 1, b: 2 }], cursorSessionProtocol: 'acp' };
+      expect(applyMetadataPatch(arrayToken, { cursorSessionId: [{ b: 2, a: 1 }] })).toMatchObject({ document: { cursorSessionProtocol: 'acp' }, dropped: [] });
+    });
+
     it('takes the protocol the write sends with a new token', () => {
       const out = mergeWholeDocument(stored, { cursorSessionId: 'cur-2', cursorSessionProtocol: 'v2' });
       expect(out.document).toEqual({ cursorSessionId: 'cur-2', cursorSessionProtocol: 'v2' });
