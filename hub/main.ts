@@ -23,7 +23,7 @@ import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
-import { attachSocketHandlers, createSocketServer } from './socket/server.js';
+import { attachSocketHandlers, closeConnections, createSocketServer } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -72,7 +72,7 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
-  attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
+  const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
   registerHttpRoutes(app, { deps, tokens, limiter, metrics });
 
   const sweeper = createSweeper(deps, metrics);
@@ -113,6 +113,10 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
       // not hold the shutdown: what is in flight gets this long, then every connection is closed
       const forceClose = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       forceClose.unref();
+      // the events being handled get their acks before the sockets close (a write stored with no
+      // ack would be retried against itself); events arriving from now on are dropped unanswered
+      await inFlight.close(SHUTDOWN_GRACE_MS);
+      await closeConnections(sockets, SHUTDOWN_GRACE_MS);
       await new Promise<void>((resolve) => sockets.io.close(() => resolve()));
       await runnerPresence?.drain();
       // the writes in flight (and the disconnects the close just caused) commit before the store

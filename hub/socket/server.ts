@@ -8,6 +8,7 @@ import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import { registerDashboardHandlers } from './dashboard-handlers.js';
+import { InFlightEvents } from './in-flight-events.js';
 import type { RateLimiter } from './rate-limit.js';
 import { registerRunnerHandlers } from './runner-handlers.js';
 import { answerUnhandledEvents } from './unhandled-events.js';
@@ -17,7 +18,11 @@ export interface SocketServer {
   io: HubServer;
   runners: RunnerNamespace;
   dashboards: DashboardNamespace;
+  /** The open Engine.IO connections (a shutdown closes them after their last acks are sent). */
+  connections: Set<EngineSocket>;
 }
+
+type EngineSocket = Parameters<Parameters<HubServer['engine']['on']>[1]>[0];
 
 /** The Socket.IO server on the hub's HTTP server, with its two namespaces; handlers come later. */
 export function createSocketServer(httpServer: HttpServer): SocketServer {
@@ -29,7 +34,27 @@ export function createSocketServer(httpServer: HttpServer): SocketServer {
     pingTimeout: 10_000,
   });
   io.of('/').use((_socket, next) => next(new Error('use the /runner or /dashboard namespace')));
-  return { io, runners: io.of('/runner') as unknown as RunnerNamespace, dashboards: io.of('/dashboard') as unknown as DashboardNamespace };
+  const connections = new Set<EngineSocket>();
+  io.engine.on('connection', (connection: EngineSocket) => {
+    connections.add(connection);
+    connection.once('close', () => connections.delete(connection));
+  });
+  return { io, runners: io.of('/runner') as unknown as RunnerNamespace, dashboards: io.of('/dashboard') as unknown as DashboardNamespace, connections };
+}
+
+/**
+ * Closes every client connection once what it still has to send (acks) is sent, waiting at most
+ * `maxWaitMs`. `io.close()` alone discards a connection's unsent packets. A transport close, not a
+ * namespace disconnect: clients reconnect on their own to the next hub.
+ */
+export async function closeConnections(server: SocketServer, maxWaitMs: number): Promise<void> {
+  const closed = [...server.connections].map((connection) => new Promise<void>((resolve) => {
+    connection.once('close', () => resolve());
+    connection.close();
+  }));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs).unref()))]);
+  clearTimeout(timer);
 }
 
 export interface SocketHandlerDeps {
@@ -86,14 +111,17 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
   });
 }
 
-export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDeps): void {
+/** Returns the events in flight, which a shutdown lets finish before it closes the sockets. */
+export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDeps): InFlightEvents {
   const { limiter } = ctx;
+  const inFlight = new InFlightEvents();
   const options = { limiter, now: () => ctx.deps.clock.now(), metrics: ctx.metrics };
   const { connected } = ctx.metrics;
   authenticate(server.runners, 'runner', ctx, limiter);
   authenticate(server.dashboards, 'dashboard', ctx, limiter);
   server.runners.on('connection', (socket) => {
     socket.data.log.info('runner connected');
+    inFlight.track(socket);
     connected.inc({ kind: 'runner' });
     socket.once('disconnect', () => connected.dec({ kind: 'runner' }));
     registerRunnerHandlers(socket, ctx.deps, ctx.bindings, options);
@@ -101,9 +129,11 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
   });
   server.dashboards.on('connection', (socket) => {
     socket.data.log.info('dashboard connected');
+    inFlight.track(socket);
     connected.inc({ kind: 'dashboard' });
     socket.once('disconnect', () => connected.dec({ kind: 'dashboard' }));
     registerDashboardHandlers(socket, ctx.deps, options);
     answerUnhandledEvents(socket, '/dashboard');
   });
+  return inFlight;
 }
