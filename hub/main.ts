@@ -43,15 +43,26 @@ export interface RunningHub {
 }
 
 export async function startHub(config: HubConfig, options: { log?: Logger; clock?: Clock } = {}): Promise<RunningHub> {
+  // what a start opened, undone newest first when a later step fails (a port in use is found only
+  // after migrations and the boot sweep): the caller may live on, and hub.lock must not outlive it
+  const opened: (() => unknown)[] = [];
+  try {
+    return await bootHub(config, options, opened);
+  } catch (error) {
+    for (const undo of opened.reverse()) await Promise.resolve().then(undo).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock }, opened: (() => unknown)[]): Promise<RunningHub> {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
   // one process per SQLite data directory (several processes share PostgreSQL instead)
   const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
-  const store = await openStore(config, log).catch((error: unknown) => {
-    dataDirLock?.release();
-    throw error;
-  });
+  opened.push(() => dataDirLock?.release());
+  const store = await openStore(config, log);
+  opened.push(() => store.close());
   const hubId = randomUUID();
   const tokens = await loadTokens(store, config.tokens);
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
@@ -63,24 +74,29 @@ export async function startHub(config: HubConfig, options: { log?: Logger; clock
   const metrics = createMetrics();
   // with Redis, broadcasts cross processes: the adapter carries committed events to every process,
   // and each delivers to its own sockets in seq order
+  opened.push(() => new Promise<void>((resolve) => sockets.io.close(() => resolve())));
   const redis = config.redisUrl === undefined ? undefined : await attachRedisAdapter(sockets.io, config.redisUrl, log);
+  opened.push(() => redis?.close());
   const publisher = redis
     ? createClusterPublisher({ ...sockets, metrics, log, readEventsSince: (input) => readEventsSince(store, input) })
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
   const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
+  opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
   registerHttpRoutes(app, { deps, tokens, limiter, metrics });
 
   const sweeper = createSweeper(deps, metrics);
+  opened.push(() => sweeper.stop());
   // The boot sweep finishes before the hub listens: no client ever sees state it is about to change.
   // A big backlog (a long outage) delays the start; a sweep longer than a second logs its progress.
   await sweeper.sweepNow();
   sweeper.start(config.sweepMs);
   const heartbeat = startHeartbeat(deps, config.heartbeatMs);
+  opened.push(() => heartbeat.stop());
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and
   // the spec wants one line with the URL (ours, below)
