@@ -4,7 +4,10 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { connectRunner, type RunnerSocket } from '../helpers/clients.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results');
@@ -53,4 +56,45 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.locator('#token-input').fill(token);
   await page.locator('#signin-form button[type=submit]').click();
   await page.waitForSelector('#conn[data-state="live"]', { timeout: 5000 });
+}
+
+/**
+ * For a file of page tests: one hub, one browser and one runner for the file; a fresh 1280×800 page
+ * per test, which must end with no page error (a script error, or a script or import map the
+ * Content Security Policy blocked: those show only as console messages).
+ */
+export function useDashboardPages(handlers: {
+  suite(started: { hub: TestHub; browser: Browser; runner: RunnerSocket }): unknown;
+  test(opened: { context: BrowserContext; page: Page }): unknown;
+}): void {
+  let hub: TestHub | undefined;
+  let browser: Browser | undefined;
+  let runner: RunnerSocket | undefined;
+  let context: BrowserContext | undefined;
+  let pageErrors: string[] = [];
+  beforeAll(async () => {
+    hub = await startTestHub();
+    browser = await launchBrowser();
+    runner = await connectRunner(hub.url, hub.tokens.runner);
+    handlers.suite({ hub, browser, runner });
+  });
+  afterAll(async () => {
+    runner?.disconnect();
+    await browser?.close();
+    await hub?.close();
+  });
+  beforeEach(async () => {
+    context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    pageErrors = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) pageErrors.push(message.text());
+    });
+    handlers.test({ context, page });
+  });
+  afterEach(async () => {
+    await context?.close();
+    expect(pageErrors).toEqual([]);
+  });
 }

@@ -2,44 +2,19 @@
  * The detail view follows turn events the live map does not hold (activity added to a turn that
  * already closed), and very long texts do not push the page wider than the window.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestHub } from '../helpers/hub.js';
-import { connectRunner } from '../helpers/clients.js';
-import { launchBrowser, screenshot, signIn, waitForText } from './browser.js';
-
-type TestHub = Awaited<ReturnType<typeof startTestHub>>;
-type Runner = Awaited<ReturnType<typeof connectRunner>>;
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { RunnerSocket } from '../helpers/clients.js';
+import type { TestHub } from '../helpers/hub.js';
+import { useDashboardPages, screenshot, signIn, waitForText } from './browser.js';
 
 let hub: TestHub;
-let browser: Browser;
-let runner: Runner;
-let context: BrowserContext;
+let runner: RunnerSocket;
 let page: Page;
-let pageErrors: string[];
 
-beforeAll(async () => {
-  hub = await startTestHub();
-  browser = await launchBrowser();
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-
-afterAll(async () => {
-  runner?.disconnect();
-  await browser?.close();
-  await hub?.close();
-});
-
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-});
-
-afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+useDashboardPages({
+  suite: (started) => ({ hub, runner } = started),
+  test: (opened) => ({ page } = opened),
 });
 
 async function startSession(tag: string, metadata = { path: '/tmp/x', claudeSessionId: 'abc' }): Promise<string> {

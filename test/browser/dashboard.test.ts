@@ -2,50 +2,22 @@
  * The dashboard page end to end (issue 5): a real hub in process, real socket.io-client runners,
  * and Debian's chromium driving the page the hub serves.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { JsonObject } from '../../shared/protocol/json.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestHub } from '../helpers/hub.js';
-import { connectRunner } from '../helpers/clients.js';
-import { launchBrowser, screenshot, signIn, textOf, waitForText } from './browser.js';
-
-type TestHub = Awaited<ReturnType<typeof startTestHub>>;
-type Runner = Awaited<ReturnType<typeof connectRunner>>;
+import { describe, expect, it } from 'vitest';
+import type { RunnerSocket } from '../helpers/clients.js';
+import type { TestHub } from '../helpers/hub.js';
+import { useDashboardPages, screenshot, signIn, textOf, waitForText } from './browser.js';
 
 let hub: TestHub;
 let browser: Browser;
-let runner: Runner;
-let context: BrowserContext;
+let runner: RunnerSocket;
 let page: Page;
-let pageErrors: string[];
 let tagCount = 0;
 
-beforeAll(async () => {
-  hub = await startTestHub();
-  browser = await launchBrowser();
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-});
-
-afterAll(async () => {
-  runner?.disconnect();
-  await browser?.close();
-  await hub?.close();
-});
-
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  pageErrors = [];
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  // a blocked import map or script shows only as a console message
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) pageErrors.push(message.text());
-  });
-});
-
-afterEach(async () => {
-  await context?.close();
-  expect(pageErrors).toEqual([]);
+useDashboardPages({
+  suite: (started) => ({ hub, browser, runner } = started),
+  test: (opened) => ({ page } = opened),
 });
 
 /** Starts a fresh claude session through the runner and returns its sid. */
