@@ -4,6 +4,7 @@
  * webhook; usage mistakes exit 2 with a message naming the flag, and change nothing.
  */
 import { describe, expect, it } from 'vitest';
+import { listWebhooks } from '../../hub/store/webhooks.js';
 import { runCli } from '../helpers/cli.js';
 import { connectRunner, startSession, waitFor } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
@@ -27,7 +28,7 @@ describe('session-hub webhook', () => {
     expect((await runCli(['--help'])).stdout).toContain('webhook');
   });
 
-  it('adds a webhook a running hub delivers to with the printed secret; lists, removes it', async () => {
+  it('adds a webhook a running hub delivers to with the printed secret; lists, removes it', { timeout: 120_000 }, async () => {
     const receiver = await startReceiver();
     const added = await cli('add', '--url', receiver.url, '--events', 'session-created,session-ended', '--format', 'slack');
     expect(added.code, added.stderr).toBe(0);
@@ -56,14 +57,15 @@ describe('session-hub webhook', () => {
     expect((await cli('list')).stdout).toBe('no webhooks\n');
   });
 
-  it('shows a paused webhook in doctor; resume delivers what waited', async () => {
+  // each CLI call is a process start: slow on a loaded machine
+  it('shows a paused webhook in doctor; resume delivers what waited', { timeout: 120_000 }, async () => {
     const receiver = await startReceiver();
     receiver.answer = () => 500;
     const added = JSON.parse((await cli('add', '--url', receiver.url, '--json')).stdout) as { webhook: { id: string }; secret: string };
     receiver.secret = added.secret;
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     await startSession(runner, { tag: 'waiting' });
-    await waitFor(async () => (await cli('list')).stdout.includes('paused'), 10_000, 'the webhook paused');
+    await waitFor(async () => (await listWebhooks(hub.deps.store)).some((w) => w.pausedAt !== null), 10_000, 'the webhook paused');
 
     const doctor = await runCli(['doctor', '--data', hub.dataDir]);
     expect(doctor.code).toBe(1);
@@ -80,7 +82,7 @@ describe('session-hub webhook', () => {
     expect((await runCli(['doctor', '--data', hub.dataDir])).stdout).not.toContain('Webhooks needing attention');
   });
 
-  it('refuses usage mistakes with exit 2 and a message naming the flag, storing nothing', async () => {
+  it('refuses usage mistakes with exit 2 and a message naming the flag, storing nothing', { timeout: 120_000 }, async () => {
     const cases: [string[], string][] = [
       [['add'], '--url is required'],
       [['add', '--url', 'ftp://example.com/x'], '--url: "ftp://example.com/x" must use http or https, not ftp'],
@@ -96,8 +98,9 @@ describe('session-hub webhook', () => {
       [['launch'], 'unknown action "launch"'],
       [['add', '--url', 'https://example.com', '--colour', 'red'], "Unknown option '--colour'"],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli(...args);
+    const results = await Promise.all(cases.map(([args]) => cli(...args)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain(message);
       expect(result.stderr).toContain('session-hub webhook --help');
