@@ -178,6 +178,25 @@ describe('delivery', () => {
   });
 });
 
+describe('a hanging receiver', () => {
+  // long enough that the other webhook's deliveries all happen inside one hanging POST
+  useHub({ ...TIMINGS, webhookTimeoutMs: 10_000 });
+
+  it('holds up only its own webhook: another one delivers meanwhile', async () => {
+    const stuck = await startReceiver();
+    stuck.answer = () => 'hang';
+    const healthy = await startReceiver();
+    await addWebhook(stuck, { events: ['session-created'] });
+    await addWebhook(healthy, { events: ['session-created'] });
+    const sids = [];
+    for (let i = 0; i < 3; i++) sids.push((await startSession(runner)).sid);
+    await waitFor(() => healthy.accepted().length === 3, 8000, 'the healthy webhook delivering');
+    expect(healthy.accepted().map((p) => p.body.sid)).toEqual(sids);
+    // the stuck one still waits on its first POST, with nothing sent past it
+    expect(stuck.posts.map((p) => p.body.sid)).toEqual([sids[0]]);
+  });
+});
+
 describe('retention', () => {
   // every event may be pruned at once by a sweep: keep none, for no time
   useHub({ ...TIMINGS, eventKeep: 0, eventKeepMs: 0 });
