@@ -6,6 +6,7 @@ const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')
 const startCommand = async (argv: string[]) => (await import('./cli/start.js')).startCommand(argv);
 const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
 const tokenCommand = async (argv: string[]) => (await import('./cli/token.js')).tokenCommand(argv);
+const webhookCommand = async (argv: string[]) => (await import('./cli/webhook.js')).webhookCommand(argv);
 
 const HELP = `session-hub <command> [options]
 
@@ -15,6 +16,7 @@ Commands:
   doctor     list sessions, runs and turns that need attention (reads the database)
   repair     restore resume tokens (or other keys) lost from metadata, from history
   token      create a token (stored hashed, shown once) or list the stored ones
+  webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
 
 Run "session-hub <command> --help" for a command's options.`;
 
@@ -24,6 +26,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   doctor: doctorCommand,
   repair: repairCommand,
   token: tokenCommand,
+  webhook: webhookCommand,
 };
 
 async function main(argv: string[]): Promise<void> {

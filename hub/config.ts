@@ -26,6 +26,12 @@ const ConfigSchema = z.object({
   eventKeepMs: z.coerce.number().int().nonnegative().default(86_400_000),
   rateLimitPerSecond: z.coerce.number().positive().default(200),
   rateLimitBurst: z.coerce.number().positive().default(400),
+  /** Webhook delivery (docs/attention.md): a receiver's answer wait, the retry back-off, the pause. */
+  webhookTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  webhookRetryMs: z.coerce.number().int().positive().default(1_000),
+  webhookRetryMaxMs: z.coerce.number().int().positive().default(300_000),
+  webhookPauseAfter: z.coerce.number().int().positive().default(20),
+  webhookPollMs: z.coerce.number().int().positive().default(1_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
@@ -49,6 +55,11 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   eventKeepMs: 'SESSION_HUB_EVENT_KEEP_MS',
   rateLimitPerSecond: 'SESSION_HUB_RATE_LIMIT',
   rateLimitBurst: 'SESSION_HUB_RATE_BURST',
+  webhookTimeoutMs: 'SESSION_HUB_WEBHOOK_TIMEOUT_MS',
+  webhookRetryMs: 'SESSION_HUB_WEBHOOK_RETRY_MS',
+  webhookRetryMaxMs: 'SESSION_HUB_WEBHOOK_RETRY_MAX_MS',
+  webhookPauseAfter: 'SESSION_HUB_WEBHOOK_PAUSE_AFTER',
+  webhookPollMs: 'SESSION_HUB_WEBHOOK_POLL_MS',
   logLevel: 'LOG_LEVEL',
 };
 

@@ -27,6 +27,8 @@ import { attachSocketHandlers, closeConnections, createSocketServer } from './so
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { createWebhookDeliverer } from './webhooks/deliverer.js';
+import { createWebhookMetrics } from './webhooks/metrics.js';
 
 /** How long a shutdown waits for open HTTP connections before closing them. */
 const SHUTDOWN_GRACE_MS = 2000;
@@ -97,6 +99,9 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   sweeper.start(config.sweepMs);
   const heartbeat = startHeartbeat(deps, config.heartbeatMs);
   opened.push(() => heartbeat.stop());
+  // webhooks: one process of a cluster delivers (webhooks/deliverer.ts)
+  const webhooks = createWebhookDeliverer(deps, createWebhookMetrics(metrics.registry, store));
+  opened.push(() => webhooks.stop());
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and
   // the spec wants one line with the URL (ours, below)
@@ -112,6 +117,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   // minted only now that the hub listens: a start that fails before never mints tokens it cannot print
   const generated = await mintFirstTokens(store, tokens, config.tokens, clock.now());
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  webhooks.start();
   log.info(
     { url, database: describeStore(config), redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
@@ -122,6 +128,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     (closing ??= (async () => {
       log.info('shutting down: closing sockets, HTTP and the database');
       await sweeper.stop();
+      await webhooks.stop();
       await heartbeat.stop();
       publisher.close?.();
       runnerPresence?.close();

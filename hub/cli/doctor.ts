@@ -9,7 +9,9 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - ended or archived sessions whose resume token is missing although their history has one
     (fix: session-hub repair),
   - runs still marked running whose runner is gone past the grace, or with no activity for 24 h,
-  - turns open longer than the turn timeout.
+  - turns open longer than the turn timeout,
+  - webhooks paused after failing too long (fix: session-hub webhook resume <id>), failing now,
+    or that lost events pruned by retention before they could be delivered.
 
 Options:
   --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data); with
@@ -51,7 +53,17 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     for (const f of report.openTurns) lines.push(`  ${f.sid}  turn ${f.turnId}  opened ${when(f.openedAt, now)}`);
     lines.push('  fix: make sure the hub is running; its sweep closes these as "timeout".', '');
   }
-  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length;
+  if (report.webhooks.length > 0) {
+    lines.push(`Webhooks needing attention (${report.webhooks.length})`);
+    for (const w of report.webhooks) {
+      const state = w.pausedAt !== null ? `paused since ${when(w.pausedAt, now)} after ${w.failures} failed attempts` : w.failures > 0 ? `failing: ${w.failures} attempt(s) in a row since ${when(w.failingSince ?? now, now)}` : 'delivering';
+      const lost = w.lostEvents > 0 ? `; ${w.lostEvents} event(s) lost to retention before delivery` : '';
+      lines.push(`  ${w.id}  ${w.namespace}  ${w.url}  ${state}${lost}${w.lastError === null ? '' : `; last error: ${w.lastError}`}`);
+    }
+    lines.push(`  fix: make the receiver answer 2xx, then: session-hub webhook resume <id> ${data}   (also acknowledges lost events)`);
+    lines.push('       lost events: raise SESSION_HUB_EVENT_KEEP / SESSION_HUB_EVENT_KEEP_MS, or resume paused webhooks sooner', '');
+  }
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.webhooks.length;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
 }

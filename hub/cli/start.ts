@@ -24,7 +24,9 @@ ${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.hear
 
 Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
 ${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
-${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst} (see README).`;
+${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst} (see README).
+Webhook delivery: ${ENV_VARS.webhookTimeoutMs}, ${ENV_VARS.webhookRetryMs}, ${ENV_VARS.webhookRetryMaxMs},
+${ENV_VARS.webhookPauseAfter}, ${ENV_VARS.webhookPollMs} (docs/attention.md).`;
 
 export async function startCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -5,6 +5,8 @@
 import { FLAVORS } from '../../shared/flavors.js';
 import { turnsTimedOutIfOpenedBy } from '../lifecycle/sweeps.js';
 import type { Sql } from '../store/sql.js';
+import { listWebhooks } from '../store/webhooks.js';
+import type { Webhook } from '../../shared/protocol/webhooks.js';
 import {
   findMissingTokens,
   findOldOpenTurns,
@@ -26,6 +28,13 @@ export interface DoctorReport {
   missingTokens: MissingTokenFinding[];
   stuckRuns: StuckRunFinding[];
   openTurns: OpenTurnFinding[];
+  /** Webhooks paused, failing, or that lost events to retention before delivering them. */
+  webhooks: Webhook[];
+}
+
+/** A webhook worth a look: paused, failing now, or missing events it could not deliver in time. */
+function webhookNeedsAttention(webhook: Webhook): boolean {
+  return webhook.pausedAt !== null || webhook.failures > 0 || webhook.lostEvents > 0;
 }
 
 export async function diagnose(sql: Sql, input: { now: number; runGraceMs: number; turnTimeoutMs: number; silentRunMs?: number }): Promise<DoctorReport> {
@@ -36,12 +45,14 @@ export async function diagnose(sql: Sql, input: { now: number; runGraceMs: numbe
   }
   const stuckRuns = await findStuckRuns(sql, { lostBefore: input.now - input.runGraceMs, silentBefore: input.now - silentRunMs, limit: LIMIT });
   const openTurns = await findOldOpenTurns(sql, { openedBefore: turnsTimedOutIfOpenedBy(input.now, input.turnTimeoutMs), limit: LIMIT });
+  const webhooks = (await listWebhooks(sql)).filter(webhookNeedsAttention);
   return {
-    ok: missingTokens.length + stuckRuns.length + openTurns.length === 0,
+    ok: missingTokens.length + stuckRuns.length + openTurns.length + webhooks.length === 0,
     checkedAt: input.now,
     thresholds: { runGraceMs: input.runGraceMs, silentRunMs, turnTimeoutMs: input.turnTimeoutMs },
     missingTokens,
     stuckRuns,
     openTurns,
+    webhooks,
   };
 }

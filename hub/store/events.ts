@@ -19,6 +19,8 @@ const SET_PRUNED = {
   postgres: `UPDATE namespaces SET pruned_through = GREATEST(pruned_through, @upto) WHERE name = @namespace`,
 };
 const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
+const SELECT_PAGE_AFTER = `
+  SELECT id, seq, sid, created_at AS "createdAt", body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq LIMIT @limit`;
 
 /**
  * PostgreSQL: the next seq and the event row in one statement, so one round trip while the
@@ -70,6 +72,15 @@ export async function readEventsSince(sql: Sql, input: { namespace: string; sinc
     events.push({ id: row.id, seq: row.seq, createdAt: row.createdAt, body: JSON.parse(row.body) as UpdateBody });
   }
   return events;
+}
+
+/** At most `limit` kept events after `since`, in seq order, with their sid (webhook delivery pages through them). */
+export async function readEventPageAfter(
+  sql: Sql,
+  input: { namespace: string; since: number; limit: number },
+): Promise<(UpdateEvent & { sid: string })[]> {
+  const rows = await sql.all(SELECT_PAGE_AFTER, input) as { id: string; seq: number; sid: string; createdAt: number; body: string }[];
+  return rows.map((row) => ({ id: row.id, seq: row.seq, sid: row.sid, createdAt: row.createdAt, body: JSON.parse(row.body) as UpdateBody }));
 }
 
 /**

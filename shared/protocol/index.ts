@@ -10,3 +10,4 @@ export * from './limits.js';
 export * from './session.js';
 export * from './validation.js';
 export * from './versioned.js';
+export * from './webhooks.js';

@@ -1,0 +1,84 @@
+/**
+ * What an `update` event is, in the filter names people pick (`session-ended`, `turn`, …), and the
+ * one line of text that says so. Pure functions of the event body and the session's name.
+ */
+import type { UpdateBody } from '../../shared/protocol/broadcast.js';
+import type { WebhookEventKind, WebhookEventName } from '../../shared/protocol/webhooks.js';
+
+/**
+ * The attention field of an update-session body, when it carries one. Read loosely: the attention
+ * state (issue 13, section 1) adds it to update-session bodies; matching on its presence works with
+ * or without that change merged. A null (nothing changed, or cleared) is not a ping.
+ */
+function attentionOf(body: UpdateBody): Record<string, unknown> | undefined {
+  const value = (body as Record<string, unknown>).attention;
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+}
+
+/** Every filter name the event matches (most telling first); empty for other updates (presence, metadata …). */
+export function kindsOf(body: UpdateBody): Exclude<WebhookEventKind, 'update'>[] {
+  if (body.t === 'session-created') return ['session-created'];
+  if (body.t === 'turn') return ['turn'];
+  const kinds: Exclude<WebhookEventKind, 'update'>[] = [];
+  if (body.lifecycle?.state === 'ended') kinds.push('session-ended');
+  if (body.lifecycle?.state === 'archived') kinds.push('session-archived');
+  if (attentionOf(body)) kinds.push('attention');
+  return kinds;
+}
+
+/** The kind a delivery is labelled with: the first one the event matches, else `update`. */
+export function primaryKind(body: UpdateBody): WebhookEventKind {
+  return kindsOf(body)[0] ?? 'update';
+}
+
+export function matchesFilter(body: UpdateBody, events: readonly WebhookEventName[]): boolean {
+  if (events.includes('all')) return true;
+  return kindsOf(body).some((kind) => events.includes(kind));
+}
+
+/** The session as a person recognises it. */
+export interface SessionLabel {
+  name: string;
+  agent: string;
+}
+
+const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const quoted = (text: string | null | undefined) => (text ? ` "${clip(text.replace(/\s+/g, ' ').trim())}"` : '');
+const because = (reason: string | null | undefined) => (reason ? ` (${clip(reason, 80)})` : '');
+
+function attentionLine(attention: Record<string, unknown>): string {
+  const str = (key: string) => (typeof attention[key] === 'string' ? (attention[key] as string) : null);
+  const tool = str('tool');
+  const message = str('message');
+  const what: Record<string, string> = {
+    permission: `wants permission${tool ? ` to use ${tool}` : ''}`,
+    question: 'is waiting for your answer',
+    done: 'finished and waits for the next prompt',
+    failed: 'stopped on an error',
+  };
+  const kind = str('kind');
+  return `${(kind && what[kind]) ?? 'needs you'}${message ? `: ${clip(message)}` : ''}`;
+}
+
+/** One readable line: who (agent and session name) and what happened, in plain words. */
+export function describeEvent(body: UpdateBody, session: SessionLabel): string {
+  const who = `${session.agent} session "${session.name}"`;
+  if (body.t === 'session-created') return `${who} started`;
+  if (body.t === 'turn') {
+    const { turn } = body;
+    if (turn.status === 'open') return `${who} started a turn${quoted(turn.prompt)}`;
+    return `${who} finished a turn (${turn.status})${quoted(turn.response)}`;
+  }
+  const attention = attentionOf(body);
+  if (attention) return `${who} ${attentionLine(attention)}`;
+  if (body.lifecycle) {
+    const { state, reason } = body.lifecycle;
+    if (state === 'ended') return `${who} ended${because(reason)}`;
+    if (state === 'archived') return `${who} was archived${because(reason)}`;
+    return `${who} is ${state}${because(reason)}`;
+  }
+  if (body.presence) return `${who} is ${body.presence.active ? 'connected' : 'disconnected'}${body.presence.thinking ? ' and thinking' : ''}`;
+  if (body.metadata) return `${who} metadata changed (version ${body.metadata.version})`;
+  if (body.agentState) return `${who} agent state changed (version ${body.agentState.version})`;
+  return `${who} changed`;
+}

@@ -1,0 +1,38 @@
+/**
+ * Webhook figures on the hub's /metrics: attempts by result, events lost to retention, and the
+ * webhooks paused now (read from the store at scrape time, so every process of a cluster agrees).
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Sql } from '../store/sql.js';
+import { countPausedWebhooks } from '../store/webhooks.js';
+
+export interface WebhookMetrics {
+  deliveries: Counter<'result'>;
+  lostEvents: Counter;
+}
+
+export function createWebhookMetrics(registry: Registry, sql: Sql): WebhookMetrics {
+  const registers = [registry];
+  const deliveries = new Counter({
+    name: 'session_hub_webhook_deliveries_total',
+    help: 'Webhook POST attempts, by result (ok: a 2xx; failed: anything else, a timeout or a network error).',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  deliveries.inc({ result: 'ok' }, 0);
+  deliveries.inc({ result: 'failed' }, 0);
+  const lostEvents = new Counter({
+    name: 'session_hub_webhook_lost_events_total',
+    help: 'Events pruned by retention before a webhook delivered them (skipped).',
+    registers,
+  });
+  new Gauge({
+    name: 'session_hub_webhooks_paused',
+    help: 'Webhooks paused after failing too long (session-hub webhook resume <id> restarts one).',
+    registers,
+    async collect() {
+      this.set(await countPausedWebhooks(sql));
+    },
+  });
+  return { deliveries, lostEvents };
+}
