@@ -19,11 +19,12 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
+import { watchTokens } from './services/token-watch.js';
 import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
-import { attachSocketHandlers, closeConnections, createSocketServer } from './socket/server.js';
+import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -64,7 +65,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const store = await openStore(config, log);
   opened.push(() => store.close());
   const hubId = randomUUID();
-  const tokens = await loadTokens(store, config.tokens);
+  const tokens = await loadTokens(store, config.tokens, () => clock.now());
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
   const server = createServer();
@@ -97,6 +98,9 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   sweeper.start(config.sweepMs);
   const heartbeat = startHeartbeat(deps, config.heartbeatMs);
   opened.push(() => heartbeat.stop());
+  // stored tokens change under a running hub (revoke, expiry); environment tokens never do
+  const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders: tokenHolders(sockets), log });
+  opened.push(() => tokenWatch?.stop());
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and
   // the spec wants one line with the URL (ours, below)
@@ -123,6 +127,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       log.info('shutting down: closing sockets, HTTP and the database');
       await sweeper.stop();
       await heartbeat.stop();
+      await tokenWatch?.stop();
       publisher.close?.();
       runnerPresence?.close();
       // a connection that stays open (a browser's keep-alive or a long-poll caught mid-upgrade) must

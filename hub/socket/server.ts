@@ -137,3 +137,19 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
   });
   return inFlight;
 }
+
+/** This process's sockets by token (for the token watch: last use, and cutting a revoked token's sockets). */
+export function tokenHolders(server: SocketServer) {
+  const sockets = () => [...server.runners.sockets.values(), ...server.dashboards.sockets.values()];
+  return {
+    liveTokenHashes: () => new Set(sockets().map((socket) => socket.data.identity.tokenHash)),
+    cut(tokenHashes: Set<string>) {
+      for (const socket of sockets()) {
+        if (!tokenHashes.has(socket.data.identity.tokenHash)) continue;
+        socket.emit('error', { code: 'unauthorized', message: 'this token was revoked or has expired', event: 'connection' });
+        // a namespace disconnect: the client does not reconnect by itself with a token now refused
+        socket.disconnect();
+      }
+    },
+  };
+}
