@@ -27,6 +27,7 @@ import { RateLimiter } from './socket/rate-limit.js';
 import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
+import { prepareDataDir } from './store/sqlite/data-dir.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 
 /** How long a shutdown waits for open HTTP connections before closing them. */
@@ -60,6 +61,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const clock = options.clock ?? systemClock;
 
   // one process per SQLite data directory (several processes share PostgreSQL instead)
+  // the directory is checked first: an unusable one is named at once, before anything opens in it
+  if (config.databaseUrl === undefined) prepareDataDir(config.dataDir);
   const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   opened.push(() => dataDirLock?.release());
   const store = await openStore(config, log);
