@@ -26,6 +26,9 @@ const ConfigSchema = z.object({
   eventKeepMs: z.coerce.number().int().nonnegative().default(86_400_000),
   rateLimitPerSecond: z.coerce.number().positive().default(200),
   rateLimitBurst: z.coerce.number().positive().default(400),
+  /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
+  tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
+  tokenRateLimitBurst: z.coerce.number().positive().default(4000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
@@ -49,6 +52,8 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   eventKeepMs: 'SESSION_HUB_EVENT_KEEP_MS',
   rateLimitPerSecond: 'SESSION_HUB_RATE_LIMIT',
   rateLimitBurst: 'SESSION_HUB_RATE_BURST',
+  tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
+  tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   logLevel: 'LOG_LEVEL',
 };
 

@@ -89,7 +89,10 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
   opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
-  const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  const limiter = new RateLimiter(
+    { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
+    { ratePerSecond: config.tokenRateLimitPerSecond, burst: config.tokenRateLimitBurst },
+  );
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
   registerHttpRoutes(app, { deps, tokens, limiter, metrics });
 

@@ -24,7 +24,8 @@ ${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.hear
 
 Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
 ${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
-${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst} (see README).`;
+${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst}, ${ENV_VARS.tokenRateLimitPerSecond},
+${ENV_VARS.tokenRateLimitBurst} (see README).`;
 
 /** How long a signal received during the start waits for it to finish (then to stop cleanly). */
 const STOP_DURING_START_MS = 3000;

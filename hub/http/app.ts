@@ -43,7 +43,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
 
 /** Health, metrics, the session API, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
-  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now() };
+  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn' });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });

@@ -105,6 +105,7 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
       lastSeq: replayFrom(auth.lastSeq),
       log: ctx.log.child({ socketId: socket.id, ns: which, tenant: identity.namespace, role: identity.role }),
       bucket: limiter.forSocket(ctx.deps.clock.now()),
+      flood: { streakStart: 0, lastRefusal: Number.NEGATIVE_INFINITY },
     };
     socket.data = data;
     next();
