@@ -95,6 +95,8 @@ export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, e
       SESSION_HUB_TOKENS: tokens,
       SESSION_HUB_RATE_LIMIT: String(BENCH_RATE_LIMIT),
       SESSION_HUB_RATE_BURST: String(BENCH_RATE_LIMIT),
+      SESSION_HUB_TOKEN_RATE_LIMIT: String(BENCH_RATE_LIMIT),
+      SESSION_HUB_TOKEN_RATE_BURST: String(BENCH_RATE_LIMIT),
       LOG_LEVEL: 'info', // the start line with the port is at info; the pipe is drained, not kept
       ...env,
     },

@@ -32,6 +32,9 @@ const ConfigSchema = z.object({
   webhookRetryMaxMs: z.coerce.number().int().positive().default(300_000),
   webhookPauseAfter: z.coerce.number().int().positive().default(20),
   webhookPollMs: z.coerce.number().int().positive().default(1_000),
+  /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
+  tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
+  tokenRateLimitBurst: z.coerce.number().positive().default(4000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
@@ -60,6 +63,8 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   webhookRetryMaxMs: 'SESSION_HUB_WEBHOOK_RETRY_MAX_MS',
   webhookPauseAfter: 'SESSION_HUB_WEBHOOK_PAUSE_AFTER',
   webhookPollMs: 'SESSION_HUB_WEBHOOK_POLL_MS',
+  tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
+  tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   logLevel: 'LOG_LEVEL',
 };
 

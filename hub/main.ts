@@ -19,13 +19,15 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
+import { watchTokens } from './services/token-watch.js';
 import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
-import { attachSocketHandlers, closeConnections, createSocketServer } from './socket/server.js';
+import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
+import { prepareDataDir } from './store/sqlite/data-dir.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { createWebhookDeliverer } from './webhooks/deliverer.js';
 import { createWebhookMetrics } from './webhooks/metrics.js';
@@ -61,12 +63,14 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const clock = options.clock ?? systemClock;
 
   // one process per SQLite data directory (several processes share PostgreSQL instead)
+  // the directory is checked first: an unusable one is named at once, before anything opens in it
+  if (config.databaseUrl === undefined) prepareDataDir(config.dataDir);
   const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   opened.push(() => dataDirLock?.release());
   const store = await openStore(config, log);
   opened.push(() => store.close());
   const hubId = randomUUID();
-  const tokens = await loadTokens(store, config.tokens);
+  const tokens = await loadTokens(store, config.tokens, () => clock.now());
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
   const server = createServer();
@@ -87,7 +91,10 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
   opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
-  const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  const limiter = new RateLimiter(
+    { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },
+    { ratePerSecond: config.tokenRateLimitPerSecond, burst: config.tokenRateLimitBurst },
+  );
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
   registerHttpRoutes(app, { deps, tokens, limiter, metrics });
 
@@ -102,6 +109,9 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   // webhooks: one process of a cluster delivers (webhooks/deliverer.ts)
   const webhooks = createWebhookDeliverer(deps, createWebhookMetrics(metrics.registry, store));
   opened.push(() => webhooks.stop());
+  // stored tokens change under a running hub (revoke, expiry); environment tokens never do
+  const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders: tokenHolders(sockets), log });
+  opened.push(() => tokenWatch?.stop());
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and
   // the spec wants one line with the URL (ours, below)
@@ -130,6 +140,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       await sweeper.stop();
       await webhooks.stop();
       await heartbeat.stop();
+      await tokenWatch?.stop();
       publisher.close?.();
       runnerPresence?.close();
       // a connection that stays open (a browser's keep-alive or a long-poll caught mid-upgrade) must

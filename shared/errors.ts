@@ -36,6 +36,5 @@ export const hubError = {
   forbidden: (message: string) => new HubError('forbidden', message),
   conflict: (message: string) => new HubError('conflict', message),
   tooLarge: (message: string) => new HubError('payload_too_large', message),
-  rateLimited: () => new HubError('rate_limited', 'rate limit exceeded; slow down and retry'),
   internal: () => new HubError('internal', 'internal error; nothing was written'),
 };

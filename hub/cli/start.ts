@@ -24,9 +24,13 @@ ${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.hear
 
 Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
 ${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
-${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst} (see README).
+${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst}, ${ENV_VARS.tokenRateLimitPerSecond},
+${ENV_VARS.tokenRateLimitBurst} (see README).
 Webhook delivery: ${ENV_VARS.webhookTimeoutMs}, ${ENV_VARS.webhookRetryMs}, ${ENV_VARS.webhookRetryMaxMs},
 ${ENV_VARS.webhookPauseAfter}, ${ENV_VARS.webhookPollMs} (docs/attention.md).`;
+
+/** How long a signal received during the start waits for it to finish (then to stop cleanly). */
+const STOP_DURING_START_MS = 3000;
 
 export async function startCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -46,8 +50,8 @@ export async function startCommand(argv: string[]): Promise<void> {
   const config = loadConfig(process.env, { host: values.host, port: values.port, dataDir: values.data, logLevel: values['log-level'] });
   const log = createLogger(config.logLevel);
   // the handlers come before the start: a signal while the hub starts (migrations, boot grace and
-  // sweep) would otherwise kill it with Node's default action, leaving hub.lock and its hubs row.
-  // The start finishes, then the hub stops like on any other signal.
+  // sweep) would otherwise kill it with Node's default action, leaving its hubs row. The start
+  // finishes (within STOP_DURING_START_MS), then the hub stops like on any other signal.
   let hub: RunningHub | undefined;
   let stopSignal: string | undefined;
   const shutdown = (running: RunningHub) =>
@@ -62,7 +66,14 @@ export async function startCommand(argv: string[]): Promise<void> {
     if (stopSignal !== undefined) return;
     stopSignal = signal;
     log.info({ signal }, hub ? 'signal received' : 'signal received while starting: stopping once started');
-    if (hub) void shutdown(hub);
+    if (hub) return void shutdown(hub);
+    // a start that hangs (a database that accepts connections but never answers) must not make the
+    // signal moot: past this grace the process ends as it is (the OS releases the data-dir lock)
+    setTimeout(() => {
+      if (hub) return;
+      process.stderr.write(`session-hub: stopped by ${signal} while starting (the start did not finish within ${STOP_DURING_START_MS / 1000} s)\n`);
+      process.exit(1);
+    }, STOP_DURING_START_MS).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,56 +1,90 @@
 import { parseArgs } from 'node:util';
 import { RoleSchema } from '../../shared/protocol/auth.js';
-import { mintToken } from '../services/tokens.js';
-import { listTokens } from '../store/tokens.js';
+import { durationMs, TokenIdSchema } from '../../shared/protocol/tokens.js';
+import { TOKEN_REFRESH_MS } from '../services/token-watch.js';
+import { mintToken, revokeStoredToken, ROLE_CHOICES } from '../services/tokens.js';
+import { listTokens, type StoredToken } from '../store/tokens.js';
 import { openExistingStore, UsageError, withUsageErrors } from './offline.js';
 
-export const TOKEN_HELP = `session-hub token create --role <runner|dashboard|admin> [--namespace NAME] [--data DIR]
+export const TOKEN_HELP = `session-hub token create --role <${RoleSchema.options.join('|')}> [--namespace NAME] [--expires-in 30d] [--data DIR]
 session-hub token list [--data DIR]
+session-hub token revoke <id> [--data DIR]
 
-create  makes a new token, stores only its hash in the hub database and prints the token once.
-        A running hub accepts it within seconds, without a restart.
-list    shows every stored token's role, namespace, origin and age (never a token).
+create  makes a new token, stores only its hash in the hub database and prints the token once
+        (stdout; its id on stderr). A running hub accepts it within seconds, without a restart.
+list    shows every stored token: id, role, namespace, origin, created, last used, expires or
+        revoked (never a token).
+revoke  refuses the token from now on: every hub process on this database stops accepting it
+        within seconds and disconnects the sockets holding it. The row stays, shown as revoked.
 
 Options:
-  --role <role>        runner, dashboard or admin (create)
+  --role <role>        ${ROLE_CHOICES} (create)
   --namespace <name>   the tenant namespace (create; default "default")
+  --expires-in <time>  create: valid for this long, e.g. 30d, 12h, 45m, 90s (default: no expiry)
   --data <dir>         the hub's data directory (SESSION_HUB_DATA, default ./data); with
                        SESSION_HUB_DATABASE_URL set, that PostgreSQL database instead
   -h, --help           show this help
 
 Tokens given in SESSION_HUB_TOKENS replace the stored ones entirely: while it is set, a hub does
-not read the database's tokens.`;
+not read the database's tokens, and those tokens cannot be revoked (change the setting instead).`;
+
+const ACTIONS = ['create', 'list', 'revoke'];
+
+function when(at: number | null, none: string): string {
+  return at === null ? none : new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** One `token list` line: what a person needs to pick the token to revoke. */
+function listLine(t: StoredToken, now: number): string {
+  const state = t.revokedAt !== null ? `revoked ${when(t.revokedAt, '')}` : t.expiresAt !== null && t.expiresAt <= now ? `expired ${when(t.expiresAt, '')}` : `expires ${when(t.expiresAt, 'never')}`;
+  return [t.id, t.role.padEnd(9), t.namespace.padEnd(16), t.source.padEnd(9), `created ${when(t.createdAt, '')}`, `last used ${when(t.lastUsedAt, 'never').padEnd(20)}`, state].join('  ');
+}
 
 export async function tokenCommand(argv: string[]): Promise<void> {
   await withUsageErrors('token', async () => {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { role: { type: 'string' }, namespace: { type: 'string' }, data: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        role: { type: 'string' },
+        namespace: { type: 'string' },
+        'expires-in': { type: 'string' },
+        data: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
-    const [action] = positionals;
+    const [action, id] = positionals;
     if (values.help || action === undefined) {
       process.stdout.write(`${TOKEN_HELP}\n`);
       return;
     }
-    if (action !== 'create' && action !== 'list') throw new UsageError(`unknown action "${action}"; use create or list`);
+    if (!ACTIONS.includes(action)) throw new UsageError(`unknown action "${action}"; use ${ACTIONS.join(', ')}`);
     const { store } = await openExistingStore(values.data);
     try {
-      if (action === 'list') {
-        const now = Date.now();
-        for (const t of await listTokens(store)) {
-          process.stdout.write(`${t.role.padEnd(9)} ${t.namespace.padEnd(16)} ${t.source.padEnd(9)} created ${new Date(t.createdAt).toISOString()} (${Math.round((now - t.createdAt) / 86_400_000)} days ago)\n`);
-        }
-        return;
-      }
+      if (action === 'revoke' && !TokenIdSchema.safeParse(id).success) throw new UsageError('revoke needs a token id: 12 hexadecimal digits, as "token list" shows');
       const role = RoleSchema.safeParse(values.role);
-      if (!role.success) throw new UsageError('--role must be runner, dashboard or admin');
+      if (action === 'create' && !role.success) throw new UsageError(`--role must be ${ROLE_CHOICES}`);
+      const expiresIn = values['expires-in'];
+      const expiresInMs = expiresIn === undefined ? undefined : durationMs(expiresIn);
+      if (expiresIn !== undefined && expiresInMs === undefined) throw new UsageError(`--expires-in: "${expiresIn}" is not a duration; use e.g. 30d, 12h, 45m or 90s`);
       const namespace = values.namespace ?? 'default';
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(namespace)) throw new UsageError('--namespace: 1–64 letters, digits, "_", "." or "-"');
-      const { token } = await mintToken(store, { role: role.data, namespace, source: 'cli', now: Date.now() });
-      process.stdout.write(`${token}\n`);
-      process.stderr.write(`created a new token: role ${role.data}, namespace "${namespace}"; it is shown only now\n`);
-      if (process.env.SESSION_HUB_TOKENS) process.stderr.write('note: SESSION_HUB_TOKENS is set, so a hub started with it ignores stored tokens\n');
+      const now = Date.now();
+      if (action === 'list') {
+        for (const t of await listTokens(store)) process.stdout.write(`${listLine(t, now)}\n`);
+      } else if (action === 'revoke') {
+        const revoked = await revokeStoredToken(store, { id: id!, now });
+        if (!revoked) throw new UsageError(`no stored token with id ${id}; "session-hub token list" shows the ids`);
+        process.stderr.write(`revoked token ${revoked.id} (role ${revoked.role}, namespace "${revoked.namespace}") at ${when(revoked.revokedAt, '')}; running hubs refuse it within ${TOKEN_REFRESH_MS / 1000} s\n`);
+      } else {
+        const expiresAt = expiresInMs === undefined ? null : now + expiresInMs;
+        const { token, stored } = await mintToken(store, { role: role.data!, namespace, source: 'cli', now, expiresAt });
+        process.stdout.write(`${token}\n`);
+        process.stderr.write(
+          `created token ${stored.id}: role ${stored.role}, namespace "${namespace}", expires ${when(expiresAt, 'never')}; the token is shown only now\n`,
+        );
+      }
+      if (action !== 'list' && process.env.SESSION_HUB_TOKENS) process.stderr.write('note: SESSION_HUB_TOKENS is set, so a hub started with it ignores stored tokens\n');
     } finally {
       await store.close();
     }

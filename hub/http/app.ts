@@ -13,6 +13,7 @@ import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
 import { webhookRoutes } from './webhooks.js';
+import { tokenRoutes } from './tokens.js';
 import { whoamiRoutes } from './whoami.js';
 
 /**
@@ -41,14 +42,15 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, the webhook API, whoami and the dashboard page. */
+/** Health, metrics, the session API, the webhook API, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
-  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now() };
+  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn' });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
   app.register(whoamiRoutes, { access });
   app.register(sessionRoutes, { deps: input.deps, access });
   app.register(webhookRoutes, { deps: input.deps, access });
+  app.register(tokenRoutes, { deps: input.deps, access, tokens: input.tokens });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

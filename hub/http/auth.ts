@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Role } from '../../shared/protocol/auth.js';
 import type { TokenIdentity, TokenRegistry } from '../services/tokens.js';
+import type { HubMetrics } from '../metrics/metrics.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
 import { sendError } from './errors.js';
 
@@ -15,6 +16,7 @@ export interface TokenAccess {
   tokens: TokenRegistry;
   limiter: RateLimiter;
   now: () => number;
+  metrics: HubMetrics;
 }
 
 const BEARER = /^bearer[ \t]+(\S.*?)\s*$/i;
@@ -33,7 +35,8 @@ export function requireToken(access: TokenAccess, roles: readonly Role[] = ['run
     // spec section 12: one bucket per token, shared with that token's sockets
     const now = access.now();
     if (!access.limiter.forToken(identity.tokenHash, now).take(now)) {
-      return sendError(reply, 429, 'rate_limited', 'rate limit exceeded; slow down and retry');
+      access.metrics.rateLimited.token.inc();
+      return sendError(reply, 429, 'rate_limited', access.limiter.messages.token);
     }
     if (!roles.includes(identity.role)) {
       return sendError(reply, 403, 'forbidden', `this needs a ${roles.join(' or ')} token; yours is a ${identity.role} token`);

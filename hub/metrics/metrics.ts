@@ -18,6 +18,8 @@ export interface HubMetrics {
   broadcasts: Counter<'audience'>;
   sweepDuration: Histogram;
   sweepChanges: Counter<'kind'>;
+  /** Events and HTTP calls refused `rate_limited`, by the limit met (bound once: a refusal stays cheap). */
+  rateLimited: Record<'socket' | 'token', { inc(): void }>;
   /** Records one sweep's duration and what it changed. */
   observeSweep(report: SweepReport): void;
 }
@@ -83,9 +85,19 @@ export function createMetrics(): HubMetrics {
   });
   const sweepChanges = new Counter({ name: 'session_hub_sweep_changes_total', help: 'What sweeps changed, by kind.', labelNames: ['kind'] as const, registers });
   for (const kind of SWEEP_KINDS) sweepChanges.inc({ kind }, 0);
+  const refusals = new Counter({
+    name: 'session_hub_rate_limited_total',
+    help: 'Events and HTTP calls refused rate_limited, by the limit met: socket or token (spec section 12).',
+    labelNames: ['limit'] as const,
+    registers,
+  });
+  const rateLimited = { socket: refusals.labels('socket'), token: refusals.labels('token') };
+  refusals.inc({ limit: 'socket' }, 0);
+  refusals.inc({ limit: 'token' }, 0);
   registerProcessGauges(registry);
 
   return {
+    rateLimited,
     registry,
     connected,
     writes,

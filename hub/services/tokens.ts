@@ -1,13 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
 import type { Sql, Store } from '../store/sql.js';
-import { insertToken, listTokens } from '../store/tokens.js';
+import type { TokenInfo } from '../../shared/protocol/tokens.js';
+import { findToken, insertToken, listTokens, listValidTokens, revokeToken, type StoredToken, type TokenOrigin } from '../store/tokens.js';
 
 export interface TokenIdentity {
   role: Role;
   namespace: string;
   /** sha256 of the token: a stable, non-secret id for per-token limits and logs. */
   tokenHash: string;
+  /** Stored tokens only: refused from then on (null: never). */
+  expiresAt?: number | null;
 }
 
 /** A token in plain text with what it grants: as configured, or as generated on first start. */
@@ -16,6 +19,9 @@ export interface PlainToken {
   namespace: string;
   token: string;
 }
+
+/** "runner, dashboard or admin": the roles RoleSchema knows, for messages. */
+export const ROLE_CHOICES = RoleSchema.options.join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -31,7 +37,7 @@ export function parseTokenSpec(spec: string): PlainToken[] {
       const [role, namespace, ...rest] = part.split(':');
       const token = rest.join(':');
       const parsedRole = RoleSchema.safeParse(role);
-      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be runner, dashboard or admin (got "${role}")`);
+      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be ${ROLE_CHOICES} (got "${role}")`);
       if (!namespace) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: namespace is empty; use role:namespace:token`);
       if (token === '') throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: no token; use role:namespace:token`);
       if (token.length < 8) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: token must be at least 8 characters`);
@@ -54,12 +60,18 @@ export function parseTokenSpec(spec: string): PlainToken[] {
 export class TokenRegistry {
   private entries: { hash: Buffer; identity: TokenIdentity }[] = [];
   private reloadedAt = 0;
+  /** Stored tokens seen in use since the last `takeUses`: hash → when. */
+  private uses = new Map<string, number>();
 
   /**
-   * `reload`, when given, re-reads the stored tokens after a miss (at most every few seconds), so a
-   * token made with `session-hub token create` works without restarting the hub.
+   * `reload`, when given, re-reads the stored tokens that are valid now: after a miss (at most every
+   * few seconds), so a token made with `session-hub token create` works without restarting the
+   * hub, and on every `refresh` (token-watch.ts), so a revoked one stops working.
    */
-  constructor(private readonly reload?: () => Promise<TokenIdentity[]>) {}
+  constructor(
+    private readonly reload?: () => Promise<TokenIdentity[]>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   add(identity: TokenIdentity): void {
     this.entries.push({ hash: Buffer.from(identity.tokenHash, 'hex'), identity });
@@ -69,12 +81,45 @@ export class TokenRegistry {
     if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return undefined;
     const presented = createHash('sha256').update(token, 'utf8').digest();
     const found = this.find(presented);
-    if (found || !this.reload || Date.now() - this.reloadedAt < RELOAD_AFTER_MISS_MS) return found;
+    if (found || !this.reload || Date.now() - this.reloadedAt < RELOAD_AFTER_MISS_MS) return this.accept(found);
+    await this.refresh();
+    return this.accept(this.find(presented));
+  }
+
+  /** True while the token behind `tokenHash` is accepted (a live socket's token, checked by the watch). */
+  accepts(tokenHash: string): boolean {
+    return this.entries.some((entry) => entry.identity.tokenHash === tokenHash && !this.expired(entry.identity));
+  }
+
+  /** Re-reads the stored tokens (nothing to do for tokens given by environment). */
+  async refresh(): Promise<void> {
+    if (!this.reload) return;
     this.reloadedAt = Date.now();
     const reloaded = await this.reload();
     this.entries = [];
     for (const identity of reloaded) this.add(identity);
-    return this.find(presented);
+  }
+
+  /** The stored tokens used since the last call, and when: written to the store by the watch. */
+  takeUses(): Map<string, number> {
+    const uses = this.uses;
+    this.uses = new Map();
+    return uses;
+  }
+
+  /** Marks a stored token used now (a live socket holding it counts). */
+  noteUse(tokenHash: string): void {
+    if (this.reload) this.uses.set(tokenHash, this.now());
+  }
+
+  private accept(found: TokenIdentity | undefined): TokenIdentity | undefined {
+    if (!found || this.expired(found)) return undefined;
+    this.noteUse(found.tokenHash);
+    return found;
+  }
+
+  private expired(identity: TokenIdentity): boolean {
+    return identity.expiresAt != null && identity.expiresAt <= this.now();
   }
 
   private find(presented: Buffer): TokenIdentity | undefined {
@@ -97,25 +142,62 @@ export function generateToken(role: Role): string {
   return `shub_${role}_${randomBytes(24).toString('base64url')}`;
 }
 
+/** A stored token's public id: the start of its hash (shown by list, named by revoke). */
+export function tokenIdOf(tokenHash: string): string {
+  return tokenHash.slice(0, 12);
+}
+
 /** Makes a new token and stores only its hash; the plaintext is returned to be shown once. */
-export async function mintToken(sql: Sql, input: { role: Role; namespace: string; source: 'generated' | 'cli'; now: number }): Promise<PlainToken> {
+export async function mintToken(
+  sql: Sql,
+  input: { role: Role; namespace: string; source: TokenOrigin; now: number; expiresAt?: number | null },
+): Promise<PlainToken & { stored: StoredToken }> {
   const token = generateToken(input.role);
-  await insertToken(sql, { tokenHash: hashToken(token), role: input.role, namespace: input.namespace, source: input.source, now: input.now });
-  return { role: input.role, namespace: input.namespace, token };
+  const tokenHash = hashToken(token);
+  const stored: StoredToken = {
+    id: tokenIdOf(tokenHash),
+    tokenHash,
+    role: input.role,
+    namespace: input.namespace,
+    source: input.source,
+    createdAt: input.now,
+    expiresAt: input.expiresAt ?? null,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await insertToken(sql, stored);
+  return { role: input.role, namespace: input.namespace, token, stored };
+}
+
+/** What is shown of a stored token (never its hash or secret). */
+export function tokenInfo(stored: StoredToken): TokenInfo {
+  const { id, role, namespace, source, createdAt, lastUsedAt, expiresAt, revokedAt } = stored;
+  return { id, role, namespace, origin: source, createdAt, lastUsedAt, expiresAt, revokedAt };
+}
+
+/**
+ * Revokes a stored token by id; with `namespace`, only one of that namespace (an admin's over HTTP).
+ * Every hub process refuses it within TOKEN_REFRESH_MS and cuts its sockets (token-watch.ts).
+ */
+export async function revokeStoredToken(sql: Sql, input: { id: string; namespace?: string; now: number }): Promise<StoredToken | undefined> {
+  const found = await findToken(sql, input.id);
+  if (!found || (input.namespace !== undefined && found.namespace !== input.namespace)) return undefined;
+  if (found.revokedAt === null) await revokeToken(sql, input);
+  return await findToken(sql, input.id);
 }
 
 /**
  * Builds the registry: the configured tokens when `SESSION_HUB_TOKENS` is set; otherwise the ones
  * stored in the data directory (re-read on a miss; `mintFirstTokens` adds a first start's).
  */
-export async function loadTokens(store: Store, spec: string | undefined): Promise<TokenRegistry> {
+export async function loadTokens(store: Store, spec: string | undefined, now: () => number = Date.now): Promise<TokenRegistry> {
   if (spec !== undefined && spec.trim() !== '') {
     const registry = new TokenRegistry();
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
     return registry;
   }
-  const stored = async () => (await listTokens(store)).map(({ role, namespace, tokenHash }) => ({ role, namespace, tokenHash }));
-  const registry = new TokenRegistry(stored);
+  const stored = async () => (await listValidTokens(store, now())).map(({ role, namespace, tokenHash, expiresAt }) => ({ role, namespace, tokenHash, expiresAt }));
+  const registry = new TokenRegistry(stored, now);
   for (const identity of await stored()) registry.add(identity);
   return registry;
 }

@@ -9,7 +9,7 @@ import type { AckOf } from '../../shared/protocol/events.js';
 import { describeZodError } from '../../shared/protocol/validation.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { SocketData } from './types.js';
-import type { RateLimiter } from './rate-limit.js';
+import { FLOOD_CUT_MS, floodingFor, type RateLimiter, type RateLimitKind } from './rate-limit.js';
 
 /** The two ack families of the spec: lifecycle (`ok`) and versioned writes (`result`). */
 export type AckKind = 'ok' | 'versioned';
@@ -39,8 +39,49 @@ export interface HandleOptions {
 interface HandledSocket {
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   emit(event: 'error', body: { code: ErrorCode; message: string; event: string }): unknown;
+  disconnect(close?: boolean): unknown;
   data: SocketData;
 }
+
+/** The answers to a refused event, made once per limiter: a refusal allocates nothing but its ack. */
+const refusals = new WeakMap<RateLimiter, Record<AckKind, Record<RateLimitKind, unknown>>>();
+
+function refusalAcks(limiter: RateLimiter): Record<AckKind, Record<RateLimitKind, unknown>> {
+  let acks = refusals.get(limiter);
+  if (!acks) {
+    const of = (kind: AckKind) => ({
+      socket: Object.freeze(errorAck(kind, 'rate_limited', limiter.messages.socket)),
+      token: Object.freeze(errorAck(kind, 'rate_limited', limiter.messages.token)),
+    });
+    refusals.set(limiter, (acks = { ok: of('ok'), versioned: of('versioned') }));
+  }
+  return acks;
+}
+
+/**
+ * The rate limits (spec section 12), checked before anything else is done for the event: the
+ * socket's bucket, then the token's. A refusal is answered from a ready-made ack, counted, never
+ * logged; a socket that keeps flooding is told once and disconnected. True when the event may go on.
+ */
+function admit(socket: HandledSocket, event: string, args: readonly unknown[], kind: AckKind, options: HandleOptions): boolean {
+  const now = options.now();
+  const { data } = socket;
+  const limit: RateLimitKind | undefined = !data.bucket.take(now) ? 'socket' : !options.limiter.forToken(data.identity.tokenHash, now).take(now) ? 'token' : undefined;
+  if (limit === undefined) return true;
+  options.metrics.rateLimited[limit].inc();
+  if (limit === 'socket' && floodingFor(data.flood, now)) {
+    data.log.warn({ event }, 'socket kept exceeding its rate limit: disconnected');
+    socket.emit('error', { code: 'rate_limited', message: `disconnected: this socket kept exceeding its rate limit for ${FLOOD_CUT_S} s; reconnect later, slower`, event });
+    socket.disconnect(true);
+    return false;
+  }
+  const ack = ackOf(args);
+  if (ack) ack(refusalAcks(options.limiter)[kind][limit]);
+  else socket.emit('error', { code: 'rate_limited', message: options.limiter.messages[limit], event });
+  return false;
+}
+
+const FLOOD_CUT_S = FLOOD_CUT_MS / 1000;
 
 /**
  * Returns `on(event, schema, kind, fn)` for a socket whose events are `Events`: the event name must
@@ -66,6 +107,7 @@ function handle<S extends z.ZodType>(
   fn: (payload: z.infer<S>, ctx: HandlerContext) => unknown,
 ): void {
   socket.on(event, (...args: unknown[]) => {
+    if (!admit(socket, event, args, kind, options)) return;
     const ack = ackOf(args);
     const raw = typeof args[0] === 'function' ? undefined : args[0];
     const followUps: (() => void)[] = [];
@@ -98,11 +140,6 @@ function handle<S extends z.ZodType>(
       observe('error');
     };
 
-    const now = options.now();
-    if (!socket.data.bucket.take(now) || !options.limiter.forToken(socket.data.identity.tokenHash, now).take(now)) {
-      fail(hubError.rateLimited());
-      return;
-    }
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       fail(hubError.invalidPayload(describeZodError(parsed.error)));

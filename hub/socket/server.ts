@@ -105,6 +105,7 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
       lastSeq: replayFrom(auth.lastSeq),
       log: ctx.log.child({ socketId: socket.id, ns: which, tenant: identity.namespace, role: identity.role }),
       bucket: limiter.forSocket(ctx.deps.clock.now()),
+      flood: { streakStart: 0, lastRefusal: Number.NEGATIVE_INFINITY },
     };
     socket.data = data;
     next();
@@ -136,4 +137,20 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
     answerUnhandledEvents(socket, '/dashboard');
   });
   return inFlight;
+}
+
+/** This process's sockets by token (for the token watch: last use, and cutting a revoked token's sockets). */
+export function tokenHolders(server: SocketServer) {
+  const sockets = () => [...server.runners.sockets.values(), ...server.dashboards.sockets.values()];
+  return {
+    liveTokenHashes: () => new Set(sockets().map((socket) => socket.data.identity.tokenHash)),
+    cut(tokenHashes: Set<string>) {
+      for (const socket of sockets()) {
+        if (!tokenHashes.has(socket.data.identity.tokenHash)) continue;
+        socket.emit('error', { code: 'unauthorized', message: 'this token was revoked or has expired', event: 'connection' });
+        // a namespace disconnect: the client does not reconnect by itself with a token now refused
+        socket.disconnect();
+      }
+    },
+  };
 }

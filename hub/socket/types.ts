@@ -6,7 +6,7 @@ import type {
   ServerToClientEvents,
 } from '../../shared/protocol/events.js';
 import type { Logger } from '../log.js';
-import type { TokenBucket } from './rate-limit.js';
+import type { FloodState, TokenBucket } from './rate-limit.js';
 import type { TokenIdentity } from '../services/tokens.js';
 
 /** What the handshake middleware learns about a socket. */
@@ -15,6 +15,8 @@ export interface SocketData {
   lastSeq: number | undefined;
   log: Logger;
   bucket: TokenBucket;
+  /** Its streak of per-socket refusals (a long one disconnects it). */
+  flood: FloodState;
 }
 
 type AllClientEvents = RunnerClientToServerEvents & DashboardClientToServerEvents;

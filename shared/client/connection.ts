@@ -124,6 +124,7 @@ export class Failover {
   private running = false;
   private stopped = false;
   private abortAttempt: (() => void) | undefined;
+  private rateLimitedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly socket: Socket,
@@ -131,10 +132,16 @@ export class Failover {
     private readonly namespace: string,
     private readonly pacing: Pacing,
   ) {
+    // the hub cuts a socket that keeps exceeding its rate limit, telling it so first: such a cut is
+    // followed by a reconnect at the slowest pace, not at once (which would only flood again)
+    socket.on('error', (event: { code?: unknown }) => {
+      if (event?.code === 'rate_limited') this.rateLimitedAt = Date.now();
+    });
     socket.on('disconnect', (reason) => {
       if (reason === 'io client disconnect' || this.stopped || !this.pacing.retry) return;
+      const cutForFlooding = reason === 'io server disconnect' && Date.now() - this.rateLimitedAt < 1000;
       // a server-side disconnect (a hub shutting down) destroys the socket: it may be opened again
-      void this.run({ afterDrop: true, mayOpen: reason === 'io server disconnect' });
+      void this.run({ afterDrop: true, mayOpen: reason === 'io server disconnect', backOff: cutForFlooding });
     });
   }
 
@@ -160,7 +167,7 @@ export class Failover {
     return Math.max(0, Math.min(this.pacing.maxDelayMs, jittered));
   }
 
-  private async run({ afterDrop, mayOpen }: { afterDrop: boolean; mayOpen: boolean }): Promise<Outcome> {
+  private async run({ afterDrop, mayOpen, backOff = false }: { afterDrop: boolean; mayOpen: boolean; backOff?: boolean }): Promise<Outcome> {
     if (this.running) return { result: 'stopped' };
     this.running = true;
     let error: Error | undefined;
@@ -168,7 +175,8 @@ export class Failover {
       const rounds = this.pacing.retry ? this.pacing.rounds : 1;
       for (let round = 0; round < rounds; round++) {
         // like socket.io: a reconnect waits before its first attempt too; the first connect does not
-        if (afterDrop || round > 0) await sleep(this.delay(afterDrop ? round : round - 1));
+        // after a cut for flooding, the first wait is the longest one (reconnectionDelayMax, jittered)
+        if (afterDrop || round > 0) await sleep(backOff && round === 0 ? this.delay(30) : this.delay(afterDrop ? round : round - 1));
         const start = this.index;
         for (let step = 0; step < this.urls.length; step++) {
           // closed by the client (or refused) meanwhile: a destroyed socket is opened only by us

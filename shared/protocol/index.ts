@@ -8,6 +8,7 @@ export * from './json.js';
 export * from './lifecycle.js';
 export * from './limits.js';
 export * from './session.js';
+export * from './tokens.js';
 export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';

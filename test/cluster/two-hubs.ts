@@ -50,6 +50,8 @@ export async function startTwoHubs(env: Record<string, string> = {}, onlyA: Reco
     // one token shared by many busy runners: the per-process rate limit is not under test here
     SESSION_HUB_RATE_LIMIT: '100000',
     SESSION_HUB_RATE_BURST: '100000',
+    SESSION_HUB_TOKEN_RATE_LIMIT: '100000',
+    SESSION_HUB_TOKEN_RATE_BURST: '100000',
     ...env,
   };
   const started = await Promise.allSettled([spawnHub({ env: { ...shared, ...onlyA } }), spawnHub({ env: shared })]);

@@ -3,6 +3,7 @@ import { afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { lockDataDir } from '../../hub/store/sqlite/data-dir-lock.js';
 import { closeAllClients } from './clients.js';
 import { databaseUrlFor, releaseDatabaseOf } from './test-store.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
@@ -109,4 +110,14 @@ export async function spawnHub(options: { dataDir?: string; port?: number; env?:
   };
   spawned.push(hub);
   return hub;
+}
+
+/** True when no process holds the SQLite data-dir lock of `dataDir` (taken and given back at once). */
+export function dataDirLockFree(dataDir: string): boolean {
+  try {
+    lockDataDir(dataDir).release();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -42,7 +42,7 @@ describe('HTTP errors', () => {
   });
 
   it('rate-limits HTTP calls per token (429 rate_limited), leaving other tokens and /healthz alone', async () => {
-    hub = await startTestHub({ config: { rateLimitPerSecond: 0.001, rateLimitBurst: 5 } });
+    hub = await startTestHub({ config: { tokenRateLimitPerSecond: 0.001, tokenRateLimitBurst: 5 } });
     const statuses: number[] = [];
     let limited: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 8; i++) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { dataDirLockFree } from '../helpers/hub-process.js';
 
 const scratch: string[] = [];
 let blocker: Server | undefined;
@@ -19,7 +20,7 @@ afterEach(async () => {
  * later, unrelated process reuses would refuse every start that follows.
  */
 describe('a start that fails after taking the data directory', () => {
-  it('exits 1 and leaves no hub.lock', async () => {
+  it('exits 1 and leaves the data-dir lock free', async () => {
     blocker = createServer();
     const busy = blocker;
     const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as { port: number }).port)));
@@ -29,6 +30,6 @@ describe('a start that fails after taking the data directory', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('already in use');
     expect(existsSync(join(dataDir, 'hub.db'))).toBe(true);
-    expect(existsSync(join(dataDir, 'hub.lock'))).toBe(false);
+    expect(dataDirLockFree(dataDir)).toBe(true);
   });
 });

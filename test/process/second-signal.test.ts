@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectDashboard, connectRunner, startSession } from '../helpers/clients.js';
-import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
+import { dataDirLockFree, spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 
 stopHubsAfterEach();
 
@@ -18,7 +18,7 @@ describe('a second SIGINT during shutdown', () => {
     hub.child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(hub.output()).toContain('stopped');
-    expect(existsSync(join(hub.dataDir, 'hub.lock'))).toBe(false);
+    expect(dataDirLockFree(hub.dataDir)).toBe(true);
 
     const restarted = await spawnHub({ dataDir: hub.dataDir, env: { SESSION_HUB_DATABASE_URL: '' } });
     const response = await fetch(`${restarted.url}/api/sessions/${sid}`, { headers: { authorization: `Bearer ${restarted.tokens.runner}` } });

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { waitFor } from '../helpers/clients.js';
@@ -80,9 +81,45 @@ describe('session-hub start: mistakes a person can act on', () => {
     writeFileSync(file, '');
     const result = await runCli(['start'], { env: { SESSION_HUB_DATA: join(file, 'data'), SESSION_HUB_PORT: '0' } });
     expectOneClearLine(result);
-    expect(result.stderr).toContain(`cannot use the data directory ${join(file, 'data')} (SESSION_HUB_DATA or --data)`);
-    expect(result.stderr).toContain('ENOTDIR');
+    expect(result.stderr).toContain(`cannot use the data directory ${join(file, 'data')} (SESSION_HUB_DATA or --data): ${file} is a file, not a directory`);
   });
+
+  it('a data directory under /proc (where Node\'s recursive mkdir spun for ever): exits at once, naming it', async () => {
+    const result = await runCli(['start'], { env: { SESSION_HUB_DATA: '/proc/session-hub-x/data', SESSION_HUB_PORT: '0' } });
+    expectOneClearLine(result);
+    expect(result.stderr).toContain('cannot use the data directory /proc/session-hub-x/data (SESSION_HUB_DATA or --data): cannot create /proc/session-hub-x');
+  }, 10_000);
+
+  it('a data directory that is a file: exits at once, naming it', async () => {
+    const file = join(scratchDir(), 'a-file');
+    writeFileSync(file, '');
+    const result = await runCli(['start'], { env: { SESSION_HUB_DATA: file, SESSION_HUB_PORT: '0' } });
+    expectOneClearLine(result);
+    expect(result.stderr).toContain(`cannot use the data directory ${file} (SESSION_HUB_DATA or --data): ${file} is a file, not a directory`);
+  }, 10_000);
+
+  it('SIGTERM while the start waits on a database that accepts connections but never answers: the process ends, exit 1, saying so', async () => {
+    let reached: () => void = () => undefined;
+    const waiting = new Promise<void>((resolveReached) => (reached = resolveReached));
+    const silent = createServer((connection) => {
+      connection.on('error', () => undefined);
+      reached();
+    });
+    const port = await new Promise<number>((resolve) => silent.listen(0, '127.0.0.1', () => resolve((silent.address() as { port: number }).port)));
+    const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../dist/hub/cli.js'), 'start'], {
+      env: { PATH: process.env.PATH, SESSION_HUB_PORT: '0', SESSION_HUB_DATA: scratchDir(), SESSION_HUB_DATABASE_URL: `postgres://hub:hub@127.0.0.1:${port}/hub` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+    // the start is waiting on the database: the hub opened its connection
+    await waiting;
+    child.kill('SIGTERM');
+    expect(await exited).toBe(1);
+    expect(stderr).toContain('stopped by SIGTERM while starting');
+    silent.close();
+  }, 15_000);
 
   it('SESSION_HUB_TOKENS: an entry without its token, and one token given two grants, are refused by entry number', async () => {
     const missing = await startFails(scratchDir(), { SESSION_HUB_PORT: '0', SESSION_HUB_TOKENS: 'runner:default' });

@@ -8,7 +8,7 @@ const SESSIONS = 4;
 const CRASHES = 10;
 /** Acks each writer must have in an epoch before the crash, so every crash hits a live flood. */
 const ACKS_PER_EPOCH = 5;
-const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
+const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000', SESSION_HUB_TOKEN_RATE_LIMIT: '100000', SESSION_HUB_TOKEN_RATE_BURST: '100000' };
 
 let hub: HubProcess | undefined;
 stopHubsAfterEach();

@@ -70,7 +70,7 @@ const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 
 beforeAll(async () => {
   // no sweep and no heartbeat during the run: a rejected event must be the only thing that could change a row
-  hub = await startTestHub({ config: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, sweepMs: 3_600_000, heartbeatMs: 3_600_000 } });
+  hub = await startTestHub({ config: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, tokenRateLimitPerSecond: 1_000_000, tokenRateLimitBurst: 1_000_000, sweepMs: 3_600_000, heartbeatMs: 3_600_000 } });
   runner = await connectRunner(hub.url, hub.tokens.runner);
   dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
   sid = (await startSession(runner)).sid;

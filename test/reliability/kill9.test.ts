@@ -6,7 +6,7 @@ import { expectAckedWritesStored, FloodWriter } from './flood.js';
 
 const RUNNERS = 4;
 /** The per-token rate limit would throttle a flood from one token; this test is about durability. */
-const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
+const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000', SESSION_HUB_TOKEN_RATE_LIMIT: '100000', SESSION_HUB_TOKEN_RATE_BURST: '100000' };
 
 stopHubsAfterEach();
 

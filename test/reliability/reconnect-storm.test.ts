@@ -6,7 +6,7 @@ import { sample, scrape } from './metrics-text.js';
 
 /** CI size (2 cores); the soak (`npm run soak -- --storm 1000`) runs the full 1,000. */
 const RUNNERS = Number(process.env.STORM_RUNNERS ?? 200);
-const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000' };
+const ENV = { SESSION_HUB_RATE_LIMIT: '100000', SESSION_HUB_RATE_BURST: '100000', SESSION_HUB_TOKEN_RATE_LIMIT: '100000', SESSION_HUB_TOKEN_RATE_BURST: '100000' };
 
 let hub: HubProcess | undefined;
 stopHubsAfterEach();

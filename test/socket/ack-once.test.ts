@@ -14,11 +14,11 @@ import { RateLimiter } from '../../hub/socket/rate-limit.js';
 function socketStub() {
   const listeners = new Map<string, (...args: unknown[]) => void>();
   const errors: unknown[] = [];
-  const limiter = new RateLimiter(1000, 1000);
+  const limiter = new RateLimiter({ ratePerSecond: 1000, burst: 1000 }, { ratePerSecond: 1000, burst: 1000 });
   const socket = {
     on: (event: string, listener: (...args: unknown[]) => void) => listeners.set(event, listener),
     emit: (_event: 'error', body: unknown) => errors.push(body),
-    data: { identity: { tokenHash: 'h', role: 'runner', namespace: 'default' }, lastSeq: undefined, log: createLogger('silent'), bucket: limiter.forSocket(0) },
+    data: { identity: { tokenHash: 'h', role: 'runner', namespace: 'default' }, lastSeq: undefined, log: createLogger('silent'), bucket: limiter.forSocket(0), flood: { streakStart: 0, lastRefusal: 0 } },
   };
   const on = eventHandlers<{ ping: (payload: { n: number }, ack: (response: { ok: true }) => void) => void }>(socket as never, {
     limiter,

@@ -231,7 +231,7 @@ describe('rate limit', () => {
   let hub: TestHub;
   beforeAll(async () => {
     // a burst of 6 and next to no refill, so the counts below do not depend on timing
-    hub = await startTestHub({ config: { rateLimitPerSecond: 0.001, rateLimitBurst: 6 } });
+    hub = await startTestHub({ config: { rateLimitPerSecond: 0.001, rateLimitBurst: 6, tokenRateLimitPerSecond: 0.001, tokenRateLimitBurst: 6 } });
   });
   afterAll(async () => {
     closeAllClients();

@@ -10,7 +10,7 @@ import { useTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub;
 // writers as fast as they can go: the rate limit is not what this is about
-useTestHub((started) => (hub = started), () => ({ config: { rateLimitPerSecond: 1e6, rateLimitBurst: 1e6 } }));
+useTestHub((started) => (hub = started), () => ({ config: { rateLimitPerSecond: 1e6, rateLimitBurst: 1e6, tokenRateLimitPerSecond: 1e6, tokenRateLimitBurst: 1e6 } }));
 
 describe('subscribe while writes commit', () => {
   it('loses no live event above the ack seq', async () => {

@@ -1,0 +1,94 @@
+/**
+ * Spec section 12 and issue 18: a socket that keeps exceeding its rate limit is told once
+ * (`rate_limited`) and disconnected, while another tenant keeps its acks; refusals name their limit
+ * and /metrics counts them per limit; a fleet sharing one token is never refused by the token's ceiling.
+ */
+import { describe, expect, it } from 'vitest';
+import { RunnerClient } from '../../shared/client/index.js';
+import { connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { startTestHub, closeTestHubsAfterEach } from '../helpers/hub.js';
+import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
+import { sample, scrape } from './metrics-text.js';
+
+stopHubsAfterEach();
+closeTestHubsAfterEach();
+
+/** Emits `session-alive` with an ack, 200 per 5 ms (40,000/s), until the socket is cut; returns what it saw. */
+function flood(socket: RunnerSocket, sid: string) {
+  const errors: { code: string; message: string }[] = [];
+  const ackMessages = new Set<string>();
+  socket.on('error', (event) => errors.push(event));
+  const timer = setInterval(() => {
+    for (let i = 0; i < 200 && socket.connected; i++) {
+      socket.emit('session-alive', { sid, time: Date.now() }, (ack) => {
+        if (!ack.ok) ackMessages.add(ack.error.message);
+      });
+    }
+  }, 5);
+  const cut = new Promise<string>((resolve) => socket.once('disconnect', (reason) => {
+    clearInterval(timer);
+    resolve(reason);
+  }));
+  return { errors, ackMessages, cut };
+}
+
+describe('a flooding socket', () => {
+  it('is disconnected after one rate_limited error naming the cut, while another tenant keeps its acks; /metrics counts refusals per limit', async () => {
+    const hub = await spawnHub();
+    const flooder = await connectRunner(hub.url, hub.tokens.runner);
+    const bystander = await connectRunner(hub.url, hub.tokens.otherRunner);
+    const flooded = await startSession(flooder);
+    const quiet = await startSession(bystander);
+
+    const seen = flood(flooder, flooded.sid);
+    let bystanderAcks = 0;
+    while (flooder.connected) {
+      const ack = await bystander.emitWithAck('session-alive', { sid: quiet.sid, time: Date.now() });
+      expect(ack).toEqual({ ok: true });
+      bystanderAcks++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await seen.cut).toBe('io server disconnect');
+    // (how fast is the benchmark's business: bench/flood.ts; this process is busy flooding)
+    expect(bystanderAcks).toBeGreaterThan(2);
+    // refusals before the cut named the per-socket limit; the cut came with exactly one error event
+    expect([...seen.ackMessages]).toEqual([expect.stringContaining('rate limit exceeded: per socket (200 events/s, bursts to 400')]);
+    expect(seen.errors).toEqual([{ code: 'rate_limited', message: expect.stringContaining('disconnected: this socket kept exceeding its rate limit'), event: 'session-alive' }]);
+    expect(bystander.connected).toBe(true);
+
+    const metrics = await scrape(hub.url);
+    expect(sample(metrics, 'session_hub_rate_limited_total', { limit: 'socket' })).toBeGreaterThan(1000);
+    expect(sample(metrics, 'session_hub_rate_limited_total', { limit: 'token' })).toBe(0);
+    // one warning for the cut, no line per refused event
+    expect(hub.output().match(/kept exceeding its rate limit/g)).toHaveLength(1);
+    expect(hub.output()).not.toContain('event rejected');
+  });
+
+  it('the SDK waits before reconnecting after such a cut (not at once)', async () => {
+    const hub = await spawnHub();
+    const client = await RunnerClient.connect({ url: hub.url, token: hub.tokens.runner, socketOptions: { reconnectionDelay: 50, reconnectionDelayMax: 2000, randomizationFactor: 0 } });
+    const socket = client.socket as unknown as RunnerSocket;
+    const session = await startSession(socket);
+    const seen = flood(socket, session.sid);
+    await seen.cut;
+    const cutAt = Date.now();
+    await waitFor(() => socket.connected, 10_000, 'the SDK to reconnect');
+    // its own pace would have been 50 ms; after a cut for flooding it waits reconnectionDelayMax
+    expect(Date.now() - cutAt).toBeGreaterThanOrEqual(1900);
+    await client.close();
+  });
+
+  it('a fleet of 100 runners sharing one token at 10 events/s each is never refused (default limits)', async () => {
+    const hub = await startTestHub();
+    const runners = await Promise.all(Array.from({ length: 100 }, () => connectRunner(hub.url, hub.tokens.runner)));
+    const sids = await Promise.all(runners.map(async (runner) => (await startSession(runner)).sid));
+    const refused: string[] = [];
+    for (let tick = 0; tick < 30; tick++) {
+      const startedAt = Date.now();
+      const acks = await Promise.all(runners.map((runner, i) => runner.emitWithAck('session-alive', { sid: sids[i]!, time: Date.now() })));
+      for (const ack of acks) if (!ack.ok) refused.push(ack.error.code);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - startedAt))));
+    }
+    expect(refused).toEqual([]);
+  });
+});
