@@ -91,14 +91,15 @@ export async function appendEvent(
 ): Promise<UpdateEvent> {
   const id = randomUUID();
   const metadataVersion = input.metadataVersion ?? null;
-  const row = { namespace: input.namespace, id, sid: input.sid, createdAt: input.now, body: bodyText(input.body, metadataVersion), metadataVersion };
+  const row = { namespace: input.namespace, seq: 0, id, sid: input.sid, createdAt: input.now, body: bodyText(input.body, metadataVersion), metadataVersion };
   let seq: number;
   if (sql.dialect === 'postgres') {
+    // APPEND_EVENT_PG has no @seq: the named-parameter binding takes only the names a query uses
     seq = (await sql.get<{ seq: number }>(APPEND_EVENT_PG, row))!.seq;
   } else {
     const counter = await seqCounter(sql, input.namespace);
-    seq = counter.last + 1;
-    await sql.run(INSERT_EVENT, { ...row, seq });
+    seq = row.seq = counter.last + 1;
+    await sql.run(INSERT_EVENT, row);
     counter.last = seq;
     if (sql.beforeCommit) sql.beforeCommit(seqKey(input.namespace), () => storeSeq(sql, input.namespace));
     else await storeSeq(sql, input.namespace);
