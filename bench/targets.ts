@@ -85,7 +85,8 @@ function stopper(child: ChildProcess): () => Promise<void> {
 export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, env: NodeJS.ProcessEnv = {}): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-'));
   const { child, port } = await startChild(
-    join(DIST, 'hub/cli.js'),
+    // BENCH_HUB_CLI: another build's hub (e.g. the commit before a change), for before/after in alternating runs
+    process.env.BENCH_HUB_CLI ?? join(DIST, 'hub/cli.js'),
     ['start'],
     {
       ...process.env,

@@ -2,7 +2,8 @@
  * `npm run bench`: acknowledged `update-metadata` writes per second through the real hub (a child
  * process running the CLI, rate limit lifted) next to a bare Socket.IO server that only acks and
  * broadcasts (the ceiling), for 1, 10 and 100 runners, shared sessions and pipelined lanes, plus
- * the p50/p99 delay of `update` delivery to a second runner joined to the session.
+ * the p50/p99 delay of acks and of `update` delivery to a second runner joined to the session, and
+ * each server's CPU per acknowledged write (measured in the same run).
  * Loopback only, bounded in time (BENCH_SECONDS per scenario and target, default 3).
  */
 import { availableParallelism } from 'node:os';
@@ -21,6 +22,8 @@ const SCENARIOS: Scenario[] = [
 /** The scenario the target ratio is judged on. */
 const TARGET_SCENARIO = 'own session, 10 runners';
 const TARGET_RATIO = 0.5;
+/** Issue 15's intermediate targets on this machine (quiet), judged on the same scenario. */
+const STEP_TARGETS = { hubCpuUsPerWrite: 80, ratio: 0.4, ackP99VsBare: 1.8 };
 
 const measureMs = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
 const warmupMs = 500;
@@ -84,6 +87,21 @@ async function sayCpuBudget(hub: ScenarioResult, bare: ScenarioResult): Promise<
   }
 }
 
+/** Issue 15's targets, from the same run: server CPU per write, the ratio, and ack p99 against the bare server's. */
+function sayStepTargets(hub: ScenarioResult, bare: ScenarioResult): void {
+  const ratio = hub.writesPerSecond / bare.writesPerSecond;
+  const p99 = percentile(hub.ackMs, 99) / percentile(bare.ackMs, 99);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  say(
+    `server CPU per write: hub ${fixed(hub.serverCpuUsPerWrite, 1)} µs, bare ${fixed(bare.serverCpuUsPerWrite, 1)} µs (hub/bare ${fixed(hub.serverCpuUsPerWrite / bare.serverCpuUsPerWrite, 2)}); ` +
+      `ack p50 hub ${fixed(percentile(hub.ackMs, 50))} / bare ${fixed(percentile(bare.ackMs, 50))} ms, p99 hub ${fixed(percentile(hub.ackMs, 99))} / bare ${fixed(percentile(bare.ackMs, 99))} ms`,
+  );
+  say(
+    `issue 15 targets (quiet machine): hub CPU/write <= ${STEP_TARGETS.hubCpuUsPerWrite} µs: ${verdict(hub.serverCpuUsPerWrite <= STEP_TARGETS.hubCpuUsPerWrite)}; ` +
+      `hub/bare >= ${STEP_TARGETS.ratio}: ${verdict(ratio >= STEP_TARGETS.ratio)}; ack p99 <= ${STEP_TARGETS.ackP99VsBare} x bare: ${fixed(p99, 2)} x, ${verdict(p99 <= STEP_TARGETS.ackP99VsBare)}`,
+  );
+}
+
 async function main(): Promise<void> {
   say(`write throughput: ${availableParallelism()} cores, node ${process.version}, ${measureMs / 1000} s per scenario and target after ${warmupMs} ms warm-up`);
   say(`hub rate limit lifted for the bench: SESSION_HUB_RATE_LIMIT=SESSION_HUB_RATE_BURST=${BENCH_RATE_LIMIT}`);
@@ -103,12 +121,16 @@ async function main(): Promise<void> {
     }
 
     say('');
-    say('| scenario | hub writes/s | bare writes/s | hub/bare | hub / bare server CPU µs per write | hub main thread µs per write | hub delivery p50 / p99 ms | bare delivery p50 / p99 ms |');
-    say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    say(
+      '| scenario | hub writes/s | bare writes/s | hub/bare | hub / bare server CPU µs per write | hub main thread µs per write ' +
+        '| hub ack p50 / p99 ms | bare ack p50 / p99 ms | hub delivery p50 / p99 ms | bare delivery p50 / p99 ms |',
+    );
+    say('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const { scenario, hub, bare } of rows) {
       say(
         `| ${scenario.name} | ${fixed(hub.writesPerSecond, 0)} | ${fixed(bare.writesPerSecond, 0)} | ${fixed(hub.writesPerSecond / bare.writesPerSecond, 2)} ` +
           `| ${fixed(hub.serverCpuUsPerWrite, 0)} / ${fixed(bare.serverCpuUsPerWrite, 0)} | ${fixed(hub.serverMainThreadCpuUsPerWrite, 0)} ` +
+          `| ${fixed(percentile(hub.ackMs, 50))} / ${fixed(percentile(hub.ackMs, 99))} | ${fixed(percentile(bare.ackMs, 50))} / ${fixed(percentile(bare.ackMs, 99))} ` +
           `| ${fixed(percentile(hub.deliveryMs, 50))} / ${fixed(percentile(hub.deliveryMs, 99))} ` +
           `| ${fixed(percentile(bare.deliveryMs, 50))} / ${fixed(percentile(bare.deliveryMs, 99))} |`,
       );
@@ -118,6 +140,7 @@ async function main(): Promise<void> {
       const ratio = judged.hub.writesPerSecond / judged.bare.writesPerSecond;
       say('');
       say(`target: hub >= ${TARGET_RATIO} x ceiling at 10 runners: ${fixed(ratio, 2)} -> ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`);
+      sayStepTargets(judged.hub, judged.bare);
       await sayCpuBudget(judged.hub, judged.bare);
     }
   } finally {

@@ -19,6 +19,8 @@ export class ChangeSet {
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
   private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
+  /** The metadata version whose history row this unit of work wrote, per session. */
+  private readonly historyVersions = new Map<string, number>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -35,6 +37,12 @@ export class ChangeSet {
     return this;
   }
 
+  /** The session's metadata `version` has its history row in this transaction: its event refers to it. */
+  historyWritten(sid: string, version: number): this {
+    this.historyVersions.set(sid, version);
+    return this;
+  }
+
   turn(namespace: string, turn: TurnSummary): this {
     this.turns.push({ namespace, turn });
     return this;
@@ -43,8 +51,8 @@ export class ChangeSet {
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
-    const emit = async (namespace: string, sid: string, body: UpdateBody) =>
-      out.push({ namespace, sid, event: await appendEvent(tx, { namespace, sid, body, now }) });
+    const emit = async (namespace: string, sid: string, body: UpdateBody, metadataVersion?: number) =>
+      out.push({ namespace, sid, event: await appendEvent(tx, { namespace, sid, body, now, metadataVersion }) });
 
     for (const sid of this.created) {
       const session = (await getSessionAnyNamespace(tx, sid))!;
@@ -53,14 +61,16 @@ export class ChangeSet {
     for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
     for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
+      const withMetadata = fields.has('metadata');
+      const historyVersion = withMetadata && this.historyVersions.get(sid) === session.metadataVersion ? session.metadataVersion : undefined;
       await emit(session.namespace, sid, {
         t: 'update-session',
         sid,
-        metadata: fields.has('metadata') ? { version: session.metadataVersion, value: session.metadata } : null,
+        metadata: withMetadata ? { version: session.metadataVersion, value: session.metadata } : null,
         agentState: fields.has('agentState') ? { version: session.agentStateVersion, value: session.agentState } : null,
         lifecycle: fields.has('lifecycle') ? lifecycleOf(session) : null,
         presence: fields.has('presence') ? presenceOf(session) : null,
-      });
+      }, historyVersion);
     }
     return out;
   }
@@ -95,8 +105,8 @@ const writeQueues = new WeakMap<Store, WriteQueue>();
  * published only after the commit, to every socket entitled to them but `exceptSocketId`.
  *
  * Group commit: writes that arrive while the previous batch commits (or in the same event-loop
- * turn) commit in ONE transaction, which is most of a write's cost. Each write runs in its own
- * savepoint, so one that throws is rolled back alone and rejects alone. Batches commit one after
+ * turn) commit in ONE transaction, which is most of a write's cost. A write that throws is rolled
+ * back alone and rejects alone (commitWithout). Batches commit one after
  * another, in arrival order. The promise settles, and the events are published, only after the
  * batch's COMMIT: an acknowledged write survives a crash of the hub process like any other.
  */
@@ -135,37 +145,9 @@ function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
 }
 
 async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: LoserFirst): Promise<void> {
-  // each write in its own savepoint, so one that throws is rolled back alone
-  const runBatch = async (tx: Tx): Promise<WriteOutcome[]> => {
-    const results: WriteOutcome[] = [];
-    for (const write of writes) {
-      try {
-        results.push({
-          ok: true,
-          ...(await tx.savepoint(async () => {
-            const now = deps.clock.now();
-            const changes = new ChangeSet();
-            const value = await write.work(tx, changes, now);
-            return { value, events: await changes.toEvents(tx, deps, now) };
-          })),
-        });
-      } catch (error) {
-        results.push({ ok: false, error });
-      }
-    }
-    return results;
-  };
   let outcomes: WriteOutcome[];
   try {
-    try {
-      outcomes = await deps.store.transaction(runBatch);
-    } catch (error) {
-      if (!(error instanceof SavepointsNeeded)) throw error;
-      // the engine skipped savepoints to save round trips and a write failed after changing rows:
-      // nothing was committed; the same batch again, with real savepoints
-      deps.log.warn({ err: error.cause, writes: writes.length }, 'a write failed mid-way; running its batch again with savepoints');
-      outcomes = await deps.store.transaction(runBatch, { savepoints: 'always' });
-    }
+    outcomes = await commitWithout(deps, writes);
   } catch (error) {
     // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
@@ -179,6 +161,65 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: Loser
     publishCommitted(deps, outcome.events, { exceptSocketId: write.socketId });
     write.resolve(outcome.value);
   });
+}
+
+/**
+ * Commits the batch in one transaction and answers each write's outcome, in the batch's order.
+ *
+ * The engines skip the savepoint around each write (sql.ts): a write that fails before changing a
+ * row has nothing to undo, and the others go on. One that fails after changing rows poisons the
+ * transaction, which is rolled back whole with `SavepointsNeeded`; then the batch runs again
+ * without the writes that failed (each answered its own error), which leaves the same rows a real
+ * savepoint's rollback would have, and so on until a run commits (each run drops at least one write).
+ */
+async function commitWithout(deps: HubDeps, writes: QueuedWrite[]): Promise<WriteOutcome[]> {
+  const failed = new Map<QueuedWrite, WriteOutcome>();
+  let savepoints: 'as-needed' | 'always' = 'as-needed';
+  for (;;) {
+    const running = failed.size === 0 ? writes : writes.filter((write) => !failed.has(write));
+    const outcomes: WriteOutcome[] = [];
+    try {
+      await deps.store.transaction(async (tx) => {
+        for (const write of running) outcomes.push(await runOne(deps, tx, write));
+      }, { savepoints });
+    } catch (error) {
+      if (!(error instanceof SavepointsNeeded)) throw error;
+      let dropped = 0;
+      running.forEach((write, i) => {
+        const outcome = outcomes[i];
+        if (!outcome || outcome.ok || outcome.error instanceof SavepointsNeeded) return;
+        failed.set(write, outcome);
+        dropped++;
+      });
+      deps.log.warn({ err: error.cause, writes: running.length, dropped }, 'a write failed after changing rows; its batch runs again without the writes that failed');
+      // no write to blame (not expected): the same batch once more, with real savepoints
+      if (dropped === 0) {
+        if (savepoints === 'always') throw error;
+        savepoints = 'always';
+      }
+      continue;
+    }
+    if (failed.size === 0) return outcomes;
+    let next = 0;
+    return writes.map((write) => failed.get(write) ?? outcomes[next++]!);
+  }
+}
+
+/** One write of a batch: its unit of work and its events, or the error it failed with. */
+async function runOne(deps: HubDeps, tx: Tx, write: QueuedWrite): Promise<WriteOutcome> {
+  try {
+    return {
+      ok: true,
+      ...(await tx.savepoint(async () => {
+        const now = deps.clock.now();
+        const changes = new ChangeSet();
+        const value = await write.work(tx, changes, now);
+        return { value, events: await changes.toEvents(tx, deps, now) };
+      })),
+    };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 /**

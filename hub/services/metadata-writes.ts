@@ -10,8 +10,11 @@ import type { StoredSession } from '../store/sessions.js';
 import type { ChangeSet } from './changes.js';
 import type { MergeOutcome } from './metadata-merge.js';
 
-export function assertDocumentSize(document: unknown, field: string): void {
-  assertJsonSize(JSON.stringify(document) ?? '', field);
+/** Checks a document's size; answers its JSON text, for the caller to store as is. */
+export function assertDocumentSize(document: unknown, field: string): string {
+  const json = JSON.stringify(document) ?? '';
+  assertJsonSize(json, field);
+  return json;
 }
 
 /** The same check on a document already serialized. */
@@ -50,7 +53,7 @@ export async function commitMetadataVersion(
     dropped: outcome.dropped,
   });
   await trackResumeTokenChanges(sql, { sid: session.sid, before: session.metadata, after: outcome.document, now });
-  changes.changed(session, 'metadata');
+  changes.changed(session, 'metadata').historyWritten(session.sid, version);
   session.metadata = outcome.document;
   session.metadataVersion = version;
   session.updatedAt = now;

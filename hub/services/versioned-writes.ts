@@ -100,7 +100,8 @@ export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetad
 
 /** The unit of work of one `update-state`: whole-document replace, no merge. */
 function stateWrite(actor: Actor, payload: UpdateStatePayload): UnitOfWork<UpdateStateAck> {
-  if (payload.agentState !== null) assertDocumentSize(payload.agentState, 'agentState');
+  // serialized once: the size check's text is the row's
+  const agentStateJson = payload.agentState === null ? null : assertDocumentSize(payload.agentState, 'agentState');
   return async (tx, changes, now) => {
     const { result, version, value } = await compareAndSet(
       tx,
@@ -110,7 +111,7 @@ function stateWrite(actor: Actor, payload: UpdateStatePayload): UnitOfWork<Updat
       (session) => ({ version: session.agentStateVersion, value: session.agentState }),
       async (session) => {
         const version = session.agentStateVersion + 1;
-        await updateAgentState(tx, { sid: session.sid, agentState: payload.agentState, version, now });
+        await updateAgentState(tx, { sid: session.sid, agentState: payload.agentState, agentStateJson, version, now });
         session.agentState = payload.agentState;
         session.agentStateVersion = version;
         session.lastActivityAt = now;

@@ -1,15 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Sql, Tx } from './sql.js';
 
-// UPDATE … RETURNING, with an INSERT for a namespace's first event: an upsert with RETURNING costs
-// several times more per write (measured: ~12 µs against ~2.5 µs)
-const NEXT_SEQ = `UPDATE namespaces SET last_seq = last_seq + 1 WHERE name = @namespace RETURNING last_seq AS seq`;
-const FIRST_SEQ = `INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 1) RETURNING last_seq AS seq`;
+/*
+ * SQLite keeps each namespace's last seq in memory during a transaction (in `rowCache`, emptied on
+ * any rollback and when another connection committed) and writes it once, before COMMIT
+ * (`beforeCommit`): one process owns the file (hub.lock), so nothing else assigns seqs meanwhile.
+ * Read back, it is the larger of the stored counter and the log's last seq, so it is right even
+ * after the cache was emptied mid-transaction; the counter and the events commit together, so a
+ * restart never reuses a seq.
+ */
+const SEQ_NOW = `
+  SELECT MAX(last_seq, IFNULL((SELECT MAX(seq) FROM events WHERE namespace = @namespace), 0)) AS seq
+  FROM namespaces WHERE name = @namespace`;
+const NEW_NAMESPACE = `INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 0)`;
+const STORE_SEQ = `UPDATE namespaces SET last_seq = MAX(last_seq, @seq) WHERE name = @namespace`;
+/**
+ * `metadata_version` (migration 012): the body's `metadata.value` is the history row of that
+ * version (sid, version), stored as null in the event row instead of a second copy of the document.
+ */
 const INSERT_EVENT = `
-  INSERT INTO events (namespace, seq, id, sid, created_at, body) VALUES (@namespace, @seq, @id, @sid, @createdAt, @body)`;
+  INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
+  VALUES (@namespace, @seq, @id, @sid, @createdAt, @body, @metadataVersion)`;
 const SELECT_NAMESPACE = `SELECT last_seq AS "lastSeq", pruned_through AS "prunedThrough" FROM namespaces WHERE name = @namespace`;
-const SELECT_SINCE = `SELECT id, seq, sid, created_at AS "createdAt", body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq`;
+const SELECT_SINCE = `
+  SELECT e.id, e.seq, e.sid, e.created_at AS "createdAt", e.body, e.metadata_version AS "metadataVersion", h.metadata
+  FROM events e LEFT JOIN metadata_history h ON h.sid = e.sid AND h.version = e.metadata_version
+  WHERE e.namespace = @namespace AND e.seq > @since ORDER BY e.seq`;
 export const SELECT_PRUNABLE_UPTO = `
   SELECT MAX(seq) AS upto FROM events
   WHERE namespace = @namespace AND seq <= @maxSeqByCount AND created_at < @olderThan`;
@@ -20,56 +38,113 @@ const SET_PRUNED = {
 };
 const SELECT_NAMESPACES = `SELECT name FROM namespaces`;
 const SELECT_PAGE_AFTER = `
-  SELECT id, seq, sid, created_at AS "createdAt", body FROM events WHERE namespace = @namespace AND seq > @since ORDER BY seq LIMIT @limit`;
+  SELECT e.id, e.seq, e.sid, e.created_at AS "createdAt", e.body, e.metadata_version AS "metadataVersion", h.metadata
+  FROM events e LEFT JOIN metadata_history h ON h.sid = e.sid AND h.version = e.metadata_version
+  WHERE e.namespace = @namespace AND e.seq > @since ORDER BY e.seq LIMIT @limit`;
+
+/** An event row as read back: the body text, and the history row it may refer to. */
+interface StoredEventRow {
+  id: string;
+  seq: number;
+  sid: string;
+  createdAt: number;
+  body: string;
+  metadataVersion: number | null;
+  metadata: string | null;
+}
 
 /**
  * PostgreSQL: the next seq and the event row in one statement, so one round trip while the
- * cluster's write lock is held (SQLite has no data-modifying CTEs, and no round trips to save).
+ * cluster's write lock is held (the row lock on the namespace's counter: other processes write).
  */
 const APPEND_EVENT_PG = `
   WITH next AS (
     INSERT INTO namespaces AS n (name, last_seq) VALUES (@namespace, 1)
     ON CONFLICT (name) DO UPDATE SET last_seq = n.last_seq + 1
     RETURNING last_seq)
-  INSERT INTO events (namespace, seq, id, sid, created_at, body)
-  SELECT @namespace, last_seq, @id, @sid, @createdAt, @body FROM next
+  INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
+  SELECT @namespace, last_seq, @id, @sid, @createdAt, @body, CAST(@metadataVersion AS BIGINT) FROM next
   RETURNING seq`;
 
-/** Appends one event with the namespace's next seq. Call inside the write's transaction. */
-export async function appendEvent(sql: Sql, input: { namespace: string; sid: string; body: UpdateBody; now: number }): Promise<UpdateEvent> {
+/** A namespace's seq counter while a SQLite transaction runs (see SEQ_NOW). */
+interface SeqCounter {
+  last: number;
+}
+const seqKey = (namespace: string) => `seq:${namespace}`;
+
+async function seqCounter(sql: Sql, namespace: string): Promise<SeqCounter> {
+  const key = seqKey(namespace);
+  let counter = sql.rowCache?.get(key) as SeqCounter | undefined;
+  if (counter) return counter;
+  let row = await sql.get<{ seq: number }>(SEQ_NOW, { namespace });
+  if (!row) {
+    await sql.run(NEW_NAMESPACE, { namespace });
+    row = { seq: 0 };
+  }
+  counter = { last: row.seq };
+  sql.rowCache?.set(key, counter);
+  return counter;
+}
+
+/**
+ * The event row's body: with `metadataVersion`, the metadata document is left out (null), as the
+ * history row of that version holds the same text; `readEventsSince` puts it back.
+ */
+function bodyText(body: UpdateBody, metadataVersion: number | null): string {
+  if (metadataVersion === null || body.t !== 'update-session' || !body.metadata) return JSON.stringify(body);
+  return JSON.stringify({ ...body, metadata: { version: body.metadata.version, value: null } });
+}
+
+/**
+ * Appends one event with the namespace's next seq. Call inside the write's transaction.
+ * `metadataVersion`: an `update-session` body whose metadata is that version's history row, written
+ * in this transaction (the event row then refers to it instead of repeating the document).
+ */
+export async function appendEvent(
+  sql: Sql,
+  input: { namespace: string; sid: string; body: UpdateBody; now: number; metadataVersion?: number },
+): Promise<UpdateEvent> {
   const id = randomUUID();
-  const row = { namespace: input.namespace, id, sid: input.sid, createdAt: input.now, body: JSON.stringify(input.body) };
+  const metadataVersion = input.metadataVersion ?? null;
+  const row = { namespace: input.namespace, seq: 0, id, sid: input.sid, createdAt: input.now, body: bodyText(input.body, metadataVersion), metadataVersion };
   let seq: number;
   if (sql.dialect === 'postgres') {
+    // APPEND_EVENT_PG has no @seq: the named-parameter binding takes only the names a query uses
     seq = (await sql.get<{ seq: number }>(APPEND_EVENT_PG, row))!.seq;
   } else {
-    const next = (await sql.get<{ seq: number }>(NEXT_SEQ, { namespace: input.namespace })) ?? (await sql.get<{ seq: number }>(FIRST_SEQ, { namespace: input.namespace }));
-    seq = next!.seq;
-    await sql.run(INSERT_EVENT, { ...row, seq });
+    const counter = await seqCounter(sql, input.namespace);
+    seq = row.seq = counter.last + 1;
+    await sql.run(INSERT_EVENT, row);
+    counter.last = seq;
+    if (sql.beforeCommit) sql.beforeCommit(seqKey(input.namespace), () => storeSeq(sql, input.namespace));
+    else await storeSeq(sql, input.namespace);
   }
   return { id, seq, createdAt: input.now, body: input.body };
 }
 
+/** Writes a namespace's counter: the one in memory, or, if that was emptied, the log's last seq. */
+async function storeSeq(sql: Sql, namespace: string): Promise<void> {
+  const seq = (sql.rowCache?.get(seqKey(namespace)) as SeqCounter | undefined)?.last ?? (await sql.get<{ seq: number }>(SEQ_NOW, { namespace }))!.seq;
+  await sql.run(STORE_SEQ, { namespace, seq });
+}
+
 export async function namespaceSeqState(sql: Sql, namespace: string): Promise<{ lastSeq: number; prunedThrough: number }> {
-  return (await sql.get(SELECT_NAMESPACE, { namespace }) as { lastSeq: number; prunedThrough: number } | undefined) ?? {
+  const state = (await sql.get(SELECT_NAMESPACE, { namespace }) as { lastSeq: number; prunedThrough: number } | undefined) ?? {
     lastSeq: 0,
     prunedThrough: 0,
   };
+  // inside a SQLite transaction that appended events, the counter in memory is ahead of the row
+  const counter = sql.rowCache?.get(seqKey(namespace)) as SeqCounter | undefined;
+  return counter ? { ...state, lastSeq: Math.max(state.lastSeq, counter.last) } : state;
 }
 
 /** Kept events after `since`, in seq order, optionally only for some sessions. */
 export async function readEventsSince(sql: Sql, input: { namespace: string; since: number; sids?: ReadonlySet<string> }): Promise<UpdateEvent[]> {
-  const rows = await sql.all(SELECT_SINCE, { namespace: input.namespace, since: input.since }) as {
-    id: string;
-    seq: number;
-    sid: string;
-    createdAt: number;
-    body: string;
-  }[];
+  const rows = await sql.all(SELECT_SINCE, { namespace: input.namespace, since: input.since }) as StoredEventRow[];
   const events: UpdateEvent[] = [];
   for (const row of rows) {
     if (input.sids && !input.sids.has(row.sid)) continue;
-    events.push({ id: row.id, seq: row.seq, createdAt: row.createdAt, body: JSON.parse(row.body) as UpdateBody });
+    events.push({ id: row.id, seq: row.seq, createdAt: row.createdAt, body: storedBody(row) });
   }
   return events;
 }
@@ -79,8 +154,19 @@ export async function readEventPageAfter(
   sql: Sql,
   input: { namespace: string; since: number; limit: number },
 ): Promise<(UpdateEvent & { sid: string })[]> {
-  const rows = await sql.all(SELECT_PAGE_AFTER, input) as { id: string; seq: number; sid: string; createdAt: number; body: string }[];
-  return rows.map((row) => ({ id: row.id, seq: row.seq, sid: row.sid, createdAt: row.createdAt, body: JSON.parse(row.body) as UpdateBody }));
+  const rows = await sql.all(SELECT_PAGE_AFTER, input) as StoredEventRow[];
+  return rows.map((row) => ({ id: row.id, seq: row.seq, sid: row.sid, createdAt: row.createdAt, body: storedBody(row) }));
+}
+
+/** An event row's body as it was published: the metadata document put back from its history row. */
+function storedBody(row: StoredEventRow): UpdateBody {
+  const body = JSON.parse(row.body) as UpdateBody;
+  if (row.metadataVersion === null) return body;
+  if (row.metadata === null || body.t !== 'update-session' || !body.metadata) {
+    throw new Error(`event ${row.seq} refers to metadata version ${row.metadataVersion} of session ${row.sid}, which has no history row`);
+  }
+  body.metadata.value = JSON.parse(row.metadata) as JsonObject;
+  return body;
 }
 
 /**

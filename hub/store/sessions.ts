@@ -206,10 +206,20 @@ export async function updateMetadata(
   });
 }
 
-export async function updateAgentState(sql: Sql, input: { sid: string; agentState: JsonObject | null; version: number; now: number }): Promise<void> {
+export async function updateAgentState(
+  sql: Sql,
+  input: {
+    sid: string;
+    agentState: JsonObject | null;
+    /** `agentState` already serialized by the caller (its size check): used as is. */
+    agentStateJson?: string | null;
+    version: number;
+    now: number;
+  },
+): Promise<void> {
   await sql.run(UPDATE_AGENT_STATE, {
     sid: input.sid,
-    agentState: input.agentState === null ? null : JSON.stringify(input.agentState),
+    agentState: input.agentState === null ? null : (input.agentStateJson ?? JSON.stringify(input.agentState)),
     version: input.version,
     now: input.now,
   });

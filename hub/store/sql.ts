@@ -30,6 +30,12 @@ export interface Sql {
    * PostgreSQL, where other processes write.
    */
   readonly rowCache?: Map<string, unknown>;
+  /**
+   * SQLite only (set on its transactions, like rowCache): runs fn once just before COMMIT, after
+   * every statement of the transaction; registering a key again replaces its fn. For state a store
+   * module keeps in memory during a transaction and writes once (the namespace seq, events.ts).
+   */
+  readonly beforeCommit?: (key: string, fn: () => Promise<void>) => void;
 }
 
 /** One open transaction. */

@@ -47,6 +47,9 @@ describe('kill -9 during a burst of writes (issue 2)', () => {
     await waitFor(() => replayed.some((e) => e.seq >= lastSeqBefore), 5000, 'replay');
     const idBySeq = new Map(replayed.map((e) => [e.seq, e.id]));
     for (const event of before) expect(idBySeq.get(event.seq), `seq ${event.seq}`).toBe(event.id);
+    // and its body byte for byte: an update-session event's metadata is rebuilt from its history row
+    const replayedBySeq = new Map(replayed.map((e) => [e.seq, e]));
+    for (const event of before) expect(JSON.stringify(replayedBySeq.get(event.seq)), `seq ${event.seq}`).toBe(JSON.stringify(event));
 
     // the next write after the restart gets a seq above everything committed before the crash
     const runner = await connectRunner(restarted.url, restarted.tokens.runner);
@@ -59,5 +62,8 @@ describe('kill -9 during a burst of writes (issue 2)', () => {
     const fresh = replayed.find((e) => e.body.t === 'update-session' && e.body.metadata?.value.after === 'restart')!;
     expect(fresh.seq).toBeGreaterThan(Math.max(...replayed.filter((e) => e !== fresh).map((e) => e.seq)));
     expect(idBySeq.has(fresh.seq)).toBe(false);
+    // the seq counter kept in memory was written with the events it numbered: no gap after the restart either
+    const seqs = replayed.map((e) => e.seq).sort((x, y) => x - y);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i));
   });
 });
