@@ -62,7 +62,7 @@ function stateOf(webhook: Webhook, now: number): string {
   return 'active';
 }
 
-function describe(webhook: Webhook, now: number): string {
+function describeWebhook(webhook: Webhook, now: number): string {
   const lines = [
     `${webhook.id}  ${webhook.namespace}  ${stateOf(webhook, now)}`,
     `  POST ${webhook.url}  format ${webhook.format}  events ${webhook.events.join(',')}`,
@@ -122,14 +122,14 @@ async function webhook(argv: string[]): Promise<void> {
         process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${describe(created.webhook, now)}\nsecret: ${created.secret}\n`);
+      process.stdout.write(`${describeWebhook(created.webhook, now)}\nsecret: ${created.secret}\n`);
       process.stderr.write('the secret is shown only now: give it to the receiver, which checks X-Session-Hub-Signature with it\n');
       return;
     }
     if (action === 'list') {
       const webhooks = await listWebhooks(store, values.namespace);
       if (values.json) process.stdout.write(`${JSON.stringify({ webhooks }, null, 2)}\n`);
-      else process.stdout.write(webhooks.length === 0 ? 'no webhooks\n' : `${webhooks.map((w) => describe(w, now)).join('\n')}\n`);
+      else process.stdout.write(webhooks.length === 0 ? 'no webhooks\n' : `${webhooks.map((w) => describeWebhook(w, now)).join('\n')}\n`);
       return;
     }
     if (action === 'remove') {

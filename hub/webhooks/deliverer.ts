@@ -8,6 +8,8 @@
  * One process of a cluster delivers: the one holding the cluster-wide lock `webhook-delivery` (on
  * SQLite the only process). The others try again every few seconds, so a stopped or killed leader is
  * replaced (PostgreSQL frees its lock with its connection).
+ *
+ * URLs are never logged: a chat service's webhook URL is itself a credential.
  */
 import type { HubDeps } from '../services/deps.js';
 import { namespaceSeqState, readEventPageAfter } from '../store/events.js';
@@ -92,7 +94,7 @@ export function createWebhookDeliverer(deps: HubDeps, metrics: WebhookMetrics): 
           metrics.deliveries.inc({ result: 'failed' });
           const nextAttemptAt = now + retryDelay(failures, config.webhookRetryMs, config.webhookRetryMaxMs);
           await markFailed(store, { id: webhook.id, now, nextAttemptAt, error: outcome.error, pauseAfter: config.webhookPauseAfter });
-          if (failures >= config.webhookPauseAfter) log.warn({ webhook: webhook.id, url: webhook.url, failures, error: outcome.error }, `webhook ${webhook.id} paused after ${failures} failed attempts`);
+          if (failures >= config.webhookPauseAfter) log.warn({ webhook: webhook.id, failures, error: outcome.error }, `webhook ${webhook.id} paused after ${failures} failed attempts`);
           else log.info({ webhook: webhook.id, failures, error: outcome.error, retryAt: nextAttemptAt }, `webhook ${webhook.id} delivery failed; will retry`);
           // the events passed over before this one are done with
           if (event.seq - 1 > cursor) await skipTo(store, { id: webhook.id, seq: event.seq - 1, lost: 0, note: null });
