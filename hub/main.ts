@@ -123,7 +123,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const generated = await mintFirstTokens(store, tokens, config.tokens, clock.now());
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   log.info(
-    { url, database: describeStore(config), redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
+    { url, database: describeStore(config), sync: config.databaseUrl === undefined ? config.sync : 'postgresql', redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
   );
 
