@@ -42,10 +42,10 @@ function processCpuUs(): number {
   return user + system;
 }
 
-export async function measureWritePath(options: { seconds: number; sessions: number }): Promise<WritePathResult> {
+export async function measureWritePath(options: { seconds: number; sessions: number; sync?: 'normal' | 'full' }): Promise<WritePathResult> {
   const dir = mkdtempSync(join(tmpdir(), 'session-hub-bench-write-path-'));
-  const config = loadConfig({}, { dataDir: dir, logLevel: 'silent' });
-  const store = SqliteStore.open(config.databaseFile);
+  const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', sync: options.sync });
+  const store = SqliteStore.open(config.databaseFile, { synchronous: config.sync });
   const deps: HubDeps = { store, hubId: 'bench', clock: systemClock, config, log: createLogger('silent'), publisher: { publish() {} } };
   const actor: Actor = { namespace: 'default', role: 'runner', by: 'runner', socketId: 'bench' };
   try {

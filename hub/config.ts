@@ -35,6 +35,8 @@ const ConfigSchema = z.object({
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
+  /** `full`: SQLite fsyncs the WAL at every commit (power-loss durability); `normal`: a process crash loses nothing, a power loss may lose the last commits. */
+  sync: z.enum(['normal', 'full']).default('normal'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
@@ -65,6 +67,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   webhookPollMs: 'SESSION_HUB_WEBHOOK_POLL_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
+  sync: 'SESSION_HUB_SYNC',
   logLevel: 'LOG_LEVEL',
 };
 

@@ -2,9 +2,14 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
-/** A `token=` query parameter (the dashboard page accepts `/?token=`) never reaches a log. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+/**
+ * What a log keeps of a request URL: its path, never its query string. A query may carry a secret
+ * under any name and spelling (`?access_token=`, `?%74oken=`, `?api_key=`; the dashboard page takes
+ * `/?token=`): dropping it whole is the one rule no spelling escapes.
+ */
+export function pathOnly(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : `${url.slice(0, query)}?[query not logged]`;
 }
 
 /**
@@ -24,14 +29,14 @@ export function withoutPassword(url: string): string {
   }
 }
 
-/** What a request log line shows: never headers (Authorization) or a query token. */
+/** What a request log line shows: never headers (Authorization) or the query string. */
 function serializeRequest(req: { method?: string; url?: string; ip?: string }) {
-  return { method: req.method, url: req.url === undefined ? undefined : redactUrl(req.url), remoteAddress: req.ip };
+  return { method: req.method, url: req.url === undefined ? undefined : pathOnly(req.url), remoteAddress: req.ip };
 }
 
 /**
- * The one pino root. Tokens never reach a log: the handshake's `auth`, the Authorization header and
- * a `token=` query parameter are redacted wherever they appear.
+ * The one pino root. Tokens never reach a log: the handshake's `auth` and the Authorization header
+ * are redacted wherever they appear, and request URLs are logged without their query string.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(

@@ -129,7 +129,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   webhooks.start();
   log.info(
-    { url, database: describeStore(config), redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
+    { url, database: describeStore(config), sync: config.databaseUrl === undefined ? config.sync : 'postgresql', redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
   );
 

@@ -16,5 +16,5 @@ export function describeStore(config: HubConfig): string {
  */
 export async function openStore(config: HubConfig, log: Logger): Promise<Store> {
   if (config.databaseUrl !== undefined) return PgStore.open(config.databaseUrl, { log });
-  return SqliteStore.open(config.databaseFile, { log });
+  return SqliteStore.open(config.databaseFile, { log, synchronous: config.sync });
 }

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { idSchema } from './ids.js';
 import { JsonValueSchema } from './json.js';
 import {
   HistoryEntrySchema,
   LastRunSchema,
   LifecycleStateSchema,
   SessionSnapshotSchema,
+  SidSchema,
   TurnWithActivitySchema,
 } from './session.js';
 
@@ -12,11 +14,11 @@ import {
 export const HttpErrorSchema = z.object({ error: z.string(), message: z.string(), reason: z.string().optional() });
 export type HttpError = z.infer<typeof HttpErrorSchema>;
 
-export const SidParamsSchema = z.object({ sid: z.string().min(1).max(128) });
+export const SidParamsSchema = z.object({ sid: SidSchema });
 
 export const ListSessionsQuerySchema = z.object({
   state: LifecycleStateSchema.optional(),
-  flavor: z.string().min(1).max(64).optional(),
+  flavor: idSchema(64).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });

@@ -4,6 +4,7 @@ export * from './broadcast.js';
 export * from './dashboard.js';
 export type * from './events.js';
 export * from './http.js';
+export * from './ids.js';
 export * from './json.js';
 export * from './lifecycle.js';
 export * from './limits.js';

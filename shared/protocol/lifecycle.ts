@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { okAck } from './acks.js';
+import { idSchema } from './ids.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
 import { EpochMsSchema, RunEndStatusSchema, SeqSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
 
@@ -9,8 +10,8 @@ export const SessionSourceSchema = z.enum(['startup', 'resume', 'clear', 'compac
 export type SessionSource = z.infer<typeof SessionSourceSchema>;
 
 export const SessionStartPayloadSchema = z.object({
-  tag: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
-  flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  tag: idSchema(256),
+  flavor: idSchema(64),
   source: SessionSourceSchema,
   sid: SidSchema.optional(),
   metadata: JsonObjectSchema.optional(),
@@ -31,7 +32,7 @@ export type SessionAck = z.infer<typeof SessionAckSchema>;
 export const PromptSubmitPayloadSchema = z.object({
   sid: SidSchema,
   prompt: z.string(),
-  promptId: ShortText.optional(),
+  promptId: idSchema(1024).optional(),
 });
 export type PromptSubmitPayload = z.infer<typeof PromptSubmitPayloadSchema>;
 export const PromptSubmitAckSchema = okAck({ turnId: z.string() });
@@ -39,8 +40,8 @@ export type PromptSubmitAck = z.infer<typeof PromptSubmitAckSchema>;
 
 export const ToolUsePayloadSchema = z.object({
   sid: SidSchema,
-  tool: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
-  toolUseId: ShortText.optional(),
+  tool: idSchema(256),
+  toolUseId: idSchema(1024).optional(),
   input: JsonValueSchema.optional(),
   output: JsonValueSchema.optional(),
   at: EpochMsSchema.optional(),
@@ -82,7 +83,7 @@ export type OkAck = z.infer<typeof OkAckSchema>;
 
 export const ResumeFailedPayloadSchema = z.object({
   sid: SidSchema,
-  tokenKey: z.string().min(1).max(128),
+  tokenKey: idSchema(128),
   token: z.string().max(1024),
   stage: z.enum(['resume', 'first-send']),
   emitted: z.boolean(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './ids.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
 
 /** Times on the wire are epoch milliseconds. */
@@ -7,7 +8,7 @@ export const EpochMsSchema = z.number().int().nonnegative();
 /** A broadcast sequence number of a namespace (0: nothing yet). */
 export const SeqSchema = z.number().int().nonnegative();
 
-export const SidSchema = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+export const SidSchema = idSchema(128);
 export const WriterSchema = z.enum(['runner', 'hub', 'user']);
 export type Writer = z.infer<typeof WriterSchema>;
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { versionedAck } from './acks.js';
+import { idSchema } from './ids.js';
 import { JsonObjectSchema } from './json.js';
 import { SidSchema } from './session.js';
 
-const RequestIdSchema = z.string().min(1).max(128);
+const RequestIdSchema = idSchema(128);
 const ExpectedVersionSchema = z.number().int('must be an integer').min(1, 'must be at least 1');
 
 /** `update-metadata`: exactly one of a whole document (`metadata`) or an RFC 7386 merge `patch`. */

@@ -13,8 +13,9 @@ import { MIGRATIONS } from './migrations/index.js';
  * transaction's `await`s let other code run in between, transactions take turns (a queue), and a
  * read outside a transaction waits while one is open, so it never sees uncommitted rows.
  *
- * synchronous=NORMAL in WAL mode: a committed transaction is in the WAL file before COMMIT
- * returns, so it survives a crash of the hub process (not of the machine; docs/reliability.md).
+ * synchronous=NORMAL in WAL mode (the default): a committed transaction is in the WAL file before
+ * COMMIT returns, so it survives a crash of the hub process (not of the machine; docs/reliability.md).
+ * synchronous=FULL (SESSION_HUB_SYNC=full) fsyncs it too: it survives a power loss.
  * WAL checkpoints run on a worker thread (checkpointer.ts), not inside a writer's COMMIT.
  *
  * Savepoints, as on PostgreSQL (sql.ts), are skipped unless a transaction asks for them
@@ -65,11 +66,15 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (creating if needed) the database file and applies pending migrations. */
-  static open(file: string, options: { migrations?: readonly string[]; log?: Logger; checkpoints?: CheckpointPolicy } = {}): SqliteStore {
+  static open(
+    file: string,
+    options: { migrations?: readonly string[]; log?: Logger; checkpoints?: CheckpointPolicy; synchronous?: 'normal' | 'full' } = {},
+  ): SqliteStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    // SESSION_HUB_SYNC=full: the WAL is fsynced at every COMMIT, so a power loss loses no acked write
+    db.pragma(options.synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     migrate(db, options.migrations ?? MIGRATIONS);
