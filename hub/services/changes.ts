@@ -8,6 +8,15 @@ import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
 type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
+/** Fields as bits: a changed session costs one small object per write, not a Set. */
+const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8 };
+
+interface ChangedSession {
+  session: StoredSession;
+  fields: number;
+  /** The metadata version whose history row this unit of work wrote (historyWritten). */
+  historyVersion: number | undefined;
+}
 
 /**
  * What one unit of work changed. At commit it becomes events, in one transaction with the
@@ -17,10 +26,8 @@ type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
 export class ChangeSet {
   private readonly created = new Set<string>();
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
-  private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
+  private readonly sessions = new Map<string, ChangedSession>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
-  /** The metadata version whose history row this unit of work wrote, per session. */
-  private readonly historyVersions = new Map<string, number>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -28,18 +35,16 @@ export class ChangeSet {
   }
 
   changed(session: StoredSession, ...fields: Field[]): this {
-    const entry = this.sessions.get(session.sid);
-    if (!entry) this.sessions.set(session.sid, { session, fields: new Set(fields) });
-    else {
-      entry.session = session;
-      for (const field of fields) entry.fields.add(field);
-    }
+    let entry = this.sessions.get(session.sid);
+    if (!entry) this.sessions.set(session.sid, (entry = { session, fields: 0, historyVersion: undefined }));
+    else entry.session = session;
+    for (const field of fields) entry.fields |= FIELD_BITS[field];
     return this;
   }
 
   /** The session's metadata `version` has its history row in this transaction: its event refers to it. */
-  historyWritten(sid: string, version: number): this {
-    this.historyVersions.set(sid, version);
+  historyWritten(session: StoredSession, version: number): this {
+    this.changed(session).sessions.get(session.sid)!.historyVersion = version;
     return this;
   }
 
@@ -59,18 +64,17 @@ export class ChangeSet {
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
     for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
-    for (const [sid, { session, fields }] of this.sessions) {
-      if (this.created.has(sid) || fields.size === 0) continue;
-      const withMetadata = fields.has('metadata');
-      const historyVersion = withMetadata && this.historyVersions.get(sid) === session.metadataVersion ? session.metadataVersion : undefined;
+    for (const [sid, { session, fields, historyVersion }] of this.sessions) {
+      if (this.created.has(sid) || fields === 0) continue;
+      const withMetadata = (fields & FIELD_BITS.metadata) !== 0;
       await emit(session.namespace, sid, {
         t: 'update-session',
         sid,
         metadata: withMetadata ? { version: session.metadataVersion, value: session.metadata } : null,
-        agentState: fields.has('agentState') ? { version: session.agentStateVersion, value: session.agentState } : null,
-        lifecycle: fields.has('lifecycle') ? lifecycleOf(session) : null,
-        presence: fields.has('presence') ? presenceOf(session) : null,
-      }, historyVersion);
+        agentState: fields & FIELD_BITS.agentState ? { version: session.agentStateVersion, value: session.agentState } : null,
+        lifecycle: fields & FIELD_BITS.lifecycle ? lifecycleOf(session) : null,
+        presence: fields & FIELD_BITS.presence ? presenceOf(session) : null,
+      }, withMetadata && historyVersion === session.metadataVersion ? historyVersion : undefined);
     }
     return out;
   }
@@ -208,15 +212,12 @@ async function commitWithout(deps: HubDeps, writes: QueuedWrite[]): Promise<Writ
 /** One write of a batch: its unit of work and its events, or the error it failed with. */
 async function runOne(deps: HubDeps, tx: Tx, write: QueuedWrite): Promise<WriteOutcome> {
   try {
-    return {
-      ok: true,
-      ...(await tx.savepoint(async () => {
-        const now = deps.clock.now();
-        const changes = new ChangeSet();
-        const value = await write.work(tx, changes, now);
-        return { value, events: await changes.toEvents(tx, deps, now) };
-      })),
-    };
+    return await tx.savepoint(async (): Promise<WriteOutcome> => {
+      const now = deps.clock.now();
+      const changes = new ChangeSet();
+      const value = await write.work(tx, changes, now);
+      return { ok: true, value, events: await changes.toEvents(tx, deps, now) };
+    });
   } catch (error) {
     return { ok: false, error };
   }

@@ -53,7 +53,7 @@ export async function commitMetadataVersion(
     dropped: outcome.dropped,
   });
   await trackResumeTokenChanges(sql, { sid: session.sid, before: session.metadata, after: outcome.document, now });
-  changes.changed(session, 'metadata').historyWritten(session.sid, version);
+  changes.changed(session, 'metadata').historyWritten(session, version);
   session.metadata = outcome.document;
   session.metadataVersion = version;
   session.updatedAt = now;

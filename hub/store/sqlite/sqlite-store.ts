@@ -56,9 +56,9 @@ export class SqliteStore implements Store {
     const store = this;
     this.tx = {
       dialect: 'sqlite',
-      get: (query, params) => Promise.resolve(store.getNow(query, params)),
-      all: (query, params) => Promise.resolve(store.allNow(query, params)),
-      run: (query, params) => Promise.resolve(store.runNow(query, params)),
+      get: (query, params) => Promise.resolve(store.getNow(query, params, true)),
+      all: (query, params) => Promise.resolve(store.allNow(query, params, true)),
+      run: (query, params) => Promise.resolve(store.runNow(query, params, true)),
       savepoint: (fn) => (store.savepointMode === 'always' ? store.savepoint(fn) : store.skippedSavepoint(fn)),
       rowCache: store.transactionCache,
       beforeCommit: (key, fn) => void store.commitHooks.set(key, fn),
@@ -229,28 +229,33 @@ export class SqliteStore implements Store {
   }
 
   // a statement without parameters must be called without a bindings object
-  private getNow<Row>(query: Query, params?: Params): Row | undefined {
+  // `ofTx`: the statement is the open transaction's (through `tx`), not the store's own
+  private getNow<Row>(query: Query, params?: Params, ofTx = false): Row | undefined {
     const statement = this.statement(query);
-    return this.execute(statement, () => (params ? statement.get(params) : statement.get()) as Row | undefined);
+    const run = () => (params ? statement.get(params) : statement.get()) as Row | undefined;
+    return ofTx ? this.execute(statement, run) : run();
   }
 
-  private allNow<Row>(query: Query, params?: Params): Row[] {
+  private allNow<Row>(query: Query, params?: Params, ofTx = false): Row[] {
     const statement = this.statement(query);
-    return this.execute(statement, () => (params ? statement.all(params) : statement.all()) as Row[]);
+    const run = () => (params ? statement.all(params) : statement.all()) as Row[];
+    return ofTx ? this.execute(statement, run) : run();
   }
 
-  private runNow(query: Query, params?: Params): { changes: number } {
+  private runNow(query: Query, params?: Params, ofTx = false): { changes: number } {
     const statement = this.statement(query);
-    return { changes: this.execute(statement, () => (params ? statement.run(params) : statement.run()).changes) };
+    const run = () => (params ? statement.run(params) : statement.run()).changes;
+    return { changes: ofTx ? this.execute(statement, run) : run() };
   }
 
   /**
-   * Runs a statement of a transaction (or of none), keeping the skipped savepoints' bookkeeping: a
+   * Runs a statement of the open transaction, keeping the skipped savepoints' bookkeeping: a
    * statement that changed rows marks them as having written. A poisoned transaction runs nothing
    * more, and one SQLite rolled back by itself (SQLITE_FULL, I/O errors) is poisoned, so no later
    * statement runs outside it (autocommit) and its COMMIT rejects.
    */
   private execute<R>(statement: Database.Statement, run: () => R): R {
+    // a tx used after its transaction ended (refused elsewhere) leaves no mark on the next one
     if (!this.inTransaction) return run();
     if (this.poisoned) throw new SavepointsNeeded(this.poisoned.cause);
     let value: R;
