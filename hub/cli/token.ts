@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { RoleSchema } from '../../shared/protocol/auth.js';
+import { ROLE_NAMES, RoleSchema } from '../../shared/protocol/auth.js';
 import { mintToken } from '../services/tokens.js';
 import { listTokens } from '../store/tokens.js';
 import { openExistingStore, UsageError, withUsageErrors } from './offline.js';
 
-export const TOKEN_HELP = `session-hub token create --role <runner|dashboard|admin> [--namespace NAME] [--data DIR]
+export const TOKEN_HELP = `session-hub token create --role <runner|dashboard|operator|admin> [--namespace NAME] [--data DIR]
 session-hub token list [--data DIR]
 
 create  makes a new token, stores only its hash in the hub database and prints the token once.
@@ -12,7 +12,8 @@ create  makes a new token, stores only its hash in the hub database and prints t
 list    shows every stored token's role, namespace, origin and age (never a token).
 
 Options:
-  --role <role>        runner, dashboard or admin (create)
+  --role <role>        runner, dashboard, operator (a dashboard that may also decide tool
+                       approvals) or admin (create)
   --namespace <name>   the tenant namespace (create; default "default")
   --data <dir>         the hub's data directory (SESSION_HUB_DATA, default ./data); with
                        SESSION_HUB_DATABASE_URL set, that PostgreSQL database instead
@@ -44,7 +45,7 @@ export async function tokenCommand(argv: string[]): Promise<void> {
         return;
       }
       const role = RoleSchema.safeParse(values.role);
-      if (!role.success) throw new UsageError('--role must be runner, dashboard or admin');
+      if (!role.success) throw new UsageError(`--role must be ${ROLE_NAMES}`);
       const namespace = values.namespace ?? 'default';
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(namespace)) throw new UsageError('--namespace: 1–64 letters, digits, "_", "." or "-"');
       const { token } = await mintToken(store, { role: role.data, namespace, source: 'cli', now: Date.now() });

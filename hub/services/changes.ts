@@ -1,3 +1,4 @@
+import type { Approval } from '../../shared/protocol/attention.js';
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import { appendEvent } from '../store/events.js';
@@ -7,18 +8,19 @@ import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
-type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
+type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'attention';
 
 /**
  * What one unit of work changed. At commit it becomes events, in one transaction with the
- * changes themselves: a `session-created`, the `turn`s in order, then one `update-session` per
- * session carrying every field that changed, with its stored value.
+ * changes themselves: a `session-created`, the `turn`s in order, the `approval`s in order, then one
+ * `update-session` per session carrying every field that changed, with its stored value.
  */
 export class ChangeSet {
   private readonly created = new Set<string>();
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
   private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
+  private readonly approvals: { namespace: string; approval: Approval }[] = [];
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -40,6 +42,12 @@ export class ChangeSet {
     return this;
   }
 
+  /** An approval opened or changed status. */
+  approval(namespace: string, approval: Approval): this {
+    this.approvals.push({ namespace, approval });
+    return this;
+  }
+
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
@@ -51,6 +59,7 @@ export class ChangeSet {
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
     for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    for (const { namespace, approval } of this.approvals) await emit(namespace, approval.sid, { t: 'approval', sid: approval.sid, approval });
     for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
       await emit(session.namespace, sid, {
@@ -60,6 +69,7 @@ export class ChangeSet {
         agentState: fields.has('agentState') ? { version: session.agentStateVersion, value: session.agentState } : null,
         lifecycle: fields.has('lifecycle') ? lifecycleOf(session) : null,
         presence: fields.has('presence') ? presenceOf(session) : null,
+        attention: fields.has('attention') ? { value: session.attention } : null,
       });
     }
     return out;

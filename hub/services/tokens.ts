@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
+import { ROLE_NAMES, RoleSchema, type Role } from '../../shared/protocol/auth.js';
 import type { Sql, Store } from '../store/sql.js';
 import { insertToken, listTokens } from '../store/tokens.js';
 
@@ -17,6 +17,15 @@ export interface PlainToken {
   token: string;
 }
 
+/**
+ * A token's public id, for audit records (who decided an approval): the first 16 hex digits of its
+ * sha256, never the secret. (The token lifecycle gives stored tokens their own ids; this is the one
+ * an environment token has as well.)
+ */
+export function tokenIdOf(identity: Pick<TokenIdentity, 'tokenHash'>): string {
+  return identity.tokenHash.slice(0, 16);
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -31,7 +40,7 @@ export function parseTokenSpec(spec: string): PlainToken[] {
       const [role, namespace, ...rest] = part.split(':');
       const token = rest.join(':');
       const parsedRole = RoleSchema.safeParse(role);
-      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be runner, dashboard or admin (got "${role}")`);
+      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be ${ROLE_NAMES} (got "${role}")`);
       if (!namespace) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: namespace is empty; use role:namespace:token`);
       if (token === '') throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: no token; use role:namespace:token`);
       if (token.length < 8) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: token must be at least 8 characters`);
