@@ -17,7 +17,7 @@ interface Fixture {
 
 const fixture = (file: string) => JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Fixture;
 const set = (kind: string, message: string | null = null, tool: string | null = null) => ({ set: { kind, message, tool } });
-const CLEAR = { clear: true };
+const CLEAR = { clear: true } as const;
 
 /** What each fixture must give. */
 const EXPECTED: Record<string, AttentionFromHook | { set: { kind: string; message: string | null; tool: string | null } }> = {
