@@ -121,7 +121,7 @@ export async function decideApproval(
     if (!approval) throw new ApprovalNotFound(input.approvalId);
     if (approval.status !== 'pending') throw new ApprovalConflict(approval);
     const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, message: input.message ?? null } as const;
-    if (!(await finish(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!);
+    if (!(await finish(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
     return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message };
   });
@@ -185,20 +185,20 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
   const pollMs = options.pollMs ?? APPROVAL_POLL_MS;
   const deadline = performance.now() + ms;
   for (;;) {
-    const approval = await getApprovalById(deps.store, approvalId);
-    if (!approval) throw new ApprovalNotFound(approvalId);
-    if (approval.status !== 'pending') return outcomeOf(approval);
+    const found = await getApprovalById(deps.store, approvalId);
+    if (!found) throw new ApprovalNotFound(approvalId);
+    if (found.approval.status !== 'pending') return outcomeOf(found.approval);
     const remaining = deadline - performance.now();
-    if (remaining <= 0) return expire(deps, approval);
+    if (remaining <= 0) return expire(deps, found.namespace, found.approval);
     await sleepOrWake(approvalId, Math.min(pollMs, remaining));
   }
 }
 
-async function expire(deps: HubDeps, approval: Approval & { namespace: string }): Promise<Approval | null> {
+async function expire(deps: HubDeps, namespace: string, approval: Approval): Promise<Approval | null> {
   const final = await runWrite(deps, async (tx, changes, now) => {
-    if (await finish(tx, changes, approval.namespace, approval, { status: 'expired', at: now, decidedBy: null, message: null })) return null;
+    if (await finish(tx, changes, namespace, approval, { status: 'expired', at: now, decidedBy: null, message: null })) return null;
     // a decision committed between the last read and this write: it wins
-    return outcomeOf((await getApprovalById(tx, approval.approvalId))!);
+    return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
   });
   wake(approval.approvalId);
   return final;

@@ -23,11 +23,11 @@ const INSERT = `
   VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt)`;
 const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
 const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
-// pending first (oldest first: the one the agent waits on longest), then the decided ones, newest first
+// pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
 const SELECT_FOR_SESSION = `
   SELECT * FROM approvals WHERE sid = @sid
   ORDER BY CASE WHEN status = 'pending' THEN 0 ELSE 1 END,
-    CASE WHEN status = 'pending' THEN created_at ELSE -created_at END, approval_id`;
+    CASE WHEN status = 'pending' THEN created_at ELSE -decided_at END, created_at DESC, approval_id`;
 const SELECT_PENDING = `SELECT * FROM approvals WHERE sid = @sid AND status = 'pending' ORDER BY created_at, approval_id`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
@@ -65,9 +65,9 @@ export async function getApproval(sql: Sql, key: { approvalId: string; sid: stri
 }
 
 /** For the waiter, which holds the id it opened. */
-export async function getApprovalById(sql: Sql, approvalId: string): Promise<(Approval & { namespace: string }) | undefined> {
+export async function getApprovalById(sql: Sql, approvalId: string): Promise<{ approval: Approval; namespace: string } | undefined> {
   const row = await sql.get(SELECT_ANY, { approvalId }) as ApprovalRow | undefined;
-  return row && { ...toApproval(row), namespace: row.namespace };
+  return row && { approval: toApproval(row), namespace: row.namespace };
 }
 
 export async function listApprovals(sql: Sql, sid: string): Promise<Approval[]> {

@@ -58,7 +58,7 @@ export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 export const ApprovalParamsSchema = z.object({ sid: z.string().min(1).max(128), approvalId: z.string().min(1).max(128) });
 export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: AttentionMessageSchema.optional() });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
-/** Pending approvals first (oldest first), then the decided ones (newest first). */
+/** Pending approvals first (oldest first), then the ended ones (latest end first). */
 export const ApprovalsResponseSchema = z.object({ sid: z.string(), approvals: z.array(ApprovalSchema) });
 export type ApprovalsResponse = z.infer<typeof ApprovalsResponseSchema>;
 /** 409 on a decided, expired or superseded approval: the approval as it stands (with the first decision). */
