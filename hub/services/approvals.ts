@@ -11,7 +11,7 @@ import type { JsonValue } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { finishApproval, getApproval, getApprovalById, insertApproval, listPendingApprovals } from '../store/approvals.js';
 import type { StoredSession } from '../store/sessions.js';
-import type { Tx } from '../store/sql.js';
+import type { Store, Tx } from '../store/sql.js';
 import { applyAttention } from './attention.js';
 import { runWrite, type ChangeSet } from './changes.js';
 import type { Actor, HubDeps } from './deps.js';
@@ -125,7 +125,7 @@ export async function decideApproval(
     await clearPermissionIfNoneLeft(tx, changes, session, now);
     return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message };
   });
-  wake(decided.approvalId);
+  wake(deps, decided.approvalId);
   return decided;
 }
 
@@ -141,18 +141,29 @@ export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: Store
 /** `supersedeOpen`: the session's next tool event arrived, so its open approvals were answered elsewhere. */
 export async function supersedeOpen(deps: HubDeps, actor: Actor, sid: string): Promise<number> {
   const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now));
-  for (const approvalId of ended) wake(approvalId);
+  for (const approvalId of ended) wake(deps, approvalId);
   return ended.length;
 }
 
-/** Waiters on this process, by approval id: woken right after a decision here commits. */
-const waiters = new Map<string, Set<() => void>>();
+/**
+ * Waiters of one hub (its store), by approval id: woken right after a change on this hub commits.
+ * Per store, so another hub — even one in the same Node process, as in tests — is only heard
+ * through the store.
+ */
+const waitersByStore = new WeakMap<Store, Map<string, Set<() => void>>>();
 
-function wake(approvalId: string): void {
-  for (const waiter of waiters.get(approvalId) ?? []) waiter();
+function waitersOf(deps: HubDeps): Map<string, Set<() => void>> {
+  let waiters = waitersByStore.get(deps.store);
+  if (!waiters) waitersByStore.set(deps.store, (waiters = new Map()));
+  return waiters;
 }
 
-function sleepOrWake(approvalId: string, ms: number): Promise<void> {
+function wake(deps: HubDeps, approvalId: string): void {
+  for (const waiter of waitersOf(deps).get(approvalId) ?? []) waiter();
+}
+
+function sleepOrWake(deps: HubDeps, approvalId: string, ms: number): Promise<void> {
+  const waiters = waitersOf(deps);
   return new Promise((resolve) => {
     let set = waiters.get(approvalId);
     if (!set) waiters.set(approvalId, (set = new Set()));
@@ -190,7 +201,7 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
     if (found.approval.status !== 'pending') return outcomeOf(found.approval);
     const remaining = deadline - performance.now();
     if (remaining <= 0) return expire(deps, found.namespace, found.approval);
-    await sleepOrWake(approvalId, Math.min(pollMs, remaining));
+    await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
   }
 }
 
@@ -200,6 +211,6 @@ async function expire(deps: HubDeps, namespace: string, approval: Approval): Pro
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
   });
-  wake(approval.approvalId);
+  wake(deps, approval.approvalId);
   return final;
 }
