@@ -162,6 +162,11 @@ function wake(deps: HubDeps, approvalId: string): void {
   for (const waiter of waitersOf(deps).get(approvalId) ?? []) waiter();
 }
 
+/** After a unit of work that ended approvals (`supersedeOpenIn`, `applyHookAttention`) commits: their waiters here answer at once. */
+export function wakeApprovalWaiters(deps: HubDeps, approvalIds: readonly string[]): void {
+  for (const approvalId of approvalIds) wake(deps, approvalId);
+}
+
 function sleepOrWake(deps: HubDeps, approvalId: string, ms: number): Promise<void> {
   const waiters = waitersOf(deps);
   return new Promise((resolve) => {

@@ -8,6 +8,7 @@ import type { AttentionPayload } from '../../shared/protocol/attention.js';
 import type { Attention, AttentionKind } from '../../shared/protocol/session.js';
 import { updateAttention, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
+import { supersedeOpenIn } from './approvals.js';
 import { runWrite, type ChangeSet } from './changes.js';
 import type { Actor, HubDeps } from './deps.js';
 import { requireSession } from './require-session.js';
@@ -36,10 +37,20 @@ export async function applyAttention(tx: Tx, changes: ChangeSet, session: Stored
   changes.changed(session, 'attention');
 }
 
-/** What a hook payload said (shared/attention-hooks.ts), applied; null changes nothing. */
-export async function applyHookAttention(tx: Tx, changes: ChangeSet, session: StoredSession, effect: AttentionFromHook, now: number): Promise<void> {
-  if (effect === null) return;
-  await applyAttention(tx, changes, session, 'clear' in effect ? null : effect.set, now);
+/**
+ * What a hook payload said (shared/attention-hooks.ts), applied inside the hook applier's unit of
+ * work; null changes nothing. A clearing hook means the agent moved on (a tool ran, a prompt came,
+ * the session ended), so a permission still pending here was answered elsewhere: its approvals end
+ * `superseded`. Returns their ids: after the commit, `wakeApprovalWaiters(deps, ids)`.
+ */
+export async function applyHookAttention(tx: Tx, changes: ChangeSet, session: StoredSession, effect: AttentionFromHook, now: number): Promise<string[]> {
+  if (effect === null) return [];
+  if (!('clear' in effect)) {
+    await applyAttention(tx, changes, session, effect.set, now);
+    return [];
+  }
+  await applyAttention(tx, changes, session, null, now);
+  return supersedeOpenIn(tx, changes, session, now);
 }
 
 /** The `/runner` event `attention`: the session's attention as stored afterwards. */
