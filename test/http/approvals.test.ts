@@ -208,6 +208,16 @@ describe('expired and superseded', () => {
     expect(await supersedeOpen(hub.deps, hookActor, session.sid)).toBe(0);
   });
 
+  it('ending the session supersedes its pending approvals and clears attention; a decision after it is 409', async () => {
+    const session = await startSession(runner);
+    const approval = await openOne(session.sid);
+    const waiting = waitForDecision(hub.deps, approval.approvalId, 10_000, { pollMs: 20 });
+    expect(await runner.emitWithAck('session-end', { sid: session.sid, reason: 'exit' })).toMatchObject({ ok: true, session: { attention: null } });
+    expect(await waiting).toBeNull();
+    expect((await listApprovals(session.sid)).approvals[0]).toMatchObject({ status: 'superseded' });
+    expect(await decide(session.sid, approval.approvalId, { decision: 'allow' })).toMatchObject({ status: 409 });
+  });
+
   it('a decision that races the timeout: whichever commits first is the answer, never both', async () => {
     const session = await startSession(runner);
     const results: (Approval | null)[] = [];
