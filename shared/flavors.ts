@@ -42,6 +42,31 @@ export interface FlavorDeclaration {
   hookFields?: Partial<HookFields>;
   /** How `session-hub hook install` writes this agent's hook configuration, where it knows how. */
   hookConfig?: HookConfigDeclaration;
+  /** Which of the agent's hooks set or clear the session's attention (docs/attention.md). */
+  attention?: Readonly<Record<string, AttentionRule>>;
+}
+
+/** The attention kinds (shared/protocol/session.ts holds the wire schema; this file imports nothing). */
+export type AttentionKindName = 'permission' | 'question' | 'done' | 'failed';
+/** What a hook does to attention: set a kind, clear it, or nothing (null: e.g. an unrelated notification). */
+export type AttentionEffect = AttentionKindName | 'clear' | null;
+
+/**
+ * One hook's effect on attention. `effect` is fixed, or chosen by the value of a payload field
+ * (`byField`: Claude Code's Notification by its `notification_type`); a value not listed takes
+ * `otherwise` (default: no change). `message` and `tool` name payload fields (dot paths); the first
+ * non-empty string of `message` is the attention's text.
+ */
+export interface AttentionRule {
+  effect?: AttentionEffect;
+  byField?: { path: string; values: Readonly<Record<string, AttentionEffect>>; otherwise?: AttentionEffect };
+  message?: readonly string[];
+  tool?: string;
+}
+
+/** The hooks that mean "the agent works again": attention is cleared. */
+function clearedBy(...hooks: string[]): Record<string, AttentionRule> {
+  return Object.fromEntries(hooks.map((hook) => [hook, { effect: 'clear' }]));
 }
 
 /**
@@ -77,22 +102,50 @@ const CLAUDE_STYLE_HOOKS = {
   SessionEnd: 'session-end',
 } as const satisfies Record<string, HookAction>;
 
+/**
+ * Claude Code (code.claude.com/docs/en/hooks): Notification by notification_type (permission_prompt,
+ * idle_prompt, elicitation_dialog; auth_success changes nothing), PermissionRequest, Stop, and
+ * StopFailure (an API error ended the turn; its last_assistant_message is the error text).
+ */
+const CLAUDE_ATTENTION: Record<string, AttentionRule> = {
+  Notification: {
+    byField: { path: 'notification_type', values: { permission_prompt: 'permission', idle_prompt: 'question', elicitation_dialog: 'question', auth_success: null } },
+    message: ['message'],
+  },
+  PermissionRequest: { effect: 'permission', tool: 'tool_name' },
+  Stop: { effect: 'done', message: ['last_assistant_message'] },
+  StopFailure: { effect: 'failed', message: ['last_assistant_message', 'error_details', 'error'] },
+  ...clearedBy('UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionEnd'),
+};
+
 const declarations: FlavorDeclaration[] = [
   {
     id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS,
     hookConfig: { format: 'settings-json', file: '.claude/settings.json' },
+    attention: CLAUDE_ATTENTION,
   },
   { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
     hooks: { sessionStart: 'session-start', beforeSubmitPrompt: 'prompt-submit', afterShellExecution: 'tool-use', afterFileEdit: 'tool-use', afterMCPExecution: 'tool-use', stop: 'turn-stop', sessionEnd: 'session-end' },
     hookFields: { sessionId: 'conversation_id', toolName: 'tool_name', toolInput: 'tool_input', toolResponse: 'result_json' },
+    // cursor.com/docs/agent/hooks: stop carries status completed | aborted | error
+    attention: {
+      stop: { byField: { path: 'status', values: { completed: 'done', aborted: 'done', error: 'failed' }, otherwise: 'done' } },
+      ...clearedBy('beforeSubmitPrompt', 'beforeShellExecution', 'beforeMCPExecution', 'afterShellExecution', 'afterFileEdit', 'afterMCPExecution', 'sessionEnd'),
+    },
   },
   {
     id: 'gemini', displayName: 'Gemini CLI', resumeTokenKey: 'geminiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
     hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end' },
     hookFields: { response: 'prompt_response' },
     hookConfig: { format: 'settings-json', file: '.gemini/settings.json' },
+    // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent
+    attention: {
+      Notification: { byField: { path: 'notification_type', values: { ToolPermission: 'permission' } }, message: ['message'] },
+      AfterAgent: { effect: 'done', message: ['prompt_response'] },
+      ...clearedBy('BeforeAgent', 'BeforeTool', 'AfterTool', 'SessionEnd'),
+    },
   },
   { id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { RoleSchema } from '../../shared/protocol/auth.js';
+import { ROLE_NAMES, RoleSchema } from '../../shared/protocol/auth.js';
 import { durationMs, TokenIdSchema } from '../../shared/protocol/tokens.js';
 import { TOKEN_REFRESH_MS } from '../services/token-watch.js';
-import { mintToken, revokeStoredToken, ROLE_CHOICES } from '../services/tokens.js';
+import { mintToken, revokeStoredToken } from '../services/tokens.js';
 import { listTokens, type StoredToken } from '../store/tokens.js';
 import { openExistingStore, UsageError, withUsageErrors } from './offline.js';
 
@@ -18,7 +18,8 @@ revoke  refuses the token from now on: every hub process on this database stops 
         within seconds and disconnects the sockets holding it. The row stays, shown as revoked.
 
 Options:
-  --role <role>        ${ROLE_CHOICES} (create)
+  --role <role>        ${ROLE_NAMES} (create); operator: a dashboard that may also decide
+                       tool approvals
   --namespace <name>   the tenant namespace (create; default "default")
   --expires-in <time>  create: valid for this long, e.g. 30d, 12h, 45m, 90s (default: no expiry)
   --data <dir>         the hub's data directory (SESSION_HUB_DATA, default ./data); with
@@ -63,7 +64,7 @@ export async function tokenCommand(argv: string[]): Promise<void> {
     try {
       if (action === 'revoke' && !TokenIdSchema.safeParse(id).success) throw new UsageError('revoke needs a token id: 12 hexadecimal digits, as "token list" shows');
       const role = RoleSchema.safeParse(values.role);
-      if (action === 'create' && !role.success) throw new UsageError(`--role must be ${ROLE_CHOICES}`);
+      if (action === 'create' && !role.success) throw new UsageError(`--role must be ${ROLE_NAMES}`);
       const expiresIn = values['expires-in'];
       const expiresInMs = expiresIn === undefined ? undefined : durationMs(expiresIn);
       if (expiresIn !== undefined && expiresInMs === undefined) throw new UsageError(`--expires-in: "${expiresIn}" is not a duration; use e.g. 30d, 12h, 45m or 90s`);

@@ -127,7 +127,7 @@ function renderSummary(s) {
  */
 function renderActions({ sid, api, role, result, store }) {
   if (role !== 'admin' && role !== 'runner') {
-    return h('section.actions', {}, h('p.muted', {}, role === 'dashboard' ? 'Read-only token: actions need a runner or admin token.' : ''));
+    return h('section.actions', {}, h('p.muted', {}, role === 'dashboard' || role === 'operator' ? 'Read-only token: actions need a runner or admin token.' : ''));
   }
 
   /**

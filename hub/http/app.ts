@@ -7,6 +7,7 @@ import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
+import { approvalRoutes } from './approvals.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -42,7 +43,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, the webhook API, token management, whoami and the dashboard page. */
+/** Health, metrics, the session API, approvals, the webhook API, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
@@ -52,5 +53,6 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(sessionRoutes, { deps: input.deps, access });
   app.register(webhookRoutes, { deps: input.deps, access });
   app.register(tokenRoutes, { deps: input.deps, access, tokens: input.tokens });
+  app.register(approvalRoutes, { deps: input.deps, access });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

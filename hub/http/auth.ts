@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Role } from '../../shared/protocol/auth.js';
+import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
 import type { TokenIdentity, TokenRegistry } from '../services/tokens.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
@@ -26,7 +26,7 @@ const BEARER = /^bearer[ \t]+(\S.*?)\s*$/i;
  * the token's rate limit. It runs before the body is parsed or validated, so a caller without the
  * right token learns nothing about its payload (401/403 win over 400).
  */
-export function requireToken(access: TokenAccess, roles: readonly Role[] = ['runner', 'dashboard', 'admin']) {
+export function requireToken(access: TokenAccess, roles: readonly Role[] = RoleSchema.options) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // the scheme is case-insensitive (RFC 7235): `bearer x` is as good as `Bearer x`
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];

@@ -1,16 +1,18 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HubError } from '../../shared/errors.js';
+import { ApprovalConflict, ApprovalNotFound } from '../services/approvals.js';
 import { ResumeRefused } from '../services/resume.js';
 
-export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, string> = {}) {
+export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, unknown> = {}) {
   return reply.code(status).send({ error, message, ...extra });
 }
 
 /**
  * Maps every failure to the spec's `{ error, message }` body by its class or code, never by its
  * message: validation → 400 invalid_payload naming the field, HubError by its code (not_found is
- * `session_not_found` over HTTP), ResumeRefused → 409 with its reason, anything else → 500.
+ * `session_not_found` over HTTP), ResumeRefused → 409 with its reason, an approval already ended →
+ * 409 with the approval, an unknown approval → 404 `approval_not_found`, anything else → 500.
  */
 export function httpErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -19,6 +21,9 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
     return sendError(reply, 400, 'invalid_payload', `${error.validationContext ?? 'request'} ${field}: ${issue?.message ?? 'invalid'}`);
   }
   if (error instanceof ResumeRefused) return sendError(reply, 409, error.error, error.message, { reason: error.reason });
+  // a second decision learns the first one; an unknown approval is not an unknown session
+  if (error instanceof ApprovalConflict) return sendError(reply, 409, 'conflict', error.message, { approval: error.approval });
+  if (error instanceof ApprovalNotFound) return sendError(reply, 404, 'approval_not_found', error.message);
   if (error instanceof HubError) {
     request.log.info({ code: error.code, reason: error.message }, 'request rejected');
     return sendError(reply, error.status, error.code === 'not_found' ? 'session_not_found' : error.code, error.message);

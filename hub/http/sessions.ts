@@ -19,6 +19,7 @@ import { repairSession } from '../services/repair.js';
 import { requireSession } from '../services/require-session.js';
 import { resumeSession } from '../services/resume.js';
 import { toSnapshot } from '../services/snapshots.js';
+import { listApprovals } from '../store/approvals.js';
 import { listHistory } from '../store/history.js';
 import { listSessionsPage } from '../store/sessions.js';
 import { listActivities, listTurns } from '../store/turns.js';
@@ -70,7 +71,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     { onRequest: anyToken, schema: { params: SidParamsSchema, response: { 200: HistoryResponseSchema } } },
     async (request) => {
       const session = await requireSession(deps.store, identityOf(request), request.params.sid);
-      return { sid: session.sid, history: await listHistory(deps.store, session.sid) };
+      const decisions = (await listApprovals(deps.store, session.sid)).filter((approval) => approval.decidedBy !== null);
+      return { sid: session.sid, history: await listHistory(deps.store, session.sid), decisions };
     },
   );
 

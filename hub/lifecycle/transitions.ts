@@ -4,6 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } from '../../shared/protocol/session.js';
+import { supersedeOpenIn } from '../services/approvals.js';
+import { applyAttention } from '../services/attention.js';
 import type { ChangeSet } from '../services/changes.js';
 import type { Tx } from '../store/sql.js';
 import { endRun, insertRun } from '../store/runs.js';
@@ -19,6 +21,12 @@ export async function setLifecycle(
   await updateLifecycle(tx, { sid: session.sid, state: input.state, since: input.now, reason: input.reason, by: input.by });
   session.lifecycle = { state: input.state, since: input.now, reason: input.reason, by: input.by };
   changes.changed(session, 'lifecycle');
+  // an ended session waits for nobody: its attention clears and what it asked for is moot (its
+  // approvals' waiters read that from the store)
+  if (input.state === 'ended' || input.state === 'archived') {
+    await applyAttention(tx, changes, session, null, input.now);
+    await supersedeOpenIn(tx, changes, session, input.now);
+  }
 }
 
 /**

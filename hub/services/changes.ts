@@ -1,3 +1,4 @@
+import type { Approval } from '../../shared/protocol/attention.js';
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import { appendEvent } from '../store/events.js';
@@ -7,9 +8,9 @@ import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
-type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
+type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'attention';
 /** Fields as bits: a changed session costs one small object per write, not a Set. */
-const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8 };
+const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8, attention: 16 };
 
 interface ChangedSession {
   session: StoredSession;
@@ -20,14 +21,15 @@ interface ChangedSession {
 
 /**
  * What one unit of work changed. At commit it becomes events, in one transaction with the
- * changes themselves: a `session-created`, the `turn`s in order, then one `update-session` per
- * session carrying every field that changed, with its stored value.
+ * changes themselves: a `session-created`, the `turn`s in order, the `approval`s in order, then one
+ * `update-session` per session carrying every field that changed, with its stored value.
  */
 export class ChangeSet {
   private readonly created = new Set<string>();
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
   private readonly sessions = new Map<string, ChangedSession>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
+  private readonly approvals: { namespace: string; approval: Approval }[] = [];
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -53,6 +55,12 @@ export class ChangeSet {
     return this;
   }
 
+  /** An approval opened or changed status. */
+  approval(namespace: string, approval: Approval): this {
+    this.approvals.push({ namespace, approval });
+    return this;
+  }
+
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
@@ -64,6 +72,7 @@ export class ChangeSet {
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
     for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    for (const { namespace, approval } of this.approvals) await emit(namespace, approval.sid, { t: 'approval', sid: approval.sid, approval });
     for (const [sid, { session, fields, historyVersion }] of this.sessions) {
       if (this.created.has(sid) || fields === 0) continue;
       const withMetadata = (fields & FIELD_BITS.metadata) !== 0;
@@ -74,6 +83,7 @@ export class ChangeSet {
         agentState: fields & FIELD_BITS.agentState ? { version: session.agentStateVersion, value: session.agentState } : null,
         lifecycle: fields & FIELD_BITS.lifecycle ? lifecycleOf(session) : null,
         presence: fields & FIELD_BITS.presence ? presenceOf(session) : null,
+        attention: fields & FIELD_BITS.attention ? { value: session.attention } : null,
       }, withMetadata && historyVersion === session.metadataVersion ? historyVersion : undefined);
     }
     return out;

@@ -48,5 +48,6 @@ export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config
     presence: presenceOf(session),
     resume: toResumeStatus(await resumeVerdictOf(sql, deps, session)),
     currentTurn: currentTurn?.status === 'open' ? currentTurn : null,
+    attention: session.attention,
   };
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
+import { ROLE_NAMES, RoleSchema, type Role } from '../../shared/protocol/auth.js';
 import type { Sql, Store } from '../store/sql.js';
 import type { TokenInfo } from '../../shared/protocol/tokens.js';
 import { findToken, insertToken, listTokens, listValidTokens, revokeToken, type StoredToken, type TokenOrigin } from '../store/tokens.js';
@@ -20,8 +20,6 @@ export interface PlainToken {
   token: string;
 }
 
-/** "runner, dashboard or admin": the roles RoleSchema knows, for messages. */
-export const ROLE_CHOICES = RoleSchema.options.join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -37,7 +35,7 @@ export function parseTokenSpec(spec: string): PlainToken[] {
       const [role, namespace, ...rest] = part.split(':');
       const token = rest.join(':');
       const parsedRole = RoleSchema.safeParse(role);
-      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be ${ROLE_CHOICES} (got "${role}")`);
+      if (!parsedRole.success) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: role must be ${ROLE_NAMES} (got "${role}")`);
       if (!namespace) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: namespace is empty; use role:namespace:token`);
       if (token === '') throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: no token; use role:namespace:token`);
       if (token.length < 8) throw new Error(`SESSION_HUB_TOKENS entry ${index + 1}: token must be at least 8 characters`);

@@ -9,12 +9,14 @@ import {
   ToolUsePayloadSchema,
   TurnStopPayloadSchema,
 } from '../../shared/protocol/lifecycle.js';
+import { AttentionPayloadSchema } from '../../shared/protocol/attention.js';
 import { UpdateMetadataPayloadSchema, UpdateStatePayloadSchema } from '../../shared/protocol/versioned.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import { resumeFailed } from '../lifecycle/resume-failed.js';
 import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSocketsLost } from '../lifecycle/session-events.js';
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
+import { setAttention } from '../services/attention.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
@@ -89,6 +91,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     return { ok: true };
   });
   on('resume-failed', ResumeFailedPayloadSchema, 'ok', (payload) => resumeFailed(deps, actor, payload));
+  on('attention', AttentionPayloadSchema, 'ok', async (payload) => ({ ok: true, attention: await setAttention(deps, actor, payload) }));
 
   socket.on('disconnect', (reason) => {
     socket.data.log.info({ reason }, 'runner disconnected');

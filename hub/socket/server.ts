@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { HANDSHAKE_ERRORS, HandshakeAuthSchema } from '../../shared/protocol/auth.js';
+import { HANDSHAKE_ERRORS, HandshakeAuthSchema, WATCH_ONLY_ROLES } from '../../shared/protocol/auth.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import type { Logger } from '../log.js';
@@ -96,8 +96,8 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
       ctx.log.info({ namespace: which, address: socket.handshake.address }, 'handshake refused: unauthorized');
       return next(new Error(HANDSHAKE_ERRORS.unauthorized));
     }
-    if (which === 'runner' && identity.role === 'dashboard') {
-      ctx.log.info({ namespace: which, tenant: identity.namespace }, 'handshake refused: dashboard token on /runner');
+    if (which === 'runner' && WATCH_ONLY_ROLES.includes(identity.role)) {
+      ctx.log.info({ namespace: which, tenant: identity.namespace, role: identity.role }, 'handshake refused: watch-only token on /runner');
       return next(new Error(HANDSHAKE_ERRORS.forbidden));
     }
     const data: SocketData = {

@@ -22,6 +22,7 @@ const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
   'session-archive': 'ok',
   'session-alive': 'ok',
   'resume-failed': 'ok',
+  attention: 'ok',
 };
 
 const isRunnerEvent = (event: string): event is keyof RunnerClientToServerEvents => Object.prototype.hasOwnProperty.call(RUNNER_EVENTS, event);

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
-import type { LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
+import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
 
 export interface StoredSession {
@@ -19,6 +19,7 @@ export interface StoredSession {
   currentTurnId: string | null;
   lastActivityAt: number;
   presence: { active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean };
+  attention: Attention | null;
 }
 
 interface SessionRow {
@@ -47,6 +48,10 @@ interface SessionRow {
   active_at: number | null;
   alive_at: number | null;
   thinking: number;
+  attention_kind: AttentionKind | null;
+  attention_since: number | null;
+  attention_message: string | null;
+  attention_tool: string | null;
 }
 
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
@@ -75,6 +80,9 @@ const UPDATE_CURRENT_TURN = `UPDATE sessions SET current_turn_id = @turnId, upda
 const TOUCH_ACTIVITY = `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`;
 const UPDATE_PRESENCE = `
   UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
+  WHERE sid = @sid`;
+const UPDATE_ATTENTION = `
+  UPDATE sessions SET attention_kind = @kind, attention_since = @since, attention_message = @message, attention_tool = @tool
   WHERE sid = @sid`;
 const LIST_PAGE = `
   SELECT * FROM sessions
@@ -110,6 +118,10 @@ function toSession(row: SessionRow): StoredSession {
     currentTurnId: row.current_turn_id,
     lastActivityAt: row.last_activity_at,
     presence: { active: row.active === 1, activeAt: row.active_at, aliveAt: row.alive_at, thinking: row.thinking === 1 },
+    attention:
+      row.attention_kind === null
+        ? null
+        : { kind: row.attention_kind, since: row.attention_since!, message: row.attention_message, tool: row.attention_tool },
   };
 }
 
@@ -129,7 +141,13 @@ const cacheKey = (sid: string) => `session:${sid}`;
 const MAX_CACHED_SESSIONS = 4096;
 
 function copyOf(session: StoredSession): StoredSession {
-  return { ...session, lifecycle: { ...session.lifecycle }, lastRun: session.lastRun && { ...session.lastRun }, presence: { ...session.presence } };
+  return {
+    ...session,
+    lifecycle: { ...session.lifecycle },
+    lastRun: session.lastRun && { ...session.lastRun },
+    presence: { ...session.presence },
+    attention: session.attention && { ...session.attention },
+  };
 }
 
 function cached(sql: Sql, sid: string): StoredSession | undefined {
@@ -271,6 +289,21 @@ export async function updatePresence(
   await sql.run(UPDATE_PRESENCE, { ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
   afterWrite(sql, input.sid, (session) => {
     session.presence = { active: input.active, activeAt: input.activeAt, aliveAt: input.aliveAt, thinking: input.thinking };
+  });
+}
+
+/** Sets (or, with null, clears) the session's attention; not an update of the session (updatedAt stays). */
+export async function updateAttention(sql: Sql, input: { sid: string; attention: Attention | null }): Promise<void> {
+  const { attention } = input;
+  await sql.run(UPDATE_ATTENTION, {
+    sid: input.sid,
+    kind: attention?.kind ?? null,
+    since: attention?.since ?? null,
+    message: attention?.message ?? null,
+    tool: attention?.tool ?? null,
+  });
+  afterWrite(sql, input.sid, (session) => {
+    session.attention = attention && { ...attention };
   });
 }
 

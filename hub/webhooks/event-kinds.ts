@@ -3,22 +3,20 @@
  * one line of text that says so. Pure functions of the event body and the session's name.
  */
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
+import type { Attention } from '../../shared/protocol/session.js';
 import type { WebhookEventKind, WebhookEventName } from '../../shared/protocol/webhooks.js';
 
-/**
- * The attention field of an update-session body, when it carries one. Read loosely: the attention
- * state (issue 13, section 1) adds it to update-session bodies; matching on its presence works with
- * or without that change merged. A null (nothing changed, or cleared) is not a ping.
- */
-function attentionOf(body: UpdateBody): Record<string, unknown> | undefined {
-  const value = (body as Record<string, unknown>).attention;
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+/** The attention an update-session body sets (a null value is a clear, not a ping). */
+function attentionOf(body: UpdateBody): Attention | null {
+  return body.t === 'update-session' ? (body.attention?.value ?? null) : null;
 }
 
 /** Every filter name the event matches (most telling first); empty for other updates (presence, metadata …). */
 export function kindsOf(body: UpdateBody): Exclude<WebhookEventKind, 'update'>[] {
   if (body.t === 'session-created') return ['session-created'];
   if (body.t === 'turn') return ['turn'];
+  // an approval's own body: its session's attention change (permission) is the ping
+  if (body.t === 'approval') return [];
   const kinds: Exclude<WebhookEventKind, 'update'>[] = [];
   if (body.lifecycle?.state === 'ended') kinds.push('session-ended');
   if (body.lifecycle?.state === 'archived') kinds.push('session-archived');
@@ -46,18 +44,15 @@ const clip = (text: string, max = 120) => (text.length > max ? `${text.slice(0, 
 const quoted = (text: string | null | undefined) => (text ? ` "${clip(text.replace(/\s+/g, ' ').trim())}"` : '');
 const because = (reason: string | null | undefined) => (reason ? ` (${clip(reason, 80)})` : '');
 
-function attentionLine(attention: Record<string, unknown>): string {
-  const str = (key: string) => (typeof attention[key] === 'string' ? (attention[key] as string) : null);
-  const tool = str('tool');
-  const message = str('message');
-  const what: Record<string, string> = {
+function attentionLine(attention: Attention): string {
+  const { tool, message } = attention;
+  const what: Record<Attention['kind'], string> = {
     permission: `wants permission${tool ? ` to use ${tool}` : ''}`,
     question: 'is waiting for your answer',
     done: 'finished and waits for the next prompt',
     failed: 'stopped on an error',
   };
-  const kind = str('kind');
-  return `${(kind && what[kind]) ?? 'needs you'}${message ? `: ${clip(message)}` : ''}`;
+  return `${what[attention.kind]}${message ? `: ${clip(message)}` : ''}`;
 }
 
 /** One readable line: who (agent and session name) and what happened, in plain words. */
@@ -68,6 +63,10 @@ export function describeEvent(body: UpdateBody, session: SessionLabel): string {
     const { turn } = body;
     if (turn.status === 'open') return `${who} started a turn${quoted(turn.prompt)}`;
     return `${who} finished a turn (${turn.status})${quoted(turn.response)}`;
+  }
+  if (body.t === 'approval') {
+    const { approval } = body;
+    return `${who}: approval to use ${approval.tool} is ${approval.status}${quoted(approval.message)}`;
   }
   const attention = attentionOf(body);
   if (attention) return `${who} ${attentionLine(attention)}`;

@@ -5,8 +5,9 @@ import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
  * Folds an `update-session` body into a snapshot. Versioned fields are taken only when their version
  * is newer than the one held, so a late or replayed event can never roll a document back (seed 000:
  * a stale cache must never be written back). Lifecycle and presence arrive in seq order and replace.
+ * Attention arrives as `{ value }` when it changed (absent or null: unchanged) and replaces.
  * `at` (the event's createdAt) moves `updatedAt` as the hub does: metadata, agent state and
- * lifecycle count as an update of the session, a presence heartbeat alone does not.
+ * lifecycle count as an update of the session, a presence heartbeat or an attention change alone do not.
  */
 export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessionBody, at?: number): SessionSnapshot {
   const next = { ...snapshot };
@@ -14,6 +15,7 @@ export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessio
   if (body.agentState && body.agentState.version > snapshot.agentState.version) next.agentState = body.agentState;
   if (body.lifecycle) next.lifecycle = body.lifecycle;
   if (body.presence) next.presence = body.presence;
+  if (body.attention) next.attention = body.attention.value;
   if (at !== undefined && (body.metadata || body.agentState || body.lifecycle)) next.updatedAt = Math.max(snapshot.updatedAt, at);
   return next;
 }

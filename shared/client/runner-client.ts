@@ -18,7 +18,7 @@ import type {
   ToolUsePayload,
   TurnStopPayload,
 } from '../protocol/lifecycle.js';
-import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
+import type { Attention, AttentionKind, SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
 
@@ -243,6 +243,25 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    */
   async resumeFailed(payload: ResumeFailedPayload): Promise<Ok<ResumeFailedAck>> {
     return unwrapOk(await this.request('resume-failed', payload), 'resume-failed');
+  }
+
+  /**
+   * `attention`: the session waits for a person (`permission`, `question`, `done`, `failed`), or —
+   * with `null` — no longer. Answers the attention as stored (the same kind again keeps its `since`).
+   * @example
+   * await runner.setAttention(sid, 'question', { message: 'Which branch should I use?' });
+   * await runner.setAttention(sid, null); // working again
+   */
+  async setAttention(sid: string, kind: AttentionKind | null, details: { message?: string; tool?: string } = {}): Promise<Attention | null> {
+    const { attention } = unwrapOk(await this.request('attention', { sid, kind, ...details }), 'attention');
+    const held = this.sessions.get(sid);
+    // our own write comes back as an ack, not an update: the cached snapshot follows it here
+    if (held) {
+      const next = { ...held, attention };
+      this.sessions.set(sid, next);
+      this.listeners.emit('session', next);
+    }
+    return attention;
   }
 
   /**

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { SeqSchema } from './session.js';
 
-export const RoleSchema = z.enum(['runner', 'dashboard', 'admin']);
+/** `operator`: everything `dashboard` may, plus deciding tool approvals (docs/attention.md). */
+export const RoleSchema = z.enum(['runner', 'dashboard', 'operator', 'admin']);
 export type Role = z.infer<typeof RoleSchema>;
+/** "runner, dashboard, operator or admin", for error messages. */
+export const ROLE_NAMES = `${RoleSchema.options.slice(0, -1).join(', ')} or ${RoleSchema.options.at(-1)}`;
 
 export const HandshakeAuthSchema = z.object({
   // trimmed as HTTP's Bearer token is: a pasted token with a space or newline around it still works
@@ -13,3 +16,8 @@ export type HandshakeAuth = z.infer<typeof HandshakeAuthSchema>;
 
 /** `connect_error` messages for a refused handshake. */
 export const HANDSHAKE_ERRORS = { unauthorized: 'unauthorized', forbidden: 'forbidden' } as const;
+
+/** Roles that may watch on `/dashboard` only: refused on `/runner`. */
+export const WATCH_ONLY_ROLES: readonly Role[] = ['dashboard', 'operator'];
+/** Roles that may decide a tool approval. */
+export const DECIDING_ROLES: readonly Role[] = ['operator', 'admin'];

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './acks.js';
+import { ApprovalBodySchema } from './attention.js';
 import {
+  AttentionSchema,
   EpochMsSchema,
   LifecycleSchema,
   PresenceSchema,
@@ -18,6 +20,12 @@ export const UpdateSessionBodySchema = z.object({
   agentState: VersionedAgentStateSchema.nullable(),
   lifecycle: LifecycleSchema.nullable(),
   presence: PresenceSchema.nullable(),
+  /**
+   * `{ value }` when attention changed (`value: null`: cleared), null when unchanged. Wrapped, as a
+   * bare null could not tell "cleared" from "unchanged"; events logged before attention existed
+   * have none: read as unchanged.
+   */
+  attention: z.object({ value: AttentionSchema.nullable() }).nullable().default(null),
 });
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 
@@ -27,7 +35,7 @@ export type SessionCreatedBody = z.infer<typeof SessionCreatedBodySchema>;
 export const TurnBodySchema = z.object({ t: z.literal('turn'), sid: z.string(), turn: TurnSummarySchema });
 export type TurnBody = z.infer<typeof TurnBodySchema>;
 
-export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema]);
+export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema, ApprovalBodySchema]);
 export type UpdateBody = z.infer<typeof UpdateBodySchema>;
 
 export const UpdateEventSchema = z.object({

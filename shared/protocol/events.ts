@@ -3,6 +3,7 @@
  * `Server<…ClientToServer, …ServerToClient>`; the SDK uses the same maps swapped.
  */
 import type { Ack } from './acks.js';
+import type { AttentionAck, AttentionPayload } from './attention.js';
 import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
 import type { SubscribeAck, SubscribePayload, UnsubscribePayload } from './dashboard.js';
 import type {
@@ -39,6 +40,8 @@ export interface RunnerClientToServerEvents {
   'session-archive': (payload: SessionArchivePayload, ack: Ack<SessionAck>) => void;
   'session-alive': (payload: SessionAlivePayload, ack?: Ack<OkAck>) => void;
   'resume-failed': (payload: ResumeFailedPayload, ack: Ack<ResumeFailedAck>) => void;
+  /** The session waits for a person (`kind`), or no longer (`kind: null`); docs/attention.md. */
+  attention: (payload: AttentionPayload, ack: Ack<AttentionAck>) => void;
 }
 
 /** Events a dashboard sends on `/dashboard` (read only). */

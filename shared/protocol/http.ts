@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
+import { ApprovalSchema } from './attention.js';
 import { JsonValueSchema } from './json.js';
 import {
   HistoryEntrySchema,
@@ -29,7 +30,8 @@ export const ListSessionsResponseSchema = z.object({
 });
 export type ListSessionsResponse = z.infer<typeof ListSessionsResponseSchema>;
 
-export const HistoryResponseSchema = z.object({ sid: z.string(), history: z.array(HistoryEntrySchema) });
+/** The metadata versions, and the audit of tool-approval decisions (decided approvals, newest first). */
+export const HistoryResponseSchema = z.object({ sid: z.string(), history: z.array(HistoryEntrySchema), decisions: z.array(ApprovalSchema) });
 export type HistoryResponse = z.infer<typeof HistoryResponseSchema>;
 
 export const TurnsResponseSchema = z.array(TurnWithActivitySchema);

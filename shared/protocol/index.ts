@@ -1,4 +1,5 @@
 export * from './acks.js';
+export * from './attention.js';
 export * from './auth.js';
 export * from './broadcast.js';
 export * from './dashboard.js';

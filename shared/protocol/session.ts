@@ -83,6 +83,25 @@ export type Activity = z.infer<typeof ActivitySchema>;
 export const TurnWithActivitySchema = TurnSummarySchema.extend({ activities: z.array(ActivitySchema) });
 export type TurnWithActivity = z.infer<typeof TurnWithActivitySchema>;
 
+/**
+ * Why a session needs a person (docs/attention.md): a tool call waits for approval (`permission`),
+ * the agent asks something or sits idle at its prompt (`question`), the turn ended (`done`), or the
+ * turn ended on an error (`failed`).
+ */
+export const AttentionKindSchema = z.enum(['permission', 'question', 'done', 'failed']);
+export type AttentionKind = z.infer<typeof AttentionKindSchema>;
+
+/** Attention texts longer than this are refused on the wire and cut when they come from a hook. */
+export const ATTENTION_MESSAGE_MAX_CHARS = 4096;
+
+export const AttentionSchema = z.object({
+  kind: AttentionKindSchema,
+  since: EpochMsSchema,
+  message: z.string().nullable(),
+  tool: z.string().nullable(),
+});
+export type Attention = z.infer<typeof AttentionSchema>;
+
 export const VersionedMetadataSchema = z.object({ version: z.number().int(), value: JsonObjectSchema });
 export const VersionedAgentStateSchema = z.object({ version: z.number().int(), value: JsonObjectSchema.nullable() });
 export type VersionedMetadata = z.infer<typeof VersionedMetadataSchema>;
@@ -102,6 +121,8 @@ export const SessionSnapshotSchema = z.object({
   presence: PresenceSchema,
   resume: ResumeStatusSchema,
   currentTurn: TurnSummarySchema.nullable(),
+  /** Snapshots logged before attention existed have none: read as null. */
+  attention: AttentionSchema.nullable().default(null),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

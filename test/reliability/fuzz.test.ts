@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { AttentionAckSchema } from '../../shared/protocol/attention.js';
 import { SubscribeAckSchema } from '../../shared/protocol/dashboard.js';
 import {
   OkAckSchema,
@@ -31,6 +32,7 @@ function runnerEvents(sid: string): [string, Record<string, unknown>, z.ZodType]
     ['session-archive', { sid, reason: 'done' }, SessionAckSchema],
     ['session-alive', { sid, time: Date.now(), thinking: true }, OkAckSchema],
     ['resume-failed', { sid, tokenKey: 'claudeSessionId', token: 'tok', stage: 'resume', emitted: false, aborted: false }, ResumeFailedAckSchema],
+    ['attention', { sid, kind: 'permission', message: 'may I?', tool: 'Bash' }, AttentionAckSchema],
   ];
 }
 const DASHBOARD_EVENTS: [string, Record<string, unknown>, z.ZodType][] = [

@@ -208,6 +208,7 @@ describe('a dashboard is read only', () => {
       'session-archive': { sid, reason: 'from a dashboard' },
       'session-alive': { sid, time: Date.now(), thinking: true },
       'resume-failed': { sid, tokenKey: 'claudeSessionId', token: 'claude-abc', stage: 'resume', emitted: false, aborted: true, error: 'x' },
+      attention: { sid, kind: 'question', message: 'from a dashboard' },
     };
     const versioned = new Set(['update-metadata', 'update-state']);
 
@@ -221,7 +222,7 @@ describe('a dashboard is read only', () => {
     };
     const before = await read();
 
-    for (const token of [hub.tokens.dashboard, hub.tokens.admin]) {
+    for (const token of [hub.tokens.dashboard, hub.tokens.operator, hub.tokens.admin]) {
       const dashboard = await connectDashboard(hub.url, token);
       await subscribe(dashboard);
       const raw = dashboard as unknown as { emitWithAck(event: string, payload: unknown): Promise<unknown> };

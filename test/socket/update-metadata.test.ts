@@ -81,6 +81,7 @@ describe('update-session bodies (spec section 5)', () => {
       agentState: null,
       lifecycle: null,
       presence: null,
+      attention: null,
     });
 
     await writer.emitWithAck('update-state', { sid: session.sid, expectedVersion: 1, agentState: { mode: 'plan' } });
@@ -92,6 +93,7 @@ describe('update-session bodies (spec section 5)', () => {
       agentState: { version: 2, value: { mode: 'plan' } },
       lifecycle: null,
       presence: null,
+      attention: null,
     });
 
     // a heartbeat that starts thinking: presence only

@@ -36,15 +36,16 @@ describe('filter names', () => {
     expect(matchesFilter(ended, ['session-created', 'attention'])).toBe(false);
   });
 
-  it('matches `attention` on an update-session body carrying a non-null attention field (the attention state adds it)', () => {
-    const asking = update({ attention: { kind: 'permission', since: 5, message: 'Claude needs your permission to use Bash', tool: 'Bash' } });
+  it('matches `attention` on an update-session body that sets attention', () => {
+    const asking = update({ attention: { value: { kind: 'permission', since: 5, message: 'Claude needs your permission to use Bash', tool: 'Bash' } } });
     expect(kindsOf(asking)).toEqual(['attention']);
     expect(matchesFilter(asking, ['attention'])).toBe(true);
-    // cleared (null) or absent: not a ping
+    // cleared ({ value: null }), unchanged (null) or absent: not a ping
+    expect(kindsOf(update({ attention: { value: null } }))).toEqual([]);
     expect(kindsOf(update({ attention: null }))).toEqual([]);
     expect(matchesFilter(update(), ['attention'])).toBe(false);
     // an end that also clears or sets attention is both
-    expect(kindsOf(update({ lifecycle: lifecycle('ended'), attention: { kind: 'done', since: 5, message: null, tool: null } }))).toEqual(['session-ended', 'attention']);
+    expect(kindsOf(update({ lifecycle: lifecycle('ended'), attention: { value: { kind: 'done', since: 5, message: null, tool: null } } }))).toEqual(['session-ended', 'attention']);
   });
 });
 
@@ -55,10 +56,10 @@ describe('the readable line', () => {
     expect(describeEvent(update({ lifecycle: lifecycle('archived') }), who)).toBe('Claude Code session "Fix the login" was archived');
     expect(describeEvent(turn('open', 'make\n the tests   pass'), who)).toBe('Claude Code session "Fix the login" started a turn "make the tests pass"');
     expect(describeEvent(turn('error', 'x', null), who)).toBe('Claude Code session "Fix the login" finished a turn (error)');
-    const permission = update({ attention: { kind: 'permission', since: 5, message: 'Claude needs your permission to use Bash', tool: 'Bash' } });
+    const permission = update({ attention: { value: { kind: 'permission', since: 5, message: 'Claude needs your permission to use Bash', tool: 'Bash' } } });
     expect(describeEvent(permission, who)).toBe('Claude Code session "Fix the login" wants permission to use Bash: Claude needs your permission to use Bash');
-    expect(describeEvent(update({ attention: { kind: 'question', since: 5, message: null, tool: null } }), who)).toBe('Claude Code session "Fix the login" is waiting for your answer');
-    expect(describeEvent(update({ attention: { kind: 'failed', since: 5, message: 'rate limited', tool: null } }), who)).toBe('Claude Code session "Fix the login" stopped on an error: rate limited');
+    expect(describeEvent(update({ attention: { value: { kind: 'question', since: 5, message: null, tool: null } } }), who)).toBe('Claude Code session "Fix the login" is waiting for your answer');
+    expect(describeEvent(update({ attention: { value: { kind: 'failed', since: 5, message: 'rate limited', tool: null } } }), who)).toBe('Claude Code session "Fix the login" stopped on an error: rate limited');
     expect(describeEvent(turn('open', 'y'.repeat(500)), who).length).toBeLessThan(200);
   });
 

@@ -1,0 +1,104 @@
+/**
+ * Decision-to-waiter latency of tool approvals (docs/attention.md), on a real hub in this process
+ * (SQLite, loopback HTTP): for each of N approvals, one is opened through the service and waited for
+ * (`waitForDecision`), then decided with `POST /api/sessions/:sid/approvals/:id`; the latency is from
+ * sending the POST to the waiter holding the decision. Baseline, measured in the same run: the HTTP
+ * round trip of `GET /healthz` on the same hub. A second line decides through another store of the
+ * same database, so the waiter learns of it only by reading the store (another hub process's case;
+ * `APPROVAL_POLL_MS`). The hook end-to-end number comes with the hook path.
+ *
+ *   npm run build && node dist/bench/approvals.js [--approvals 200]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../hub/config.js';
+import { startSession } from '../hub/lifecycle/session-start.js';
+import { createLogger } from '../hub/log.js';
+import { startHub } from '../hub/main.js';
+import { decideApproval, openApproval, waitForDecision } from '../hub/services/approvals.js';
+import type { Actor, HubDeps } from '../hub/services/deps.js';
+import { SqliteStore } from '../hub/store/sqlite/sqlite-store.js';
+import { fixed, percentile } from './stats.js';
+
+const OPERATOR = 'bench-operator-token-0001';
+const actor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
+
+function line(name: string, values: number[], baselineP50?: number): string {
+  const p50 = percentile(values, 50);
+  const ratio = baselineP50 === undefined ? '' : `  (p50 ${fixed(p50 / baselineP50, 2)}x the baseline)`;
+  return `${name.padEnd(44)} p50 ${fixed(p50, 2).padStart(7)} ms  p99 ${fixed(percentile(values, 99), 2).padStart(7)} ms${ratio}`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { approvals: { type: 'string', default: '200' } } });
+  const count = Number(values.approvals);
+  const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-approvals-'));
+  const config = loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, tokens: `operator:default:${OPERATOR},runner:default:bench-runner-token-0001`, logLevel: 'silent', rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
+  const hub = await startHub(config, { log: createLogger('silent') });
+  try {
+    const { session } = await startSession(hub.deps, actor, { tag: 'bench-approvals', flavor: 'claude', source: 'startup' });
+    const decide = (approvalId: string) =>
+      fetch(`${hub.url}/api/sessions/${session.sid}/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' },
+        body: '{"decision":"allow"}',
+      });
+
+    // warm-up: JIT, connection pool, statement caches
+    for (let i = 0; i < 20; i++) {
+      const { approvalId } = await openApproval(hub.deps, actor, { sid: session.sid, tool: 'Bash', input: { command: 'true' } });
+      const waiting = waitForDecision(hub.deps, approvalId, 10_000);
+      await (await decide(approvalId)).arrayBuffer();
+      await waiting;
+      await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
+    }
+
+    const baseline: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const start = performance.now();
+      await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
+      baseline.push(performance.now() - start);
+    }
+
+    const http: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const { approvalId } = await openApproval(hub.deps, actor, { sid: session.sid, tool: 'Bash', input: { command: `echo ${i}` } });
+      const waiting = waitForDecision(hub.deps, approvalId, 10_000);
+      const start = performance.now();
+      const answer = decide(approvalId);
+      const decided = await waiting;
+      http.push(performance.now() - start);
+      if (decided?.status !== 'allowed') throw new Error(`approval ${approvalId} ended ${decided?.status ?? 'without a decision'}`);
+      await (await answer).arrayBuffer();
+    }
+
+    // another hub's store on the same file stands for another process: only the store carries the decision
+    const otherStore = SqliteStore.open(config.databaseFile);
+    const other: HubDeps = { ...hub.deps, store: otherStore, hubId: 'bench-other' };
+    const polled: number[] = [];
+    try {
+      for (let i = 0; i < Math.min(count, 50); i++) {
+        const { approvalId } = await openApproval(hub.deps, actor, { sid: session.sid, tool: 'Bash', input: { command: `echo ${i}` } });
+        const waiting = waitForDecision(hub.deps, approvalId, 10_000);
+        const start = performance.now();
+        await decideApproval(other, { ...actor, role: 'operator', by: 'user' }, { sid: session.sid, approvalId, decision: 'allow', decidedBy: 'bench' });
+        await waiting;
+        polled.push(performance.now() - start);
+      }
+    } finally {
+      await otherStore.close();
+    }
+
+    process.stdout.write(`approvals: ${count} decided over HTTP, one at a time (SQLite, loopback)\n`);
+    process.stdout.write(`${line('baseline: GET /healthz round trip', baseline)}\n`);
+    process.stdout.write(`${line('decision POST sent -> waiter has it', http, percentile(baseline, 50))}\n`);
+    process.stdout.write(`${line(`decided on another store (${polled.length}) -> waiter`, polled, percentile(baseline, 50))}\n`);
+  } finally {
+    await hub.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,87 @@
+import type { Approval, ApprovalStatus } from '../../shared/protocol/attention.js';
+import type { JsonValue } from '../../shared/protocol/json.js';
+import type { Sql } from './sql.js';
+
+interface ApprovalRow {
+  approval_id: string;
+  sid: string;
+  namespace: string;
+  status: ApprovalStatus;
+  tool: string;
+  input: string | null;
+  input_truncated: number;
+  cwd: string | null;
+  tool_use_id: string | null;
+  created_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  message: string | null;
+}
+
+const INSERT = `
+  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at)
+  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt)`;
+const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
+const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
+// pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
+const SELECT_FOR_SESSION = `
+  SELECT * FROM approvals WHERE sid = @sid
+  ORDER BY CASE WHEN status = 'pending' THEN 0 ELSE 1 END,
+    CASE WHEN status = 'pending' THEN created_at ELSE -decided_at END, created_at DESC, approval_id`;
+const SELECT_PENDING = `SELECT * FROM approvals WHERE sid = @sid AND status = 'pending' ORDER BY created_at, approval_id`;
+/** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
+const FINISH = `
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, message = @message
+  WHERE approval_id = @approvalId AND status = 'pending'`;
+
+function toApproval(row: ApprovalRow): Approval {
+  return {
+    approvalId: row.approval_id,
+    sid: row.sid,
+    status: row.status,
+    tool: row.tool,
+    input: row.input === null ? null : (JSON.parse(row.input) as JsonValue),
+    inputTruncated: row.input_truncated === 1,
+    cwd: row.cwd,
+    toolUseId: row.tool_use_id,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+    decidedBy: row.decided_by,
+    message: row.message,
+  };
+}
+
+export async function insertApproval(
+  sql: Sql,
+  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number },
+): Promise<void> {
+  await sql.run(INSERT, { ...input, input: input.input === null ? null : JSON.stringify(input.input), inputTruncated: input.inputTruncated ? 1 : 0 });
+}
+
+/** An approval of this session in this namespace; any other is exactly as absent as a missing one. */
+export async function getApproval(sql: Sql, key: { approvalId: string; sid: string; namespace: string }): Promise<Approval | undefined> {
+  const row = await sql.get(SELECT_ONE, key) as ApprovalRow | undefined;
+  return row && toApproval(row);
+}
+
+/** For the waiter, which holds the id it opened. */
+export async function getApprovalById(sql: Sql, approvalId: string): Promise<{ approval: Approval; namespace: string } | undefined> {
+  const row = await sql.get(SELECT_ANY, { approvalId }) as ApprovalRow | undefined;
+  return row && { approval: toApproval(row), namespace: row.namespace };
+}
+
+export async function listApprovals(sql: Sql, sid: string): Promise<Approval[]> {
+  return (await sql.all(SELECT_FOR_SESSION, { sid }) as ApprovalRow[]).map(toApproval);
+}
+
+export async function listPendingApprovals(sql: Sql, sid: string): Promise<Approval[]> {
+  return (await sql.all(SELECT_PENDING, { sid }) as ApprovalRow[]).map(toApproval);
+}
+
+/** Ends a pending approval; false when it was no longer pending (nothing changed). */
+export async function finishApproval(
+  sql: Sql,
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; message: string | null },
+): Promise<boolean> {
+  return (await sql.run(FINISH, input)).changes === 1;
+}

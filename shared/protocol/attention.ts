@@ -1,0 +1,66 @@
+/**
+ * The attention loop on the wire (docs/attention.md): the `/runner` event `attention`, tool
+ * approvals as stored and broadcast, and their HTTP routes.
+ */
+import { z } from 'zod';
+import { okAck } from './acks.js';
+import { JsonValueSchema } from './json.js';
+import { ATTENTION_MESSAGE_MAX_CHARS, AttentionKindSchema, AttentionSchema, EpochMsSchema, SidSchema } from './session.js';
+
+const AttentionMessageSchema = z.string().max(ATTENTION_MESSAGE_MAX_CHARS, `must be at most ${ATTENTION_MESSAGE_MAX_CHARS} characters`);
+const ToolNameSchema = z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters');
+
+/** `attention { sid, kind, message?, tool? }`: `kind: null` clears the session's attention. */
+export const AttentionPayloadSchema = z.object({
+  sid: SidSchema,
+  kind: AttentionKindSchema.nullable(),
+  message: AttentionMessageSchema.optional(),
+  tool: ToolNameSchema.optional(),
+});
+export type AttentionPayload = z.infer<typeof AttentionPayloadSchema>;
+/** The session's attention as stored after the event (null: cleared). */
+export const AttentionAckSchema = okAck({ attention: AttentionSchema.nullable() });
+export type AttentionAck = z.infer<typeof AttentionAckSchema>;
+
+/**
+ * An approval's life: `pending` until a person decides (`allowed`/`denied`), nobody decides within
+ * the waiter's time (`expired`), or the agent moved on — answered in its terminal — before anyone
+ * decided here (`superseded`).
+ */
+export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded']);
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
+
+export const DecisionSchema = z.enum(['allow', 'deny']);
+export type Decision = z.infer<typeof DecisionSchema>;
+
+export const ApprovalSchema = z.object({
+  approvalId: z.string(),
+  sid: z.string(),
+  status: ApprovalStatusSchema,
+  tool: z.string(),
+  /** The tool's input; past 64 KiB of JSON, its JSON text cut there (`inputTruncated`). */
+  input: JsonValueSchema.nullable(),
+  inputTruncated: z.boolean(),
+  cwd: z.string().nullable(),
+  toolUseId: z.string().nullable(),
+  createdAt: EpochMsSchema,
+  decidedAt: EpochMsSchema.nullable(),
+  /** The public id of the token that decided (never the token itself). */
+  decidedBy: z.string().nullable(),
+  message: z.string().nullable(),
+});
+export type Approval = z.infer<typeof ApprovalSchema>;
+
+/** Broadcast body: an approval opened or changed status. */
+export const ApprovalBodySchema = z.object({ t: z.literal('approval'), sid: z.string(), approval: ApprovalSchema });
+export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
+
+export const ApprovalParamsSchema = z.object({ sid: z.string().min(1).max(128), approvalId: z.string().min(1).max(128) });
+export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: AttentionMessageSchema.optional() });
+export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
+/** Pending approvals first (oldest first), then the ended ones (latest end first). */
+export const ApprovalsResponseSchema = z.object({ sid: z.string(), approvals: z.array(ApprovalSchema) });
+export type ApprovalsResponse = z.infer<typeof ApprovalsResponseSchema>;
+/** 409 on a decided, expired or superseded approval: the approval as it stands (with the first decision). */
+export const ApprovalConflictSchema = z.object({ error: z.literal('conflict'), message: z.string(), approval: ApprovalSchema });
+export type ApprovalConflict = z.infer<typeof ApprovalConflictSchema>;

@@ -1,0 +1,82 @@
+/**
+ * How the hub's hook applier wires attention and approvals: per payload, `attentionFromHook` then
+ * `applyHookAttention` in its unit of work (and `openApprovalIn` for a PermissionRequest), then
+ * `wakeApprovalWaiters` after the commit. Driven here with Claude Code's real payloads
+ * (test/hook/fixtures/attention) on the hub's services and a real SQLite file.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { attentionFromHook } from '../../shared/attention-hooks.js';
+import { startSession } from '../../hub/lifecycle/session-start.js';
+import { openApprovalIn, waitForDecision, wakeApprovalWaiters } from '../../hub/services/approvals.js';
+import { applyHookAttention } from '../../hub/services/attention.js';
+import { runWrite } from '../../hub/services/changes.js';
+import { getSession } from '../../hub/store/sessions.js';
+import { listApprovals } from '../../hub/store/approvals.js';
+import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';
+
+const payload = (file: string) => (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'hook', 'fixtures', 'attention', file), 'utf8')) as { payload: Record<string, unknown> }).payload;
+
+let harness: ServiceHarness;
+beforeEach(() => {
+  harness = openServices();
+});
+afterEach(async () => {
+  await harness.close();
+});
+
+/** What the hook applier does for one payload of a session. */
+async function applyHook(sid: string, hook: Record<string, unknown>) {
+  const { deps } = harness;
+  const result = await runWrite(deps, async (tx, changes, now) => {
+    const session = (await getSession(tx, { namespace: 'default', sid }))!;
+    const superseded = await applyHookAttention(tx, changes, session, attentionFromHook('claude', hook), now);
+    const approval = hook.hook_event_name === 'PermissionRequest'
+      ? await openApprovalIn(tx, changes, session, { sid, tool: hook.tool_name as string, input: hook.tool_input as never, cwd: hook.cwd as string }, now)
+      : undefined;
+    return { superseded, approval };
+  });
+  wakeApprovalWaiters(deps, result.superseded);
+  return result;
+}
+
+const attentionOf = async (sid: string) => (await getSession(harness.deps.store, { namespace: 'default', sid }))!.attention;
+
+describe('the hook applier\'s calls', () => {
+  it('a Claude Code session: done, cleared, permission with an approval, answered in the terminal (superseded), failed, ended', async () => {
+    const { session } = await startSession(harness.deps, runnerActor(), { tag: 'abc123', flavor: 'claude', source: 'startup' });
+    const sid = session.sid;
+
+    await applyHook(sid, payload('claude-stop.json'));
+    expect(await attentionOf(sid)).toEqual({ kind: 'done', since: harness.clock.now(), message: "I've completed the refactoring. Here's a summary...", tool: null });
+
+    harness.clock.advance(1000);
+    await applyHook(sid, payload('claude-pre-tool-use.json'));
+    expect(await attentionOf(sid)).toBeNull();
+
+    const { approval } = await applyHook(sid, payload('claude-permission-request.json'));
+    expect(approval).toMatchObject({ status: 'pending', tool: 'Bash', input: { command: 'rm -rf node_modules', description: 'Remove node_modules directory' }, cwd: '/Users/...' });
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    // the bridge's wait; the user answers in the terminal instead, so the tool runs
+    const waiting = waitForDecision(harness.deps, approval!.approvalId, 30_000);
+    const { superseded } = await applyHook(sid, payload('claude-post-tool-use.json'));
+    expect(superseded).toEqual([approval!.approvalId]);
+    expect(await waiting).toBeNull();
+    expect((await listApprovals(harness.deps.store, sid)).map((a) => a.status)).toEqual(['superseded']);
+    expect(await attentionOf(sid)).toBeNull();
+
+    await applyHook(sid, payload('claude-stop-failure.json'));
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'failed', message: 'API Error: Rate limit reached' });
+    await applyHook(sid, payload('claude-notification-auth-success.json'));
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'failed' });
+    await applyHook(sid, payload('claude-session-end.json'));
+    expect(await attentionOf(sid)).toBeNull();
+
+    // every change went out as events of its unit of work
+    const bodies = harness.published.map((e) => e.event.body);
+    expect(bodies.filter((b) => b.t === 'approval').map((b) => b.t === 'approval' && b.approval.status)).toEqual(['pending', 'superseded']);
+    const attention = bodies.flatMap((b) => (b.t === 'update-session' && b.attention ? [b.attention.value?.kind ?? null] : []));
+    expect(attention).toEqual(['done', null, 'permission', null, 'failed', null]);
+  });
+});
