@@ -27,6 +27,7 @@ import { attachSocketHandlers, closeConnections, createSocketServer } from './so
 import { readEventsSince } from './store/events.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
+import { loadPrices } from './usage/prices.js';
 
 /** How long a shutdown waits for open HTTP connections before closing them. */
 const SHUTDOWN_GRACE_MS = 2000;
@@ -58,6 +59,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
+  // a bad price file stops the start before anything is opened (docs/usage.md)
+  const prices = loadPrices(config.dataDir);
   // one process per SQLite data directory (several processes share PostgreSQL instead)
   const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   opened.push(() => dataDirLock?.release());
@@ -82,7 +85,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices };
   opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);

@@ -3,6 +3,7 @@ import type { TurnSummary } from '../../shared/protocol/session.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
 import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
@@ -19,6 +20,8 @@ export class ChangeSet {
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
   private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
+  /** Sessions whose usage totals changed: their last `turn` event carries the new totals. */
+  private readonly usageChangedSids = new Set<string>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -40,6 +43,11 @@ export class ChangeSet {
     return this;
   }
 
+  usageChanged(sid: string): this {
+    this.usageChangedSids.add(sid);
+    return this;
+  }
+
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
@@ -50,7 +58,12 @@ export class ChangeSet {
       const session = (await getSessionAnyNamespace(tx, sid))!;
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
-    for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    const lastTurnEvent = new Map(this.turns.map(({ turn }, index) => [turn.sid, index]));
+    for (const [index, { namespace, turn }] of this.turns.entries()) {
+      const withTotals = this.usageChangedSids.has(turn.sid) && lastTurnEvent.get(turn.sid) === index;
+      const sessionUsage = withTotals ? { sessionUsage: await getSessionUsage(tx, turn.sid) } : {};
+      await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn, ...sessionUsage });
+    }
     for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
       await emit(session.namespace, sid, {

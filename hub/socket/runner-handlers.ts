@@ -8,6 +8,7 @@ import {
   SessionStartPayloadSchema,
   ToolUsePayloadSchema,
   TurnStopPayloadSchema,
+  UsagePayloadSchema,
 } from '../../shared/protocol/lifecycle.js';
 import { UpdateMetadataPayloadSchema, UpdateStatePayloadSchema } from '../../shared/protocol/versioned.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
@@ -15,6 +16,7 @@ import { resumeFailed } from '../lifecycle/resume-failed.js';
 import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSocketsLost } from '../lifecycle/session-events.js';
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
+import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
@@ -78,6 +80,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   on('prompt-submit', PromptSubmitPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await submitPrompt(deps, actor, payload)) }));
   on('tool-use', ToolUsePayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await recordToolUse(deps, actor, payload)) }));
   on('turn-stop', TurnStopPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await stopTurn(deps, actor, payload)) }));
+  on('usage', UsagePayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await reportUsage(deps, actor, payload)) }));
   on('session-end', SessionEndPayloadSchema, 'ok', async (payload) => ({ ok: true, session: await endSession(deps, actor, payload) }));
   on('session-finalize', SessionEndPayloadSchema, 'ok', async (payload) => ({
     ok: true,

@@ -8,5 +8,6 @@ export * from './json.js';
 export * from './lifecycle.js';
 export * from './limits.js';
 export * from './session.js';
+export * from './usage.js';
 export * from './validation.js';
 export * from './versioned.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
+import { ModelUsageSchema, UsageTotalsSchema } from './usage.js';
 
 /** Times on the wire are epoch milliseconds. */
 export const EpochMsSchema = z.number().int().nonnegative();
@@ -65,6 +66,8 @@ export const TurnSummarySchema = z.object({
   closedAt: EpochMsSchema.nullable(),
   response: z.string().nullable(),
   activityCount: z.number().int().nonnegative(),
+  /** Tokens and cost per model the turn used, as reported so far; [] when nothing was reported. */
+  usage: z.array(ModelUsageSchema),
 });
 export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 
@@ -95,12 +98,16 @@ export const SessionSnapshotSchema = z.object({
   parentSid: z.string().nullable(),
   createdAt: EpochMsSchema,
   updatedAt: EpochMsSchema,
+  /** The last lifecycle event or write of the session (heartbeats do not count); the list sorts by it. */
+  lastActivityAt: EpochMsSchema,
   metadata: VersionedMetadataSchema,
   agentState: VersionedAgentStateSchema,
   lifecycle: LifecycleSchema,
   presence: PresenceSchema,
   resume: ResumeStatusSchema,
   currentTurn: TurnSummarySchema.nullable(),
+  /** The session's tokens and cost over all its turns. */
+  usage: UsageTotalsSchema,
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

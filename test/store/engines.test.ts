@@ -7,10 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import type { Store, Tx } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
+import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { STORE_ENGINES as engines, type EngineTarget as Target } from '../helpers/store-engines.js';
 
-const LATEST_SCHEMA = 5;
+/** The same number of migrations on both engines (test/store/pg-migrations.test.ts). */
+const LATEST_SCHEMA = MIGRATIONS.length;
 const T = 1_700_000_000_123; // a millisecond timestamp: past 32 bits
 
 let target: Target;
