@@ -27,7 +27,8 @@ export const usageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAc
     { onRequest: requireToken(access), schema: { querystring: UsageQuerySchema, response: { 200: UsageResponseSchema } } },
     async (request) => {
       const { groupBy } = request.query;
-      const to = request.query.to ?? deps.clock.now();
+      // by default up to now, included (to is exclusive)
+      const to = request.query.to ?? deps.clock.now() + 1;
       const from = request.query.from ?? Math.max(0, to - DEFAULT_RANGE_MS);
       if (from >= to) throw hubError.invalidPayload(`querystring from: must be before to (${new Date(to).toISOString()})`);
       const groups = await usageReport(deps.store, { namespace: identityOf(request).namespace, from, to, groupBy });
