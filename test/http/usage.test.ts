@@ -28,7 +28,7 @@ async function turn(sid: string, usage: UsageReport[]) {
   expect(await runner.emitWithAck('turn-stop', { sid, usage })).toMatchObject({ ok: true });
 }
 
-async function usage(query: string, token = hub.tokens.dashboard): Promise<{ status: number; body: UsageResponse & { error?: string; message?: string } }> {
+async function usage(query: string, token: string = hub.tokens.dashboard): Promise<{ status: number; body: UsageResponse & { error?: string; message?: string } }> {
   const response = await fetch(`${hub.url}/api/usage${query}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: (await response.json()) as UsageResponse & { error?: string; message?: string } };
 }
