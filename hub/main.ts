@@ -31,6 +31,7 @@ import { prepareDataDir } from './store/sqlite/data-dir.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
 import { createWebhookDeliverer } from './webhooks/deliverer.js';
 import { createWebhookMetrics } from './webhooks/metrics.js';
+import { loadPrices } from './usage/prices.js';
 
 /** How long a shutdown waits for open HTTP connections before closing them. */
 const SHUTDOWN_GRACE_MS = 2000;
@@ -62,6 +63,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
+  // a bad price file stops the start before anything is opened (docs/usage.md)
+  const prices = loadPrices(config.dataDir);
   // one process per SQLite data directory (several processes share PostgreSQL instead)
   // the directory is checked first: an unusable one is named at once, before anything opens in it
   if (config.databaseUrl === undefined) prepareDataDir(config.dataDir);
@@ -88,7 +91,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence };
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices };
   opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(

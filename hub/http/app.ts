@@ -15,6 +15,7 @@ import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
 import { webhookRoutes } from './webhooks.js';
 import { tokenRoutes } from './tokens.js';
+import { usageRoutes } from './usage.js';
 import { whoamiRoutes } from './whoami.js';
 
 /**
@@ -43,7 +44,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, approvals, the webhook API, token management, whoami and the dashboard page. */
+/** Health, metrics, the session API, approvals, usage, the webhook API, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
@@ -54,5 +55,6 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(webhookRoutes, { deps: input.deps, access });
   app.register(tokenRoutes, { deps: input.deps, access, tokens: input.tokens });
   app.register(approvalRoutes, { deps: input.deps, access });
+  app.register(usageRoutes, { deps: input.deps, access });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

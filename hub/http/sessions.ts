@@ -21,7 +21,7 @@ import { resumeSession } from '../services/resume.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { listApprovals } from '../store/approvals.js';
 import { listHistory } from '../store/history.js';
-import { listSessionsPage } from '../store/sessions.js';
+import { listSessionsPage, type StoredSession } from '../store/sessions.js';
 import { listActivities, listTurns } from '../store/turns.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -43,19 +43,19 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/sessions',
     { onRequest: anyToken, schema: { querystring: ListSessionsQuerySchema, response: { 200: ListSessionsResponseSchema } } },
     async (request) => {
-      const { state, flavor, limit, cursor } = request.query;
+      const { limit, cursor, ...filters } = request.query;
       const rows = await listSessionsPage(deps.store, {
+        ...filters,
         namespace: identityOf(request).namespace,
-        state,
-        flavor,
         limit: limit + 1,
-        after: cursor === undefined ? undefined : decodeCursor(cursor),
+        after: cursor === undefined ? undefined : decodeCursor(cursor, filters.sort),
       });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
+      const sortKey = (session: StoredSession) => (filters.sort === 'activity' ? session.lastActivityAt : session.updatedAt);
       return {
         sessions: await Promise.all(page.map((session) => toSnapshot(deps.store, deps, session))),
-        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+        nextCursor: rows.length > limit && last ? encodeCursor({ at: sortKey(last), sid: last.sid }, filters.sort) : null,
       };
     },
   );

@@ -10,6 +10,7 @@ import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
 import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
 import { findActivityByToolUseId, findTurnByPromptId, getLatestTurn, getTurn, insertActivity, insertTurn } from '../store/turns.js';
 import { closeOpenTurn, noteActivity } from './transitions.js';
+import { addTurnUsage } from './usage-events.js';
 import type { Tx } from '../store/sql.js';
 
 /** Tool activity within this long after a turn closed still belongs to it (spec section 6). */
@@ -50,7 +51,7 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
 }
 
 /** Where tool activity goes: the open turn, else the latest turn if it closed within a minute, else a new recovery turn. */
-async function turnForActivity(tx: Tx, session: StoredSession, now: number): Promise<TurnSummary> {
+export async function turnForActivity(tx: Tx, session: StoredSession, now: number): Promise<TurnSummary> {
   if (session.currentTurnId !== null) {
     const open = await getTurn(tx, session.currentTurnId);
     if (open?.status === 'open') return open;
@@ -105,13 +106,16 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
   );
 }
 
-/** `turn-stop`: closes the open turn with the response summary. */
+/** `turn-stop`: closes the open turn with the response summary and its usage totals (docs/usage.md). */
 export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
   return runWrite(
     deps,
     async (tx, changes, now) => {
       const session = await requireSession(tx, actor, payload.sid);
       const response = payload.response === undefined ? null : truncateUtf8(payload.response, LIMITS.maxPromptBytes).text;
+      // stored before the close, so the closed turn's one `turn` event carries it
+      const open = session.currentTurnId === null ? undefined : await getTurn(tx, session.currentTurnId);
+      if (payload.usage !== undefined && open?.status === 'open') await addTurnUsage(tx, changes, deps, { session, turn: open, reports: payload.usage });
       const turn = await closeOpenTurn(tx, changes, session, { status: payload.status ?? 'completed', response, now });
       await noteActivity(tx, changes, session, now);
       return { turn };

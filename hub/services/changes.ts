@@ -4,6 +4,7 @@ import type { TurnSummary } from '../../shared/protocol/session.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
 import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
@@ -30,6 +31,8 @@ export class ChangeSet {
   private readonly sessions = new Map<string, ChangedSession>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
   private readonly approvals: { namespace: string; approval: Approval }[] = [];
+  /** Sessions whose usage totals changed: their last `turn` event carries the new totals. */
+  private readonly usageChangedSids = new Set<string>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -61,6 +64,11 @@ export class ChangeSet {
     return this;
   }
 
+  usageChanged(sid: string): this {
+    this.usageChangedSids.add(sid);
+    return this;
+  }
+
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
@@ -71,7 +79,12 @@ export class ChangeSet {
       const session = (await getSessionAnyNamespace(tx, sid))!;
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
-    for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    const lastTurnEvent = new Map(this.turns.map(({ turn }, index) => [turn.sid, index]));
+    for (const [index, { namespace, turn }] of this.turns.entries()) {
+      const withTotals = this.usageChangedSids.has(turn.sid) && lastTurnEvent.get(turn.sid) === index;
+      const sessionUsage = withTotals ? { sessionUsage: await getSessionUsage(tx, turn.sid) } : {};
+      await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn, ...sessionUsage });
+    }
     for (const { namespace, approval } of this.approvals) await emit(namespace, approval.sid, { t: 'approval', sid: approval.sid, approval });
     for (const [sid, { session, fields, historyVersion }] of this.sessions) {
       if (this.created.has(sid) || fields === 0) continue;

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { HubConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/sql.js';
+import type { PriceTable } from '../usage/prices.js';
 
 /** An event on its way out: who may see it is decided by namespace and session. */
 export interface OutgoingEvent {
@@ -37,6 +38,8 @@ export interface HubDeps {
   publisher: Publisher;
   /** Runner sockets held by other hub processes; unset: this process is the only one. */
   runnerPresence?: RunnerPresence;
+  /** Prices for the cost of reported usage; unset: the built-in table (hub/usage/price-table.ts). */
+  prices?: PriceTable;
 }
 
 /** Who is asking: the token's namespace and role, how writes are attributed, and the socket to skip. */

@@ -4,6 +4,7 @@ import { getResumeToken } from '../store/resume-tokens.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
 import { getTurn } from '../store/turns.js';
+import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps } from './deps.js';
 import { judgeResume, toResumeStatus, type ResumeVerdict } from './resume-status.js';
 
@@ -42,6 +43,7 @@ export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config
     parentSid: session.parentSid,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    lastActivityAt: session.lastActivityAt,
     metadata: { version: session.metadataVersion, value: session.metadata },
     agentState: { version: session.agentStateVersion, value: session.agentState },
     lifecycle: lifecycleOf(session),
@@ -49,5 +51,6 @@ export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config
     resume: toResumeStatus(await resumeVerdictOf(sql, deps, session)),
     currentTurn: currentTurn?.status === 'open' ? currentTurn : null,
     attention: session.attention,
+    usage: await getSessionUsage(sql, session.sid),
   };
 }

@@ -8,6 +8,7 @@ import {
   SessionStartPayloadSchema,
   ToolUsePayloadSchema,
   TurnStopPayloadSchema,
+  UsagePayloadSchema,
 } from '../../shared/protocol/lifecycle.js';
 import { AttentionPayloadSchema } from '../../shared/protocol/attention.js';
 import { UpdateMetadataPayloadSchema, UpdateStatePayloadSchema } from '../../shared/protocol/versioned.js';
@@ -17,6 +18,7 @@ import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSoc
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
 import { setAttention } from '../services/attention.js';
+import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
@@ -80,6 +82,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   on('prompt-submit', PromptSubmitPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await submitPrompt(deps, actor, payload)) }));
   on('tool-use', ToolUsePayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await recordToolUse(deps, actor, payload)) }));
   on('turn-stop', TurnStopPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await stopTurn(deps, actor, payload)) }));
+  on('usage', UsagePayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await reportUsage(deps, actor, payload)) }));
   on('session-end', SessionEndPayloadSchema, 'ok', async (payload) => ({ ok: true, session: await endSession(deps, actor, payload) }));
   on('session-finalize', SessionEndPayloadSchema, 'ok', async (payload) => ({
     ok: true,

@@ -17,6 +17,7 @@ const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
   'prompt-submit': 'ok',
   'tool-use': 'ok',
   'turn-stop': 'ok',
+  usage: 'ok',
   'session-end': 'ok',
   'session-finalize': 'ok',
   'session-archive': 'ok',

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import { insertHistory } from './history.js';
-import { updateMetadata } from './sessions.js';
+import { SET_METADATA_COLUMNS, searchColumnsOf, updateMetadata } from './sessions.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -10,7 +10,7 @@ import type { Sql } from './sql.js';
  */
 const STORE_VERSION_PG = `
   WITH updated AS (
-    UPDATE sessions SET metadata = @metadata, metadata_version = @version, updated_at = @now, last_activity_at = @activityAt
+    UPDATE sessions SET ${SET_METADATA_COLUMNS}
     WHERE sid = @sid
     RETURNING sid)
   INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
@@ -48,6 +48,7 @@ export async function storeMetadataVersion(
       carried: JSON.stringify(carried),
       cleared: JSON.stringify(cleared),
       dropped: JSON.stringify(dropped),
+      ...searchColumnsOf(metadata),
     });
     return;
   }

@@ -1,6 +1,7 @@
 /**
  * The queries one sweep runs, by name, and their SQLite query plans: the sweep must walk indexes,
- * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts).
+ * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts). The
+ * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts).
  */
 import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
@@ -8,7 +9,9 @@ import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
 import { SELECT_ANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
+import { listSessionsQuery } from './session-list.js';
 import { COUNT_OPEN_TURNS_OLDER_THAN, OPEN_TURNS_OLDER_THAN } from './turns.js';
+import { SESSION_TOTALS, usageReportQuery } from './usage.js';
 
 export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   openTurnsOlderThan: OPEN_TURNS_OLDER_THAN,
@@ -25,6 +28,33 @@ export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   pruneAppliedRequests: PRUNE_APPLIED_REQUESTS,
 };
 
+const AFTER = { at: 0, sid: '' };
+
+/** GET /api/sessions: each filter alone, the ones a dashboard combines, with and without a cursor. */
+export const SESSION_LIST_QUERIES: Readonly<Record<string, Query>> = {
+  byActivity: listSessionsQuery({ sort: 'activity' }),
+  byActivityAfterCursor: listSessionsQuery({ sort: 'activity', after: AFTER }),
+  byUpdate: listSessionsQuery({ sort: 'updated' }),
+  byUpdateAfterCursor: listSessionsQuery({ sort: 'updated', after: AFTER }),
+  state: listSessionsQuery({ sort: 'activity', state: 'running' }),
+  flavor: listSessionsQuery({ sort: 'activity', flavor: 'claude' }),
+  stateAndFlavor: listSessionsQuery({ sort: 'activity', state: 'running', flavor: 'claude' }),
+  project: listSessionsQuery({ sort: 'activity', project: '/p' }),
+  projectAfterCursor: listSessionsQuery({ sort: 'activity', project: '/p', after: AFTER }),
+  search: listSessionsQuery({ sort: 'activity', q: 'x' }),
+  searchAfterCursor: listSessionsQuery({ sort: 'activity', q: 'x', after: AFTER }),
+  projectAndSearch: listSessionsQuery({ sort: 'activity', project: '/p', q: 'x' }),
+};
+
+/** GET /api/usage and the snapshot's totals. */
+export const USAGE_QUERIES: Readonly<Record<string, Query>> = {
+  sessionTotals: SESSION_TOTALS,
+  byDay: usageReportQuery('day'),
+  byFlavor: usageReportQuery('flavor'),
+  byProject: usageReportQuery('project'),
+  byModel: usageReportQuery('model'),
+};
+
 /** The `detail` lines of SQLite's EXPLAIN QUERY PLAN for a query, every named parameter bound to 0. */
 export async function explainQueryPlan(store: SqliteStore, query: Query): Promise<string[]> {
   const sql = queryText(query, 'sqlite');
@@ -33,9 +63,12 @@ export async function explainQueryPlan(store: SqliteStore, query: Query): Promis
   return rows.map((row) => row.detail);
 }
 
-/** Every sweep query's SQLite plan, by name. */
-export async function sweepQueryPlans(store: SqliteStore): Promise<Record<string, string[]>> {
+/** Every query's SQLite plan, by name. */
+export async function queryPlans(store: SqliteStore, queries: Readonly<Record<string, Query>>): Promise<Record<string, string[]>> {
   const plans: Record<string, string[]> = {};
-  for (const [name, query] of Object.entries(SWEEP_QUERIES)) plans[name] = await explainQueryPlan(store, query);
+  for (const [name, query] of Object.entries(queries)) plans[name] = await explainQueryPlan(store, query);
   return plans;
 }
+
+/** Every sweep query's SQLite plan, by name. */
+export const sweepQueryPlans = (store: SqliteStore) => queryPlans(store, SWEEP_QUERIES);

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
+import { listSessionsParams, listSessionsQuery, type SessionListQuery } from './session-list.js';
 import type { Sql } from './sql.js';
 
 export interface StoredSession {
@@ -59,11 +60,14 @@ const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND t
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
 const INSERT = `
   INSERT INTO sessions (sid, namespace, tag, flavor, parent_sid, created_at, updated_at, metadata, metadata_version,
-    agent_state, agent_state_version, lifecycle_state, lifecycle_since, lifecycle_reason, lifecycle_by, last_activity_at)
-  VALUES (@sid, @namespace, @tag, @flavor, @parentSid, @now, @now, @metadata, 1, NULL, 1, 'running', @now, NULL, 'runner', @now)`;
-const UPDATE_METADATA = `
-  UPDATE sessions SET metadata = @metadata, metadata_version = @version, updated_at = @now, last_activity_at = @activityAt
-  WHERE sid = @sid`;
+    agent_state, agent_state_version, lifecycle_state, lifecycle_since, lifecycle_reason, lifecycle_by, last_activity_at,
+    title, cwd, project)
+  VALUES (@sid, @namespace, @tag, @flavor, @parentSid, @now, @now, @metadata, 1, NULL, 1, 'running', @now, NULL, 'runner', @now,
+    @title, @cwd, @project)`;
+/** Also used by metadata-versions.ts (PostgreSQL's one-statement version write). */
+export const SET_METADATA_COLUMNS = `metadata = @metadata, metadata_version = @version, updated_at = @now, last_activity_at = @activityAt,
+    title = @title, cwd = @cwd, project = @project`;
+const UPDATE_METADATA = `UPDATE sessions SET ${SET_METADATA_COLUMNS} WHERE sid = @sid`;
 const UPDATE_AGENT_STATE = `
   UPDATE sessions SET agent_state = @agentState, agent_state_version = @version, updated_at = @now, last_activity_at = @now
   WHERE sid = @sid`;
@@ -84,18 +88,20 @@ const UPDATE_PRESENCE = `
 const UPDATE_ATTENTION = `
   UPDATE sessions SET attention_kind = @kind, attention_since = @since, attention_message = @message, attention_tool = @tool
   WHERE sid = @sid`;
-const LIST_PAGE = `
-  SELECT * FROM sessions
-  WHERE namespace = @namespace
-    AND (CAST(@state AS TEXT) IS NULL OR lifecycle_state = @state)
-    AND (CAST(@flavor AS TEXT) IS NULL OR flavor = @flavor)
-    AND (CAST(@afterUpdatedAt AS BIGINT) IS NULL OR updated_at < @afterUpdatedAt OR (updated_at = @afterUpdatedAt AND sid < @afterSid))
-  ORDER BY updated_at DESC, sid DESC
-  LIMIT @limit`;
 export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
 export const SELECT_RUNNING_WITHOUT_ACTIVITY = `
   SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;
 const SELECT_ALL_IN_NAMESPACE = `SELECT * FROM sessions WHERE namespace = @namespace ORDER BY updated_at DESC, sid DESC`;
+
+/**
+ * The metadata keys the list filters and searches by, copied into columns on every metadata write:
+ * `title`, the working directory `path`, and the project: `projectRoot` (the git repository root, when
+ * the runner reports it) else `path`. A key that is not a string counts as absent.
+ */
+export function searchColumnsOf(metadata: JsonObject): { title: string | null; cwd: string | null; project: string | null } {
+  const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : null);
+  return { title: text('title'), cwd: text('path'), project: text('projectRoot') ?? text('path') };
+}
 
 function toSession(row: SessionRow): StoredSession {
   return {
@@ -191,7 +197,7 @@ export async function insertSession(
   sql: Sql,
   input: { sid: string; namespace: string; tag: string; flavor: string; parentSid: string | null; metadata: JsonObject; now: number },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, metadata: JSON.stringify(input.metadata) });
+  await sql.run(INSERT, { ...input, metadata: JSON.stringify(input.metadata), ...searchColumnsOf(input.metadata) });
   afterWrite(sql, input.sid);
 }
 
@@ -215,6 +221,7 @@ export async function updateMetadata(
     version: input.version,
     now: input.now,
     activityAt,
+    ...searchColumnsOf(input.metadata),
   });
   afterWrite(sql, input.sid, (session) => {
     session.metadata = input.metadata;
@@ -307,18 +314,14 @@ export async function updateAttention(sql: Sql, input: { sid: string; attention:
   });
 }
 
-export async function listSessionsPage(
-  sql: Sql,
-  query: { namespace: string; state?: string; flavor?: string; limit: number; after?: { updatedAt: number; sid: string } },
-): Promise<StoredSession[]> {
-  const rows = await sql.all(LIST_PAGE, {
-    namespace: query.namespace,
-    state: query.state ?? null,
-    flavor: query.flavor ?? null,
-    afterUpdatedAt: query.after?.updatedAt ?? null,
-    afterSid: query.after?.sid ?? null,
-    limit: query.limit,
-  }) as SessionRow[];
+/** Where a page of the list starts: after this (sort key, sid). */
+export interface ListPosition {
+  at: number;
+  sid: string;
+}
+
+export async function listSessionsPage(sql: Sql, query: SessionListQuery & { namespace: string; limit: number; after?: ListPosition }): Promise<StoredSession[]> {
+  const rows = await sql.all(listSessionsQuery(query), listSessionsParams(query)) as SessionRow[];
   return rows.map(toSession);
 }
 

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
+import { getSessionTurnsUsage, getTurnUsage } from './usage.js';
 
 interface TurnRow {
   turn_id: string;
@@ -58,7 +59,12 @@ const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = 
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
 const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY ord`;
 
-function toTurn(row: TurnRow): TurnSummary {
+/** The turn with its usage (one more indexed read: most turns have none, so it is not joined). */
+async function withUsage(sql: Sql, row: TurnRow | undefined): Promise<TurnSummary | undefined> {
+  return row && toTurn(row, await getTurnUsage(sql, row.turn_id));
+}
+
+function toTurn(row: TurnRow, usage: TurnSummary['usage']): TurnSummary {
   return {
     turnId: row.turn_id,
     sid: row.sid,
@@ -70,6 +76,7 @@ function toTurn(row: TurnRow): TurnSummary {
     closedAt: row.closed_at,
     response: row.response,
     activityCount: row.activity_count,
+    usage,
   };
 }
 
@@ -104,8 +111,7 @@ export async function insertTurn(
 }
 
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
-  const row = await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined;
-  return row && toTurn(row);
+  return withUsage(sql, await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined);
 }
 
 /** Closes an open turn; false when it was not open. */
@@ -114,17 +120,16 @@ export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnS
 }
 
 export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
-  const row = await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined;
-  return row && toTurn(row);
+  return withUsage(sql, await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined);
 }
 
 export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
-  const row = await sql.get(LATEST_TURN, { sid }) as TurnRow | undefined;
-  return row && toTurn(row);
+  return withUsage(sql, await sql.get(LATEST_TURN, { sid }) as TurnRow | undefined);
 }
 
 export async function listTurns(sql: Sql, sid: string): Promise<TurnSummary[]> {
-  return (await sql.all(TURNS_OF_SESSION, { sid }) as TurnRow[]).map(toTurn);
+  const usage = await getSessionTurnsUsage(sql, sid);
+  return (await sql.all(TURNS_OF_SESSION, { sid }) as TurnRow[]).map((row) => toTurn(row, usage.get(row.turn_id) ?? []));
 }
 
 export interface DueTurn {
@@ -138,7 +143,7 @@ export interface DueTurn {
 /** Open turns opened at `before` or earlier, oldest first, with what the sweep needs of their session. */
 export async function listDueOpenTurns(sql: Sql, input: { before: number; limit: number }): Promise<DueTurn[]> {
   const rows = await sql.all(OPEN_TURNS_OLDER_THAN, input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
-  return rows.map((row) => ({ turn: toTurn(row), namespace: row.namespace, isCurrent: row.is_current === 1 }));
+  return Promise.all(rows.map(async (row) => ({ turn: (await withUsage(sql, row))!, namespace: row.namespace, isCurrent: row.is_current === 1 })));
 }
 
 export async function countOpenTurnsOlderThan(sql: Sql, input: { before: number }): Promise<number> {

@@ -1,5 +1,5 @@
-import type { UpdateSessionBody } from '../protocol/broadcast.js';
-import type { SessionSnapshot, TurnSummary } from '../protocol/session.js';
+import type { TurnBody, UpdateSessionBody } from '../protocol/broadcast.js';
+import type { SessionSnapshot } from '../protocol/session.js';
 
 /**
  * Folds an `update-session` body into a snapshot. Versioned fields are taken only when their version
@@ -17,18 +17,24 @@ export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessio
   if (body.presence) next.presence = body.presence;
   if (body.attention) next.attention = body.attention.value;
   if (at !== undefined && (body.metadata || body.agentState || body.lifecycle)) next.updatedAt = Math.max(snapshot.updatedAt, at);
+  // writes are activity (the hub's own metadata versions are not, so this may run a little ahead)
+  if (at !== undefined && (body.metadata || body.agentState)) next.lastActivityAt = Math.max(snapshot.lastActivityAt, at);
   return next;
 }
 
 /**
  * A `turn` event: the open turn becomes `currentTurn`; closing the current one clears it. Either
  * moves `updatedAt` to `at` (the event's createdAt), as the hub does when it sets the current turn.
+ * Every turn event is activity; `sessionUsage`, when present, is the session's new usage totals.
  */
-export function applyTurn(snapshot: SessionSnapshot, turn: TurnSummary, at?: number): SessionSnapshot {
+export function applyTurn(snapshot: SessionSnapshot, body: Pick<TurnBody, 'turn' | 'sessionUsage'>, at?: number): SessionSnapshot {
+  const { turn } = body;
+  const withUsage = body.sessionUsage ? { ...snapshot, usage: body.sessionUsage } : snapshot;
+  const activity = at === undefined ? withUsage : { ...withUsage, lastActivityAt: Math.max(snapshot.lastActivityAt, at) };
   const updatedAt = at === undefined ? snapshot.updatedAt : Math.max(snapshot.updatedAt, at);
-  if (turn.status === 'open') return { ...snapshot, currentTurn: turn, updatedAt };
-  if (snapshot.currentTurn?.turnId === turn.turnId) return { ...snapshot, currentTurn: null, updatedAt };
-  return snapshot;
+  if (turn.status === 'open') return { ...activity, currentTurn: turn, updatedAt };
+  if (snapshot.currentTurn?.turnId === turn.turnId) return { ...activity, currentTurn: null, updatedAt };
+  return activity;
 }
 
 /** Keeps the newer versioned fields of two snapshots of one session (e.g. cache vs. a fresh join). */

@@ -198,7 +198,7 @@ export class DashboardClient extends HubLink<DashboardClientToServerEvents, Dash
     if (body.t === 'session-created') this.put(newerSnapshot(held, body.session));
     else if (held && body.t === 'update-session') this.put(applySessionUpdate(held, body, event.createdAt));
     else if (held && body.t === 'turn') {
-      const next = applyTurn(held, body.turn, event.createdAt);
+      const next = applyTurn(held, body, event.createdAt);
       if (next !== held) this.put(next);
     }
     this.listeners.emit('update', event);

@@ -17,6 +17,7 @@ import type {
   SessionStartPayload,
   ToolUsePayload,
   TurnStopPayload,
+  UsagePayload,
 } from '../protocol/lifecycle.js';
 import type { Attention, AttentionKind, SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
@@ -196,6 +197,16 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    */
   async stopTurn(payload: TurnStopPayload): Promise<TurnSummary | null> {
     return unwrapOk(await this.request('turn-stop', payload), 'turn-stop').turn;
+  }
+
+  /**
+   * `usage`: the turn's token totals so far, per model (docs/usage.md); a repeated or late report
+   * never lowers or doubles them. Answers the turn with its usage and the hub's cost.
+   * @example
+   * await runner.reportUsage({ sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 1200, outputTokens: 340 }] });
+   */
+  async reportUsage(payload: UsagePayload): Promise<TurnSummary> {
+    return unwrapOk(await this.request('usage', payload), 'usage').turn;
   }
 
   /**
@@ -424,7 +435,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
     let next: SessionSnapshot | undefined;
     if (body.t === 'session-created') next = newerSnapshot(held, body.session);
     else if (held && body.t === 'update-session') next = applySessionUpdate(held, body, event.createdAt);
-    else if (held && body.t === 'turn') next = applyTurn(held, body.turn, event.createdAt);
+    else if (held && body.t === 'turn') next = applyTurn(held, body, event.createdAt);
     if (next && next !== held) {
       this.sessions.set(body.sid, next);
       this.listeners.emit('session', next);

@@ -11,6 +11,7 @@ import {
   VersionedAgentStateSchema,
   VersionedMetadataSchema,
 } from './session.js';
+import { UsageTotalsSchema } from './usage.js';
 
 /** The fields of a session that changed, with their stored values; null where unchanged. */
 export const UpdateSessionBodySchema = z.object({
@@ -32,7 +33,8 @@ export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 export const SessionCreatedBodySchema = z.object({ t: z.literal('session-created'), sid: z.string(), session: SessionSnapshotSchema });
 export type SessionCreatedBody = z.infer<typeof SessionCreatedBodySchema>;
 
-export const TurnBodySchema = z.object({ t: z.literal('turn'), sid: z.string(), turn: TurnSummarySchema });
+/** `sessionUsage`: the session's new usage totals, when this turn's usage changed them. */
+export const TurnBodySchema = z.object({ t: z.literal('turn'), sid: z.string(), turn: TurnSummarySchema, sessionUsage: UsageTotalsSchema.optional() });
 export type TurnBody = z.infer<typeof TurnBodySchema>;
 
 export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema, ApprovalBodySchema]);

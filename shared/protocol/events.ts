@@ -23,6 +23,8 @@ import type {
   ToolUsePayload,
   TurnStopAck,
   TurnStopPayload,
+  UsageAck,
+  UsagePayload,
 } from './lifecycle.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from './versioned.js';
 
@@ -35,6 +37,7 @@ export interface RunnerClientToServerEvents {
   'prompt-submit': (payload: PromptSubmitPayload, ack: Ack<PromptSubmitAck>) => void;
   'tool-use': (payload: ToolUsePayload, ack: Ack<ToolUseAck>) => void;
   'turn-stop': (payload: TurnStopPayload, ack: Ack<TurnStopAck>) => void;
+  usage: (payload: UsagePayload, ack: Ack<UsageAck>) => void;
   'session-end': (payload: SessionEndPayload, ack: Ack<SessionAck>) => void;
   'session-finalize': (payload: SessionEndPayload, ack: Ack<SessionAck>) => void;
   'session-archive': (payload: SessionArchivePayload, ack: Ack<SessionAck>) => void;

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { idSchema } from './ids.js';
 import { ApprovalSchema } from './attention.js';
 import { JsonValueSchema } from './json.js';
+import { UsageTotalsSchema } from './usage.js';
 import {
+  EpochMsSchema,
   HistoryEntrySchema,
   LastRunSchema,
   LifecycleStateSchema,
@@ -17,9 +19,17 @@ export type HttpError = z.infer<typeof HttpErrorSchema>;
 
 export const SidParamsSchema = z.object({ sid: SidSchema });
 
+/**
+ * `q`: text in the tag, title, working directory or any prompt (case-insensitive for ASCII);
+ * `project`: the git repository root the runner reported as metadata `projectRoot`, else its `path`;
+ * `sort`: `updated` (newest update first: the spec's order, the default) or `activity` (newest last activity first).
+ */
 export const ListSessionsQuerySchema = z.object({
   state: LifecycleStateSchema.optional(),
   flavor: idSchema(64).optional(),
+  project: z.string().min(1, 'must not be empty').max(4096, 'must be at most 4096 characters').optional(),
+  q: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters').optional(),
+  sort: z.enum(['updated', 'activity']).default('updated'),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
@@ -65,5 +75,30 @@ export const RepairRequestSchema = z
   .transform((body) => body ?? {});
 export const RepairResponseSchema = z.object({ restored: z.record(z.string(), JsonValueSchema), version: z.number().int() });
 export type RepairResponse = z.infer<typeof RepairResponseSchema>;
+
+const EpochMsOrDate = z.union([
+  z.string().regex(/^\d{1,15}$/).transform(Number),
+  z.iso.date().transform((day) => Date.parse(`${day}T00:00:00Z`)),
+  z.iso.datetime({ offset: true }).transform((time) => Date.parse(time)),
+], { error: 'must be epoch milliseconds, a date (2026-11-25) or an ISO date-time' });
+
+/** `from` (inclusive) and `to` (exclusive): epoch ms, a UTC date or an ISO date-time; by default the last 30 days. */
+export const UsageQuerySchema = z
+  .object({
+    from: EpochMsOrDate.optional(),
+    to: EpochMsOrDate.optional(),
+    groupBy: z.enum(['day', 'flavor', 'project', 'model']).default('day'),
+  })
+  .refine((query) => query.from === undefined || query.to === undefined || query.from < query.to, { path: ['from'], message: 'must be before to' });
+export type UsageQuery = z.infer<typeof UsageQuerySchema>;
+export const UsageResponseSchema = z.object({
+  from: EpochMsSchema,
+  to: EpochMsSchema,
+  groupBy: z.enum(['day', 'flavor', 'project', 'model']),
+  /** One entry per group with usage in the range; `key` null: sessions without a project. */
+  groups: z.array(UsageTotalsSchema.extend({ key: z.string().nullable() })),
+  totals: UsageTotalsSchema,
+});
+export type UsageResponse = z.infer<typeof UsageResponseSchema>;
 
 export const HealthResponseSchema = z.object({ ok: z.literal(true) });

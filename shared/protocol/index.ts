@@ -11,6 +11,7 @@ export * from './lifecycle.js';
 export * from './limits.js';
 export * from './session.js';
 export * from './tokens.js';
+export * from './usage.js';
 export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { okAck } from './acks.js';
 import { idSchema } from './ids.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
+import { UsageReportsSchema } from './usage.js';
 import { EpochMsSchema, RunEndStatusSchema, SeqSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
 
 const ShortText = z.string().max(1024, 'must be at most 1024 characters');
@@ -54,11 +55,27 @@ export const TurnStopPayloadSchema = z.object({
   sid: SidSchema,
   response: z.string().optional(),
   status: z.enum(['completed', 'aborted', 'error']).optional(),
+  /** The closing turn's totals per model (docs/usage.md); ignored when no turn is open. */
+  usage: UsageReportsSchema.optional(),
 });
 export type TurnStopPayload = z.infer<typeof TurnStopPayloadSchema>;
 /** `turn` is the turn that was closed, or null when none was open. */
 export const TurnStopAckSchema = okAck({ turn: TurnSummarySchema.nullable() });
 export type TurnStopAck = z.infer<typeof TurnStopAckSchema>;
+
+/**
+ * `usage`: a runner's usage report in the middle of a turn (or after it): the turn's totals so far
+ * per model. A count below the stored one is ignored, so a repeated or late report never lowers or
+ * doubles a total. `turnId`: the turn it belongs to; without it, the open turn (else as tool-use).
+ */
+export const UsagePayloadSchema = z.object({
+  sid: SidSchema,
+  turnId: ShortText.optional(),
+  usage: UsageReportsSchema.min(1, 'must name at least one model'),
+});
+export type UsagePayload = z.infer<typeof UsagePayloadSchema>;
+export const UsageAckSchema = okAck({ turn: TurnSummarySchema });
+export type UsageAck = z.infer<typeof UsageAckSchema>;
 
 /** `session-end` and `session-finalize` share one payload. */
 export const SessionEndPayloadSchema = z.object({

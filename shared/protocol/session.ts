@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema } from './ids.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
+import { ModelUsageSchema, UsageTotalsSchema } from './usage.js';
 
 /** Times on the wire are epoch milliseconds. */
 export const EpochMsSchema = z.number().int().nonnegative();
@@ -66,6 +67,8 @@ export const TurnSummarySchema = z.object({
   closedAt: EpochMsSchema.nullable(),
   response: z.string().nullable(),
   activityCount: z.number().int().nonnegative(),
+  /** Tokens and cost per model the turn used, as reported so far; [] when nothing was reported. */
+  usage: z.array(ModelUsageSchema),
 });
 export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 
@@ -115,6 +118,8 @@ export const SessionSnapshotSchema = z.object({
   parentSid: z.string().nullable(),
   createdAt: EpochMsSchema,
   updatedAt: EpochMsSchema,
+  /** The last lifecycle event or write of the session (heartbeats do not count); the list sorts by it. */
+  lastActivityAt: EpochMsSchema,
   metadata: VersionedMetadataSchema,
   agentState: VersionedAgentStateSchema,
   lifecycle: LifecycleSchema,
@@ -123,6 +128,8 @@ export const SessionSnapshotSchema = z.object({
   currentTurn: TurnSummarySchema.nullable(),
   /** Snapshots logged before attention existed have none: read as null. */
   attention: AttentionSchema.nullable().default(null),
+  /** The session's tokens and cost over all its turns. */
+  usage: UsageTotalsSchema,
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

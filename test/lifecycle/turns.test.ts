@@ -40,7 +40,7 @@ describe('prompt-submit', () => {
 
     const turnId = await submit('fix the bug');
 
-    const expected = { turnId, sid, kind: 'prompt', prompt: 'fix the bug', promptTruncated: false, status: 'open', openedAt: clock.now(), closedAt: null, response: null, activityCount: 0 };
+    const expected = { turnId, sid, kind: 'prompt', prompt: 'fix the bug', promptTruncated: false, status: 'open', openedAt: clock.now(), closedAt: null, response: null, activityCount: 0, usage: [] };
     expect((await fetchSession(hub, sid)).currentTurn).toEqual(expected);
     for (const seen of [roomSeen, dashSeen]) await waitFor(() => turnBodies(seen).length === 1, 2000, 'turn broadcast');
     expect(turnBodies(roomSeen)[0]).toEqual(expected);

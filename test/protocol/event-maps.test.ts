@@ -19,6 +19,9 @@ import {
   UpdateMetadataAckSchema,
   UpdateMetadataPayloadSchema,
   UpdateStatePayloadSchema,
+  TurnStopPayloadSchema,
+  UsageAckSchema,
+  UsagePayloadSchema,
 } from '../../shared/protocol/index.js';
 
 type PayloadOf<F> = F extends (payload: infer P, ...rest: never[]) => void ? P : never;
@@ -32,6 +35,9 @@ describe('event maps', () => {
     expectTypeOf<PayloadOf<RunnerClientToServerEvents['session-start']>>().toEqualTypeOf<z.infer<typeof SessionStartPayloadSchema>>();
     expectTypeOf<AckOf<RunnerClientToServerEvents['session-start']>>().toEqualTypeOf<z.infer<typeof SessionStartAckSchema>>();
     expectTypeOf<PayloadOf<RunnerClientToServerEvents['prompt-submit']>>().toEqualTypeOf<z.infer<typeof PromptSubmitPayloadSchema>>();
+    expectTypeOf<PayloadOf<RunnerClientToServerEvents['turn-stop']>>().toEqualTypeOf<z.infer<typeof TurnStopPayloadSchema>>();
+    expectTypeOf<PayloadOf<RunnerClientToServerEvents['usage']>>().toEqualTypeOf<z.infer<typeof UsagePayloadSchema>>();
+    expectTypeOf<AckOf<RunnerClientToServerEvents['usage']>>().toEqualTypeOf<z.infer<typeof UsageAckSchema>>();
   });
 
   it('type dashboard acks and server events from their schemas', () => {

@@ -203,6 +203,7 @@ describe('a dashboard is read only', () => {
       'prompt-submit': { sid, prompt: 'from a dashboard' },
       'tool-use': { sid, tool: 'Bash', input: { command: 'rm -rf /' } },
       'turn-stop': { sid, response: 'done' },
+      usage: { sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 1, outputTokens: 1 }] },
       'session-end': { sid, reason: 'exit' },
       'session-finalize': { sid },
       'session-archive': { sid, reason: 'from a dashboard' },

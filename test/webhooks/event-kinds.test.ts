@@ -17,7 +17,7 @@ const update = (fields: Partial<Omit<Extract<UpdateBody, { t: 'update-session' }
 const turn = (status: 'open' | 'completed' | 'error', prompt: string | null, response: string | null = null): UpdateBody => ({
   t: 'turn',
   sid: 's1',
-  turn: { turnId: 't1', sid: 's1', kind: 'prompt', prompt, promptTruncated: false, status, openedAt: 1, closedAt: status === 'open' ? null : 2, response, activityCount: 0 },
+  turn: { turnId: 't1', sid: 's1', kind: 'prompt', prompt, promptTruncated: false, status, openedAt: 1, closedAt: status === 'open' ? null : 2, response, activityCount: 0, usage: [] },
 });
 const who = { name: 'Fix the login', agent: 'Claude Code' };
 

@@ -1,0 +1,123 @@
+/**
+ * Token usage per turn and model (table `turn_usage`, migration 010), session totals, and the
+ * totals /api/usage groups by day, flavor, project or model (docs/usage.md).
+ */
+import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
+import type { Query, Sql } from './sql.js';
+
+interface UsageRow {
+  turn_id: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+}
+
+interface TotalsRow {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  cost_usd: number | null;
+  unpriced_tokens: number | null;
+}
+
+const USAGE_OF_TURN = `SELECT * FROM turn_usage WHERE turn_id = @turnId ORDER BY model`;
+const USAGE_OF_SESSION_TURNS = `SELECT * FROM turn_usage WHERE sid = @sid ORDER BY turn_id, model`;
+const UPSERT = `
+  INSERT INTO turn_usage (turn_id, model, sid, namespace, at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd)
+  VALUES (@turnId, @model, @sid, @namespace, @at, @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @costUsd)
+  ON CONFLICT (turn_id, model) DO UPDATE SET
+    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+    cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd`;
+
+/** Sums as integers on both engines (PostgreSQL's SUM of BIGINT is NUMERIC, read back as text). */
+const TOTALS = `
+  CAST(SUM(input_tokens) AS BIGINT) AS input_tokens, CAST(SUM(output_tokens) AS BIGINT) AS output_tokens,
+  CAST(SUM(cache_read_tokens) AS BIGINT) AS cache_read_tokens, CAST(SUM(cache_write_tokens) AS BIGINT) AS cache_write_tokens,
+  SUM(cost_usd) AS cost_usd,
+  CAST(SUM(CASE WHEN cost_usd IS NULL THEN input_tokens + output_tokens + cache_read_tokens + cache_write_tokens ELSE 0 END) AS BIGINT) AS unpriced_tokens`;
+export const SESSION_TOTALS = `SELECT ${TOTALS} FROM turn_usage WHERE sid = @sid`;
+
+function toModelUsage(row: UsageRow): ModelUsage {
+  return {
+    model: row.model,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    costUsd: row.cost_usd,
+  };
+}
+
+function toTotals(row: TotalsRow | undefined): UsageTotals {
+  return {
+    inputTokens: row?.input_tokens ?? 0,
+    outputTokens: row?.output_tokens ?? 0,
+    cacheReadTokens: row?.cache_read_tokens ?? 0,
+    cacheWriteTokens: row?.cache_write_tokens ?? 0,
+    costUsd: row?.cost_usd ?? null,
+    unpricedTokens: row?.unpriced_tokens ?? 0,
+  };
+}
+
+export async function getTurnUsage(sql: Sql, turnId: string): Promise<ModelUsage[]> {
+  return (await sql.all<UsageRow>(USAGE_OF_TURN, { turnId })).map(toModelUsage);
+}
+
+/** Every turn's usage of a session, by turn id (turns without usage are absent). */
+export async function getSessionTurnsUsage(sql: Sql, sid: string): Promise<Map<string, ModelUsage[]>> {
+  const byTurn = new Map<string, ModelUsage[]>();
+  for (const row of await sql.all<UsageRow>(USAGE_OF_SESSION_TURNS, { sid })) {
+    const list = byTurn.get(row.turn_id) ?? [];
+    list.push(toModelUsage(row));
+    byTurn.set(row.turn_id, list);
+  }
+  return byTurn;
+}
+
+/** Writes a turn's usage of these models (their whole new values). */
+export async function putTurnUsage(sql: Sql, turn: { turnId: string; sid: string; namespace: string; openedAt: number }, usage: readonly ModelUsage[]): Promise<void> {
+  for (const entry of usage) {
+    await sql.run(UPSERT, { turnId: turn.turnId, sid: turn.sid, namespace: turn.namespace, at: turn.openedAt, ...entry });
+  }
+}
+
+export async function getSessionUsage(sql: Sql, sid: string): Promise<UsageTotals> {
+  return toTotals(await sql.get<TotalsRow>(SESSION_TOTALS, { sid }));
+}
+
+export type UsageGroupBy = 'day' | 'flavor' | 'project' | 'model';
+
+/** The group key of each grouping; day is the UTC calendar day of the turn's opening. */
+const GROUP_KEY: Record<UsageGroupBy, { sqlite: string; postgres: string }> = {
+  day: { sqlite: `strftime('%Y-%m-%d', turn_usage.at / 1000, 'unixepoch')`, postgres: `to_char(to_timestamp(turn_usage.at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')` },
+  flavor: { sqlite: 'sessions.flavor', postgres: 'sessions.flavor' },
+  project: { sqlite: 'sessions.project', postgres: 'sessions.project' },
+  model: { sqlite: 'turn_usage.model', postgres: 'turn_usage.model' },
+};
+
+/** The totals of the namespace's usage in [from, to), one row per group, by key (no key: last). */
+export function usageReportQuery(groupBy: UsageGroupBy): Query {
+  const text = (dialect: 'sqlite' | 'postgres') => {
+    const key = GROUP_KEY[groupBy][dialect];
+    // the session's flavor and project need its row; day and model do not
+    const join = groupBy === 'flavor' || groupBy === 'project' ? 'JOIN sessions ON sessions.sid = turn_usage.sid' : '';
+    return `SELECT ${key} AS group_key, ${TOTALS}
+  FROM turn_usage ${join}
+  WHERE turn_usage.namespace = @namespace AND turn_usage.at >= @from AND turn_usage.at < @to
+  GROUP BY ${key}
+  ORDER BY (${key}) IS NULL, ${key}`;
+  };
+  return { sqlite: text('sqlite'), postgres: text('postgres') };
+}
+
+export async function usageReport(
+  sql: Sql,
+  query: { namespace: string; from: number; to: number; groupBy: UsageGroupBy },
+): Promise<{ key: string | null; totals: UsageTotals }[]> {
+  const rows = await sql.all<TotalsRow & { group_key: string | null }>(usageReportQuery(query.groupBy), { namespace: query.namespace, from: query.from, to: query.to });
+  return rows.map((row) => ({ key: row.group_key, totals: toTotals(row) }));
+}
