@@ -5,20 +5,25 @@ import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js
 import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
+import { sessionViewOf } from './session-view.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
-type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence';
+/** `view`: only the derived title and activity may have moved (the current turn opened or closed). */
+type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'view';
 
 /**
  * What one unit of work changed. At commit it becomes events, in one transaction with the
  * changes themselves: a `session-created`, the `turn`s in order, then one `update-session` per
- * session carrying every field that changed, with its stored value.
+ * session carrying every field that changed, with its stored value, and its derived title and
+ * activity as they are now.
  */
 export class ChangeSet {
   private readonly created = new Set<string>();
   /** The changed sessions, as the unit of work left them (callers keep these objects current). */
   private readonly sessions = new Map<string, { session: StoredSession; fields: Set<Field> }>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
+  /** Sessions whose view moved but whose object the caller does not hold. */
+  private readonly unread = new Set<string>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -32,6 +37,17 @@ export class ChangeSet {
       entry.session = session;
       for (const field of fields) entry.fields.add(field);
     }
+    return this;
+  }
+
+  /** The session's current turn opened or closed: its activity (and, for a first prompt, its title) moved. */
+  currentTurnMoved(session: StoredSession): this {
+    return this.changed(session, 'view');
+  }
+
+  /** As currentTurnMoved, for a caller holding only the sid (the sweep); the session is read at commit. */
+  currentTurnMovedOf(sid: string): this {
+    this.unread.add(sid);
     return this;
   }
 
@@ -51,6 +67,11 @@ export class ChangeSet {
       await emit(session.namespace, sid, { t: 'session-created', sid, session: await toSnapshot(tx, deps, session) });
     }
     for (const { namespace, turn } of this.turns) await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn });
+    for (const sid of this.unread) {
+      if (this.sessions.has(sid)) continue;
+      const session = await getSessionAnyNamespace(tx, sid);
+      if (session) this.changed(session, 'view');
+    }
     for (const [sid, { session, fields }] of this.sessions) {
       if (this.created.has(sid) || fields.size === 0) continue;
       await emit(session.namespace, sid, {
@@ -60,6 +81,7 @@ export class ChangeSet {
         agentState: fields.has('agentState') ? { version: session.agentStateVersion, value: session.agentState } : null,
         lifecycle: fields.has('lifecycle') ? lifecycleOf(session) : null,
         presence: fields.has('presence') ? presenceOf(session) : null,
+        ...(await sessionViewOf(tx, session)),
       });
     }
     return out;

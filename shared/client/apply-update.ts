@@ -14,6 +14,9 @@ export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessio
   if (body.agentState && body.agentState.version > snapshot.agentState.version) next.agentState = body.agentState;
   if (body.lifecycle) next.lifecycle = body.lifecycle;
   if (body.presence) next.presence = body.presence;
+  // derived by the hub from all of the above and the current turn; always sent, always current
+  next.title = body.title;
+  next.activity = body.activity;
   if (at !== undefined && (body.metadata || body.agentState || body.lifecycle)) next.updatedAt = Math.max(snapshot.updatedAt, at);
   return next;
 }

@@ -4,13 +4,18 @@ import {
   EpochMsSchema,
   LifecycleSchema,
   PresenceSchema,
+  SessionActivitySchema,
   SessionSnapshotSchema,
   TurnSummarySchema,
   VersionedAgentStateSchema,
   VersionedMetadataSchema,
 } from './session.js';
 
-/** The fields of a session that changed, with their stored values; null where unchanged. */
+/**
+ * The fields of a session that changed, with their stored values; null where unchanged. `title` and
+ * `activity` are always present: the hub sends one whenever their inputs change (also when the current
+ * turn opens or closes), so a client never derives them itself.
+ */
 export const UpdateSessionBodySchema = z.object({
   t: z.literal('update-session'),
   sid: z.string(),
@@ -18,6 +23,9 @@ export const UpdateSessionBodySchema = z.object({
   agentState: VersionedAgentStateSchema.nullable(),
   lifecycle: LifecycleSchema.nullable(),
   presence: PresenceSchema.nullable(),
+  /** Derived from the fields above and the current turn: sent with every update-session, current. */
+  title: z.string(),
+  activity: SessionActivitySchema,
 });
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 
