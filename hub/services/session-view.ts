@@ -1,17 +1,19 @@
 /**
- * The two derived fields of a session a person reads first (issue 17): its display `title` and its
- * `activity`. Both go out in snapshots and in every `update-session` (hub/services/changes.ts), so
- * clients never derive them; each is ONE pure function of inputs the hub reads here.
+ * The derived fields of a session a person reads first (issue 17): its display `title`, its
+ * `activity` and its `lastPrompt`. They go out in snapshots and in every `update-session`
+ * (hub/services/changes.ts), so clients never derive them; each is ONE function of inputs read here.
  */
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { SessionActivity, TurnSummary } from '../../shared/protocol/session.js';
 import { getRun } from '../store/runs.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
-import { getFirstPrompt, getTurn } from '../store/turns.js';
+import { getFirstPrompt, getLastPrompt, getTurn } from '../store/turns.js';
 
 /** A title made from a prompt is cut to this many characters (on one line). */
 export const TITLE_CHARS = 80;
+/** The last prompt a list row shows is cut to this many characters (on one line). */
+export const LAST_PROMPT_CHARS = 200;
 
 /** Lifecycle reasons that mean the hub ended the run because it stopped hearing from its runner. */
 const LOST_REASONS: ReadonlySet<string> = new Set(['runner_lost', 'runner_silent']);
@@ -76,6 +78,7 @@ export function titleOf(input: { metadata: JsonObject; firstPrompt: string | nul
 export interface SessionView {
   title: string;
   activity: SessionActivity;
+  lastPrompt: string | null;
 }
 
 /**
@@ -87,8 +90,10 @@ export async function sessionViewOf(sql: Sql, session: StoredSession, currentTur
   const runLive = session.lastRun?.status === 'running';
   const heard = session.presence.active || (runLive && ((await getRun(sql, session.lastRun!.runId))?.detached ?? false));
   const firstPrompt = metadataTitle(session.metadata) ? null : await getFirstPrompt(sql, { sid: session.sid, chars: TITLE_CHARS * 4 });
+  const lastPrompt = await getLastPrompt(sql, { sid: session.sid, chars: LAST_PROMPT_CHARS * 4 });
   return {
     title: titleOf({ metadata: session.metadata, firstPrompt, tag: session.tag }),
     activity: activityOf({ lifecycle: session.lifecycle, turnOpen: open?.status === 'open', heard }),
+    lastPrompt: lastPrompt === null ? null : oneLine(lastPrompt, LAST_PROMPT_CHARS),
   };
 }

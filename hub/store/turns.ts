@@ -43,6 +43,10 @@ const FIRST_PROMPT = {
   sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, rowid LIMIT 1`,
   postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, created_order LIMIT 1`,
 };
+const LAST_PROMPT = {
+  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
+  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
+};
 const TURNS_OF_SESSION = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`,
   postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, created_order`,
@@ -131,6 +135,12 @@ export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary 
 /** The first `chars` characters of the session's first prompt, or null before any prompt. */
 export async function getFirstPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
   const row = await sql.get(FIRST_PROMPT, input) as { prompt: string | null } | undefined;
+  return row?.prompt ?? null;
+}
+
+/** The first `chars` characters of the session's latest prompt, or null before any prompt. */
+export async function getLastPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
+  const row = await sql.get(LAST_PROMPT, input) as { prompt: string | null } | undefined;
   return row?.prompt ?? null;
 }
 

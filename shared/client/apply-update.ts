@@ -17,6 +17,7 @@ export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessio
   // derived by the hub from all of the above and the current turn; always sent, always current
   next.title = body.title;
   next.activity = body.activity;
+  next.lastPrompt = body.lastPrompt;
   if (at !== undefined && (body.metadata || body.agentState || body.lifecycle)) next.updatedAt = Math.max(snapshot.updatedAt, at);
   return next;
 }

@@ -12,8 +12,9 @@ import {
 } from './session.js';
 
 /**
- * The fields of a session that changed, with their stored values; null where unchanged. `title` and
- * `activity` are always present: the hub sends one whenever their inputs change (also when the current
+ * The fields of a session that changed, with their stored values; null where unchanged. The derived
+ * `title`, `activity` and `lastPrompt` are the exception: always present and current (lastPrompt null
+ * = no prompt yet); the hub sends an update-session whenever their inputs change (also when the current
  * turn opens or closes), so a client never derives them itself.
  */
 export const UpdateSessionBodySchema = z.object({
@@ -26,6 +27,7 @@ export const UpdateSessionBodySchema = z.object({
   /** Derived from the fields above and the current turn: sent with every update-session, current. */
   title: z.string(),
   activity: SessionActivitySchema,
+  lastPrompt: z.string().nullable(),
 });
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 

@@ -111,6 +111,8 @@ export const SessionSnapshotSchema = z.object({
   /** A display name: metadata title or summary, else the first prompt (cut), else the project folder's name. */
   title: z.string(),
   activity: SessionActivitySchema,
+  /** The start of the latest prompt (the open turn's or the last closed one's), or null before any. */
+  lastPrompt: z.string().nullable(),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

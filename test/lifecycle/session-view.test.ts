@@ -58,9 +58,16 @@ describe('session title and activity', () => {
 
     await ok(runner.emitWithAck('turn-stop', { sid: session.sid, response: 'Done.' }));
     await expectView(session.sid, { title: cut, activity: 'idle' });
-    // a later prompt does not rename the session
+    // the closed turn's prompt stays the last prompt, cut to 200 characters on one line
+    const lastPrompt = (await fetchSession(hub, session.sid)).lastPrompt!;
+    expect(lastPrompt.startsWith('Fix the failing tests in the tokenizer and keep going and keep going')).toBe(true);
+    expect(Array.from(lastPrompt)).toHaveLength(200);
+    expect(live.sessions.get(session.sid)?.lastPrompt).toBe(lastPrompt);
+    // a later prompt does not rename the session, but is the last prompt
     await ok(runner.emitWithAck('prompt-submit', { sid: session.sid, prompt: 'And the docs' }));
     await expectView(session.sid, { title: cut, activity: 'working' });
+    expect((await fetchSession(hub, session.sid)).lastPrompt).toBe('And the docs');
+    await waitFor(() => live.sessions.get(session.sid)?.lastPrompt === 'And the docs', 3000, 'live last prompt');
 
     expect(await runner.emitWithAck('update-metadata', { sid: session.sid, patch: { title: 'Fix the tests' }, expectedVersion: 1 })).toMatchObject({ result: 'success' });
     await expectView(session.sid, { title: 'Fix the tests', activity: 'working' });

@@ -81,6 +81,10 @@ describe('update-session bodies (spec section 5)', () => {
       agentState: null,
       lifecycle: null,
       presence: null,
+      // the derived fields are always there, current: the metadata title names the session now
+      title: 'x',
+      activity: 'idle',
+      lastPrompt: null,
     });
 
     await writer.emitWithAck('update-state', { sid: session.sid, expectedVersion: 1, agentState: { mode: 'plan' } });
@@ -92,6 +96,9 @@ describe('update-session bodies (spec section 5)', () => {
       agentState: { version: 2, value: { mode: 'plan' } },
       lifecycle: null,
       presence: null,
+      title: 'x',
+      activity: 'idle',
+      lastPrompt: null,
     });
 
     // a heartbeat that starts thinking: presence only
