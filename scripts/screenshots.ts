@@ -91,13 +91,14 @@ async function findSid(url: string, tag: string): Promise<string | undefined> {
   return body.sessions.find((s) => s.tag === tag)?.sid;
 }
 
+/** `path`: '' for the list, `#/s/<sid>` for a detail (shown to an admin token, so its actions show too). */
 async function shoot(browser: Browser, url: string, name: string, viewport: { width: number; height: number }, path: string): Promise<void> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}), colorScheme: 'light' });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
   page.on('console', (m) => /Content Security Policy|Refused to/i.test(m.text()) && problems.push(m.text()));
-  await page.goto(`${url}/?token=${TOKENS.dashboard}${path}`);
+  await page.goto(`${url}/?token=${path ? TOKENS.admin : TOKENS.dashboard}${path}`);
   await page.waitForSelector('#conn[data-state="live"]');
   await page.waitForSelector(path ? '.turns-panel li.turn' : '#sessions li.session');
   await sleep(400);

@@ -39,6 +39,9 @@ export class SessionView {
     client.on('update', (event) => {
       const body = event.body;
       if (body.t === 'update-session' && (body.metadata || body.lifecycle)) for (const fn of this.staleResumeListeners) fn(body.sid);
+      // a turn event the map does not hold (activity on a turn that already closed) still changes
+      // what the detail view shows: tell the listeners
+      if (body.t === 'turn') this.mark(body.sid);
     });
     this.reset();
   }
