@@ -106,8 +106,8 @@ describe('live table', () => {
     expect(await textOf(page, `${row(sid)} .activity-badge`)).toBe('Ended');
   });
 
-  it("shows the open turn's prompt and clears it when the turn closes", async () => {
-    const sid = await startSession();
+  it("shows the open turn's prompt, and keeps it as the last prompt when the turn closes", async () => {
+    const sid = await startSession({ path: '/tmp/x', title: 'Parser work', claudeSessionId: 'abc' });
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.waitForSelector(row(sid));
 

@@ -7,7 +7,8 @@
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { flavorName, messageOf } from '../format.js';
-import { sayLastRun, sayResume } from '../words.js';
+import { sayResume } from '../words.js';
+import { Word } from './word.js';
 
 /**
  * @typedef {import('../sessions.js').SessionSnapshot} SessionSnapshot
@@ -94,7 +95,6 @@ export function AdminActions({ session: s, role, api, onArchived }) {
   }
 
   const resumeSaid = sayResume(s.resume);
-  const safeOk = s.resume.available && s.resume.safe;
   return html`<section class="actions">
     <h3>Actions</h3>
     <div class="action-grid">
@@ -106,8 +106,7 @@ export function AdminActions({ session: s, role, api, onArchived }) {
         <p class="action-help">
           Resume gives you what ${flavorName(s.flavor)} needs to continue this session, if its last run ended
           normally. “Resume anyway” does it even after a run was cut off or while one is running.
-          Now: <span class="word" title=${resumeSaid.code ?? ''} data-code=${resumeSaid.code ?? ''}>${resumeSaid.text}</span>.
-          ${!safeOk && s.lifecycle.lastRun && html` ${sayLastRun(s.lifecycle.lastRun).text}.`}
+          Now: <${Word} said=${resumeSaid} />.
         </p>
       </div>
       <div class="action">

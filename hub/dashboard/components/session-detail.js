@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * One session (`#/s/<sid>`): its name and activity, facts, actions, the turns as a timeline, its
- * metadata and history. Live fields come from the store; turns and history are fetched over HTTP
+ * One session (`#/s/<sid>`): its name and activity, facts, the turns as a timeline (what a person
+ * checking on an agent looks for first), actions, its metadata and history. Live fields come from the store; turns and history are fetched over HTTP
  * and fetched again (debounced) when the session changes.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -89,8 +89,8 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       </p>
       <${SessionFacts} session=${s} hub=${hub} now=${now} />
     </section>
-    <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <${TurnTimeline} turns=${turns.value} error=${turns.error} />
+    <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
       <h3>Metadata <span class="version" data-version=${s.metadata.version}>v${s.metadata.version}</span></h3>
       <details><summary>document</summary><pre class="json">${prettyJson(s.metadata.value)}</pre></details>
