@@ -35,6 +35,7 @@ export function activityOf({ lifecycle, turnOpen, heard }: ActivityInputs): Sess
   if (lifecycle.state === 'ended') return lifecycle.reason !== null && LOST_REASONS.has(lifecycle.reason) ? 'lost' : 'ended';
   if (lifecycle.state === 'archived') return 'ended';
   if (!heard) return 'lost';
+  // attention (issue: the agent asks its user), at merge: `if (attention !== null) return 'waiting';`
   return turnOpen ? 'working' : 'idle';
 }
 
