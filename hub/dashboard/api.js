@@ -46,6 +46,8 @@ export function createApi(token) {
   return {
     /** @returns {Promise<{ role: 'runner' | 'dashboard' | 'admin', namespace: string }>} */
     whoami: () => call('GET', '/api/whoami'),
+    /** @returns {Promise<{ host: string | null, home: string | null }>} the hub's host, for `~/` paths */
+    host: () => call('GET', '/api/host'),
     /** @param {string} s */
     session: (s) => call('GET', sid(s)),
     /** @param {string} s */

@@ -1,5 +1,5 @@
 // @ts-check
-/** Display helpers: names, times and truncation. Pure functions, no DOM. */
+/** Display helpers: names, times, paths and truncation. Pure functions, no DOM. */
 import { FLAVOR_NAMES } from './flavors.js';
 
 /**
@@ -12,18 +12,30 @@ export function flavorName(id) {
 }
 
 /**
- * "just now", "12s ago", "5m ago", "3h ago", "2d ago".
+ * "just now", "12 s ago", "3 min ago", "2 h ago", "4 d ago".
  * @param {number | null | undefined} at epoch ms
  * @param {number} [now]
  */
 export function relativeTime(at, now = Date.now()) {
   if (at == null) return '—';
   const s = Math.round((now - at) / 1000);
-  if (s < 5) return 'just now';
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
+  if (s < 10) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}
+
+/**
+ * "850 ms", "12 s", "3 min 5 s", "1 h 2 min".
+ * @param {number} ms
+ */
+export function duration(ms) {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
 }
 
 /** @param {number | null | undefined} at epoch ms */
@@ -56,4 +68,43 @@ export function prettyJson(value) {
 export function metaString(metadata, key) {
   const value = metadata[key];
   return typeof value === 'string' ? value : '';
+}
+
+/**
+ * @typedef {{ home: string | null, host: string | null }} HubHost the hub's host, from /api/whoami
+ */
+
+/**
+ * A path under the home folder reads `~/...`. The home is the hub's host's: it applies when the
+ * session runs on that host, i.e. its metadata has no `host` or the same `host` as the hub. A path
+ * of another machine is shown whole (its home is not known).
+ * @param {string} path
+ * @param {Record<string, unknown>} metadata
+ * @param {HubHost | null} hub
+ */
+export function displayPath(path, metadata, hub) {
+  if (!path || !hub?.home) return path;
+  const host = metaString(metadata, 'host');
+  if (host && hub.host && host !== hub.host) return path;
+  const home = hub.home.replace(/[\\/]+$/, '');
+  if (path === home) return '~';
+  return path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
+}
+
+/**
+ * The project folder: the git root where a runner reports it, else the working folder.
+ * @param {Record<string, unknown>} metadata
+ */
+export function projectPath(metadata) {
+  return metaString(metadata, 'projectRoot') || metaString(metadata, 'path');
+}
+
+/** @param {string} path */
+export function lastPathPart(path) {
+  return path.split(/[\\/]+/).filter(Boolean).pop() ?? path;
+}
+
+/** @param {unknown} err */
+export function messageOf(err) {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -12,6 +12,7 @@
  * @typedef {import('../../shared/client/dashboard-client.js').DashboardClient} DashboardClient
  * @typedef {{ kind: 'reset' } | { kind: 'sessions', sids: string[] }} Change
  *   `reset`: render everything again (sessions may have left the map); `sessions`: these changed or appeared.
+ * @typedef {'activity' | 'created'} SortOrder
  */
 
 export class SessionView {
@@ -38,6 +39,9 @@ export class SessionView {
     client.on('update', (event) => {
       const body = event.body;
       if (body.t === 'update-session' && (body.metadata || body.lifecycle)) for (const fn of this.staleResumeListeners) fn(body.sid);
+      // a turn event the map does not hold (activity on a turn that already closed) still changes
+      // what the detail view shows: tell the listeners
+      if (body.t === 'turn') this.mark(body.sid);
     });
     this.reset();
   }
@@ -59,10 +63,15 @@ export class SessionView {
     return this.client?.sessions.get(sid);
   }
 
-  /** Newest first by creation, so rows do not jump around as they update. */
-  list() {
+  /**
+   * The sessions in display order: by last activity (`updatedAt`: prompts, tool use, writes,
+   * lifecycle; not heartbeats), or by creation. Newest first; the sid breaks ties.
+   * @param {SortOrder} [order]
+   */
+  list(order = 'activity') {
     const all = this.client ? [...this.client.sessions.values()] : [];
-    return all.sort((a, b) => b.createdAt - a.createdAt || (a.sid < b.sid ? -1 : 1));
+    const key = order === 'created' ? (/** @type {SessionSnapshot} */ s) => s.createdAt : (/** @type {SessionSnapshot} */ s) => s.updatedAt;
+    return all.sort((a, b) => key(b) - key(a) || (a.sid < b.sid ? -1 : 1));
   }
 
   /**

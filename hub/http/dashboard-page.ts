@@ -1,11 +1,13 @@
 /**
  * Serves the dashboard web page (spec section 10): `GET /` without a token, its static assets
  * under `/dashboard/<file>`, and the SDK's compiled browser modules under `/sdk/client/<file>`
- * (the page's live map is the SDK's `DashboardClient`, so the merge rules exist once). The page
- * asks for a token itself and talks to the hub over `/dashboard` and the HTTP API.
+ * (the page's live map is the SDK's `DashboardClient`, so the merge rules exist once), and the view
+ * library's ES modules from node_modules under `/vendor/<file>` (Preact and htm; no build step, no
+ * CDN). The page asks for a token itself and talks to the hub over `/dashboard` and the HTTP API.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +30,32 @@ export interface DashboardPageOptions {
  */
 export const BROWSER_SDK_FILES: ReadonlySet<string> = new Set(['dashboard-client.js', 'apply-update.js', 'backoff.js', 'connection.js', 'errors.js', 'hub-link.js', 'listeners.js']);
 
+/**
+ * The view library's browser modules, by the name the page's import map gives them: a fixed list,
+ * resolved through node_modules (package `exports`), so nothing else under node_modules is served.
+ * `preact/hooks` imports the bare `preact`, which the same import map resolves.
+ */
+const VENDOR_MODULES: Readonly<Record<string, { pkg: string; file: string }>> = {
+  'preact.mjs': { pkg: 'preact', file: 'dist/preact.mjs' },
+  'preact-hooks.mjs': { pkg: 'preact', file: 'hooks/dist/hooks.mjs' },
+  'htm.mjs': { pkg: 'htm', file: 'dist/htm.mjs' },
+};
+
+/**
+ * The folder of an installed package, found from this file as Node would resolve it: its entry
+ * point, then up to the package.json that names it (htm exports no `./package.json`).
+ */
+function packageDir(pkg: string): string {
+  let dir = dirname(createRequire(import.meta.url).resolve(pkg));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === pkg) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`package ${pkg} not found`);
+    dir = parent;
+  }
+}
+
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
@@ -36,7 +64,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   json: 'application/json; charset=utf-8',
 };
 
-/** One flat folder of plain names: no slashes, no dot segments, a known extension. */
+/** Plain names: no slashes, no dot segments, a known extension (in the page folder or its `components/`). */
 const ASSET_NAME = /^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg|json)$/i;
 
 /** The page's inline import maps (there is one). */
@@ -46,14 +74,15 @@ const CSP = [
   "script-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "connect-src 'self' ws: wss:",
+  "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
 /**
- * The page loads only its own scripts and styles and talks only to this origin. Its one inline
+ * The page loads only its own scripts and styles and talks only to this origin (`connect-src 'self'`
+ * covers the same-origin WebSocket too). Its one inline
  * script is the import map (mapping `socket.io-client` to a shim over the global `io`), which must be
  * inline: an import map cannot be loaded from a file. It is allowed by its sha256 hash, computed from
  * the exact text served (so an edit of index.html can never leave a stale hash); nothing else inline runs.
@@ -98,12 +127,12 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
       .header('referrer-policy', 'no-referrer');
   }
 
-  async function sendAsset(reply: FastifyReply, name: string): Promise<FastifyReply> {
+  async function sendAsset(reply: FastifyReply, name: string, folder = dir): Promise<FastifyReply> {
     const match = ASSET_NAME.exec(name);
     if (!match) return noSuchFile(reply);
     let body: Buffer;
     try {
-      body = await readFile(join(dir, name));
+      body = await readFile(join(folder, name));
     } catch {
       return noSuchFile(reply);
     }
@@ -132,5 +161,18 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   app.get('/dashboard/flavors.js', (_request, reply) => assetHeaders(reply, 'js').send(flavorsModule));
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
   app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => sendAsset(reply, request.params.file));
+  app.get<{ Params: { file: string } }>('/dashboard/components/:file', (request, reply) => sendAsset(reply, request.params.file, join(dir, 'components')));
+  app.get<{ Params: { file: string } }>('/vendor/:file', async (request, reply) => {
+    const module = Object.hasOwn(VENDOR_MODULES, request.params.file) ? VENDOR_MODULES[request.params.file] : undefined;
+    if (!module) return noSuchFile(reply);
+    let body: Buffer;
+    try {
+      body = await readFile(join(packageDir(module.pkg), module.file));
+    } catch (error) {
+      reply.log.error({ err: error, file: request.params.file }, 'view library missing: the page cannot load');
+      return sendError(reply, 500, 'internal', `${module.pkg} is not installed: run \`npm install\``);
+    }
+    return assetHeaders(reply, 'js').send(body);
+  });
   app.get<{ Params: { file: string } }>('/sdk/client/:file', (request, reply) => sendSdkModule(reply, request.params.file));
 }

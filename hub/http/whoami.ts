@@ -1,3 +1,4 @@
+import { homedir, hostname } from 'node:os';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { RoleSchema } from '../../shared/protocol/auth.js';
@@ -12,5 +13,12 @@ export const whoamiRoutes: FastifyPluginAsyncZod<{ access: TokenAccess }> = asyn
       const { role, namespace } = identityOf(request);
       return { role, namespace };
     },
+  );
+  // The hub's host name and home folder: the page shows paths under that home as `~/...` for
+  // sessions on the hub's host (docs/dashboard.md). Behind a token: a home folder names a user.
+  app.get(
+    '/api/host',
+    { onRequest: requireToken(access), schema: { response: { 200: z.object({ host: z.string().nullable(), home: z.string().nullable() }) } } },
+    async () => ({ host: hostname() || null, home: homedir() || null }),
   );
 };

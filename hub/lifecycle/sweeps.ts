@@ -129,7 +129,10 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
       for (const { turn, namespace, isCurrent } of due) {
         // read as open in this same transaction, so this closes it; the response is kept as stored
         await closeTurn(tx, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null });
-        if (isCurrent) await updateCurrentTurn(tx, { sid: turn.sid, turnId: null, now });
+        if (isCurrent) {
+          await updateCurrentTurn(tx, { sid: turn.sid, turnId: null, now });
+          changes.currentTurnMovedOf(turn.sid);
+        }
         if (namespace !== null) changes.turn(namespace, { ...turn, status: 'timeout', closedAt: now });
       }
       return due.length;

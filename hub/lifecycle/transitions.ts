@@ -66,6 +66,7 @@ export async function closeOpenTurn(
   const closed = await closeTurn(tx, { turnId, status: input.status, closedAt: input.now, response: input.response });
   await updateCurrentTurn(tx, { sid: session.sid, turnId: null, now: input.now });
   session.currentTurnId = null;
+  changes.currentTurnMoved(session);
   if (!closed) return null;
   const turn = (await getTurn(tx, turnId))!;
   changes.turn(session.namespace, turn);

@@ -42,7 +42,7 @@ export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitP
       });
       await updateCurrentTurn(tx, { sid: session.sid, turnId, now });
       session.currentTurnId = turnId;
-      changes.turn(session.namespace, (await getTurn(tx, turnId))!);
+      changes.turn(session.namespace, (await getTurn(tx, turnId))!).currentTurnMoved(session);
       await noteActivity(tx, changes, session, now);
       return { turnId };
     },

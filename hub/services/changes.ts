@@ -7,11 +7,13 @@ import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
+import { sessionViewOf } from './session-view.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
-type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'attention';
+/** `view`: only the derived title and activity may have moved (the current turn opened or closed). */
+type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'attention' | 'view';
 /** Fields as bits: a changed session costs one small object per write, not a Set. */
-const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8, attention: 16 };
+const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8, attention: 16, view: 32 };
 
 interface ChangedSession {
   session: StoredSession;
@@ -23,7 +25,8 @@ interface ChangedSession {
 /**
  * What one unit of work changed. At commit it becomes events, in one transaction with the
  * changes themselves: a `session-created`, the `turn`s in order, the `approval`s in order, then one
- * `update-session` per session carrying every field that changed, with its stored value.
+ * `update-session` per session carrying every field that changed, with its stored value, and its
+ * derived title and activity as they are now.
  */
 export class ChangeSet {
   private readonly created = new Set<string>();
@@ -33,6 +36,8 @@ export class ChangeSet {
   private readonly approvals: { namespace: string; approval: Approval }[] = [];
   /** Sessions whose usage totals changed: their last `turn` event carries the new totals. */
   private readonly usageChangedSids = new Set<string>();
+  /** Sessions whose view moved but whose object the caller does not hold. */
+  private readonly unread = new Set<string>();
 
   sessionCreated(sid: string): this {
     this.created.add(sid);
@@ -50,6 +55,17 @@ export class ChangeSet {
   /** The session's metadata `version` has its history row in this transaction: its event refers to it. */
   historyWritten(session: StoredSession, version: number): this {
     this.changed(session).sessions.get(session.sid)!.historyVersion = version;
+    return this;
+  }
+
+  /** The session's current turn opened or closed: its activity (and, for a first prompt, its title) moved. */
+  currentTurnMoved(session: StoredSession): this {
+    return this.changed(session, 'view');
+  }
+
+  /** As currentTurnMoved, for a caller holding only the sid (the sweep); the session is read at commit. */
+  currentTurnMovedOf(sid: string): this {
+    this.unread.add(sid);
     return this;
   }
 
@@ -86,6 +102,11 @@ export class ChangeSet {
       await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn, ...sessionUsage });
     }
     for (const { namespace, approval } of this.approvals) await emit(namespace, approval.sid, { t: 'approval', sid: approval.sid, approval });
+    for (const sid of this.unread) {
+      if (this.sessions.has(sid)) continue;
+      const session = await getSessionAnyNamespace(tx, sid);
+      if (session) this.changed(session, 'view');
+    }
     for (const [sid, { session, fields, historyVersion }] of this.sessions) {
       if (this.created.has(sid) || fields === 0) continue;
       const withMetadata = (fields & FIELD_BITS.metadata) !== 0;
@@ -97,6 +118,7 @@ export class ChangeSet {
         lifecycle: fields & FIELD_BITS.lifecycle ? lifecycleOf(session) : null,
         presence: fields & FIELD_BITS.presence ? presenceOf(session) : null,
         attention: fields & FIELD_BITS.attention ? { value: session.attention } : null,
+        ...(await sessionViewOf(tx, session)),
       }, withMetadata && historyVersion === session.metadataVersion ? historyVersion : undefined);
     }
     return out;

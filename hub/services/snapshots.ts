@@ -7,6 +7,7 @@ import { getTurn } from '../store/turns.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps } from './deps.js';
 import { judgeResume, toResumeStatus, type ResumeVerdict } from './resume-status.js';
+import { sessionViewOf } from './session-view.js';
 
 /** The wire view of the session's last run (the run id stays in the hub). */
 export function lastRunOf(session: StoredSession): LastRun | null {
@@ -34,7 +35,8 @@ export async function resumeVerdictOf(sql: Sql, deps: Pick<HubDeps, 'clock' | 'c
 }
 
 export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config'>, session: StoredSession): Promise<SessionSnapshot> {
-  const currentTurn = session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
+  const turn = session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
+  const currentTurn = turn?.status === 'open' ? turn : null;
   return {
     sid: session.sid,
     namespace: session.namespace,
@@ -49,8 +51,9 @@ export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config
     lifecycle: lifecycleOf(session),
     presence: presenceOf(session),
     resume: toResumeStatus(await resumeVerdictOf(sql, deps, session)),
-    currentTurn: currentTurn?.status === 'open' ? currentTurn : null,
+    currentTurn,
     attention: session.attention,
     usage: await getSessionUsage(sql, session.sid),
+    ...(await sessionViewOf(sql, session, currentTurn)),
   };
 }

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
 import { listSessionsParams, listSessionsQuery, type SessionListQuery } from './session-list.js';
+import { projectPathOf } from '../../shared/project.js';
 import type { Sql } from './sql.js';
 
 export interface StoredSession {
@@ -95,12 +96,12 @@ const SELECT_ALL_IN_NAMESPACE = `SELECT * FROM sessions WHERE namespace = @names
 
 /**
  * The metadata keys the list filters and searches by, copied into columns on every metadata write:
- * `title`, the working directory `path`, and the project: `projectRoot` (the git repository root, when
- * the runner reports it) else `path`. A key that is not a string counts as absent.
+ * `title`, the working directory `path`, and the project (shared/project.ts). A key that is not a
+ * string counts as absent.
  */
 export function searchColumnsOf(metadata: JsonObject): { title: string | null; cwd: string | null; project: string | null } {
   const text = (key: string) => (typeof metadata[key] === 'string' ? (metadata[key] as string) : null);
-  return { title: text('title'), cwd: text('path'), project: text('projectRoot') ?? text('path') };
+  return { title: text('title'), cwd: text('path'), project: projectPathOf(metadata) };
 }
 
 function toSession(row: SessionRow): StoredSession {

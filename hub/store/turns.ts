@@ -39,6 +39,15 @@ const LATEST_TURN = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
   postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
 };
+/** The start of the session's first prompt (cut in SQL: a prompt may be 256 KiB), for its display title. */
+const FIRST_PROMPT = {
+  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, rowid LIMIT 1`,
+  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, created_order LIMIT 1`,
+};
+const LAST_PROMPT = {
+  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
+  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
+};
 const TURNS_OF_SESSION = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`,
   postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, created_order`,
@@ -125,6 +134,18 @@ export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId:
 
 export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(LATEST_TURN, { sid }) as TurnRow | undefined);
+}
+
+/** The first `chars` characters of the session's first prompt, or null before any prompt. */
+export async function getFirstPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
+  const row = await sql.get(FIRST_PROMPT, input) as { prompt: string | null } | undefined;
+  return row?.prompt ?? null;
+}
+
+/** The first `chars` characters of the session's latest prompt, or null before any prompt. */
+export async function getLastPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
+  const row = await sql.get(LAST_PROMPT, input) as { prompt: string | null } | undefined;
+  return row?.prompt ?? null;
 }
 
 export async function listTurns(sql: Sql, sid: string): Promise<TurnSummary[]> {

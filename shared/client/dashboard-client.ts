@@ -161,8 +161,12 @@ export class DashboardClient extends HubLink<DashboardClientToServerEvents, Dash
     const ack = unwrapOk(await this.emitRequest('subscribe', { ...(sids ? { sids } : {}), ...(sinceSeq !== undefined ? { sinceSeq } : {}) }), 'subscribe');
     if (replace) this.sessions.clear();
     for (const session of ack.sessions) this.put(newerSnapshot(replace ? undefined : this.sessions.get(session.sid), session));
-    // the snapshots include everything up to ack.seq; replayed events (if any) follow the ack
-    if (sinceSeq === undefined && (this.seq === undefined || ack.seq > this.seq)) this.seq = ack.seq;
+    // The snapshots include everything up to ack.seq, so a replayed event that is processed after
+    // them (socket.io may hand the replay over before or after this continuation, depending on how
+    // the frames arrive) is already in them: re-applying it would roll back what updates do not
+    // version (the resume status, a turn that has since closed). Replayed events processed before
+    // the ack were overwritten by the snapshots just put.
+    if (this.seq === undefined || ack.seq > this.seq) this.seq = ack.seq;
     return ack.sessions;
   }
 

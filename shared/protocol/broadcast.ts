@@ -6,6 +6,7 @@ import {
   EpochMsSchema,
   LifecycleSchema,
   PresenceSchema,
+  SessionActivitySchema,
   SessionSnapshotSchema,
   TurnSummarySchema,
   VersionedAgentStateSchema,
@@ -13,7 +14,12 @@ import {
 } from './session.js';
 import { UsageTotalsSchema } from './usage.js';
 
-/** The fields of a session that changed, with their stored values; null where unchanged. */
+/**
+ * The fields of a session that changed, with their stored values; null where unchanged. The derived
+ * `title`, `activity` and `lastPrompt` are the exception: always present and current (lastPrompt null
+ * = no prompt yet); the hub sends an update-session whenever their inputs change (also when the current
+ * turn opens or closes), so a client never derives them itself.
+ */
 export const UpdateSessionBodySchema = z.object({
   t: z.literal('update-session'),
   sid: z.string(),
@@ -27,6 +33,10 @@ export const UpdateSessionBodySchema = z.object({
    * have none: read as unchanged.
    */
   attention: z.object({ value: AttentionSchema.nullable() }).nullable().default(null),
+  /** Derived from the fields above and the current turn: sent with every update-session, current. */
+  title: z.string(),
+  activity: SessionActivitySchema,
+  lastPrompt: z.string().nullable(),
 });
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 

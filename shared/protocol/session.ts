@@ -110,6 +110,13 @@ export const VersionedAgentStateSchema = z.object({ version: z.number().int(), v
 export type VersionedMetadata = z.infer<typeof VersionedMetadataSchema>;
 export type VersionedAgentState = z.infer<typeof VersionedAgentStateSchema>;
 
+/**
+ * What the session is doing, in one word a person understands (derived by the hub: hub/services/session-view.ts).
+ * `waiting` is reserved for the attention view (the agent asks its user): the hub does not send it yet.
+ */
+export const SessionActivitySchema = z.enum(['working', 'waiting', 'idle', 'ended', 'lost']);
+export type SessionActivity = z.infer<typeof SessionActivitySchema>;
+
 export const SessionSnapshotSchema = z.object({
   sid: z.string(),
   namespace: z.string(),
@@ -130,6 +137,11 @@ export const SessionSnapshotSchema = z.object({
   attention: AttentionSchema.nullable().default(null),
   /** The session's tokens and cost over all its turns. */
   usage: UsageTotalsSchema,
+  /** A display name: metadata title or summary, else the first prompt (cut), else the project folder's name. */
+  title: z.string(),
+  activity: SessionActivitySchema,
+  /** The start of the latest prompt (the open turn's or the last closed one's), or null before any. */
+  lastPrompt: z.string().nullable(),
 });
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 

@@ -30,12 +30,12 @@ describe('detail view', () => {
     expect((await runner.emitWithAck('turn-stop', { sid, response: 'built' })).ok).toBe(true);
     await signIn(page, `${hub.url}/#/s/${encodeURIComponent(sid)}`, hub.tokens.dashboard);
     await waitForText(page, '.turns-panel li.turn', 'Build it');
-    expect(await page.locator('.turns-panel li.turn .activity').count()).toBe(0);
+    expect(await page.locator('.turns-panel li.turn li.tool').count()).toBe(0);
 
     // no open turn: within 60 s of its close, the activity goes to the closed turn (spec section 6)
     const used = await runner.emitWithAck('tool-use', { sid, tool: 'Bash', toolUseId: 'late-1', input: { command: 'make test' }, output: 'ok' });
     expect(used.ok).toBe(true);
-    await waitForText(page, '.turns-panel li.turn .activity', 'Bash');
+    await waitForText(page, '.turns-panel li.turn li.tool', 'Bash');
     await waitForText(page, '.turns-panel li.turn .turn-head', '1 tool use');
     await screenshot(page, 'detail-late-activity');
   });
@@ -52,13 +52,14 @@ describe('long texts', () => {
     });
     expect(archived.status).toBe(200);
     await signIn(page, hub.url, hub.tokens.dashboard);
-    await page.waitForSelector(`tr[data-sid="${sid}"][data-state="archived"]`);
+    await page.waitForSelector(`li[data-sid="${sid}"][data-state="archived"]`);
     await screenshot(page, 'table-long-texts');
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
 
-    await page.locator(`tr[data-sid="${sid}"] a.tag`).click();
+    await page.locator(`li[data-sid="${sid}"] a.title`).click();
     await page.waitForSelector('#detail .summary h2');
+    await page.waitForSelector('[data-fact="state"]');
     await screenshot(page, 'detail-long-texts');
     expect(await overflow()).toBeLessThanOrEqual(0);
   });

@@ -58,11 +58,41 @@ describe('dashboardPagePlugin', () => {
   it('allows the inline import map by its hash and nothing else inline', async () => {
     const res = await app.inject({ url: '/' });
     const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(res.body)?.[1];
-    expect(JSON.parse(map ?? 'null')).toEqual({ imports: { 'socket.io-client': '/dashboard/socket-io-client.js' } });
+    expect(JSON.parse(map ?? 'null')).toEqual({
+      imports: {
+        'socket.io-client': '/dashboard/socket-io-client.js',
+        preact: '/vendor/preact.mjs',
+        'preact/hooks': '/vendor/preact-hooks.mjs',
+        htm: '/vendor/htm.mjs',
+      },
+    });
     const hash = createHash('sha256').update(map ?? '').digest('base64');
-    const scriptSrc = String(res.headers['content-security-policy']).split('; ').find((d) => d.startsWith('script-src'));
-    expect(scriptSrc).toBe(`script-src 'self' 'sha256-${hash}'`);
-    expect((await app.inject({ url: '/dashboard/socket-io-client.js' })).statusCode).toBe(200);
+    const directives = String(res.headers['content-security-policy']).split('; ');
+    expect(directives.find((d) => d.startsWith('script-src'))).toBe(`script-src 'self' 'sha256-${hash}'`);
+    // the page talks to its own origin only (the same-origin WebSocket included)
+    expect(directives.find((d) => d.startsWith('connect-src'))).toBe("connect-src 'self'");
+    for (const url of Object.values(JSON.parse(map ?? '{}').imports as Record<string, string>)) {
+      expect((await app.inject({ url })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('serves the view library (Preact, htm) from node_modules as ES modules, and nothing else from there', async () => {
+    const preact = await app.inject({ url: '/vendor/preact.mjs' });
+    expect(preact.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(preact.body).toMatch(/export\s*\{/);
+    const hooks = await app.inject({ url: '/vendor/preact-hooks.mjs' });
+    expect(hooks.body).toMatch(/from\s*["']preact["']/);
+    expect((await app.inject({ url: '/vendor/htm.mjs' })).body).toMatch(/export\s*\{|export default/);
+    for (const url of ['/vendor/preact.js', '/vendor/package.json', '/vendor/..%2Fpackage.json', '/vendor/preact.mjs.map', '/vendor/zod.mjs']) {
+      expect((await app.inject({ url })).statusCode, url).toBe(404);
+    }
+  });
+
+  it('serves the components folder, and only plain names in it', async () => {
+    expect((await app.inject({ url: '/dashboard/components/app.js' })).statusCode).toBe(200);
+    for (const url of ['/dashboard/components/..%2Fapp.js', '/dashboard/components/missing.js', '/dashboard/components/%2e%2e%2f%2e%2e%2fpackage.json']) {
+      expect((await app.inject({ url })).statusCode, url).toBe(404);
+    }
   });
 
   it('serves the compiled SDK modules the page imports', async () => {

@@ -39,17 +39,18 @@ async function writeMetadata(sid: string, expectedVersion: number, metadata: Jso
   return ack;
 }
 
-const row = (sid: string) => `tr[data-sid="${sid}"]`;
+const row = (sid: string) => `#sessions li[data-sid="${sid}"]`;
 
 describe('sign-in', () => {
   it('signs in with a token, lists the sessions and remembers the token', async () => {
     const sid = await startSession();
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.waitForSelector(row(sid));
-    expect(await textOf(page, `${row(sid)} .c-flavor`)).toBe('Claude Code');
-    expect(await textOf(page, `${row(sid)} .c-session .path`)).toBe('/tmp/x');
-    expect(await page.getAttribute(`${row(sid)} .c-state .state`, 'data-state')).toBe('running');
-    expect(await textOf(page, `${row(sid)} .c-run`)).toBe('running');
+    expect(await textOf(page, `${row(sid)} .agent`)).toBe('Claude Code');
+    expect(await textOf(page, `${row(sid)} .project`)).toBe('x');
+    expect(await page.getAttribute(`${row(sid)} .project`, 'title')).toBe('/tmp/x');
+    expect(await page.getAttribute(row(sid), 'data-state')).toBe('running');
+    expect(await page.getAttribute(row(sid), 'data-activity')).toBe('idle');
     expect(await textOf(page, '#who')).toBe('dashboard · default');
 
     await page.reload();
@@ -76,7 +77,7 @@ describe('sign-in', () => {
 
     await page.click('#refused-signout');
     await page.waitForSelector('#signin', { state: 'visible' });
-    expect(await page.evaluate(() => localStorage.getItem('sessionHub.token'))).toBeNull();
+    expect(await page.evaluate(() => [localStorage.getItem('sessionHub.token'), sessionStorage.getItem('sessionHub.token')])).toEqual([null, null]);
     await signIn(page, hub.url, hub.tokens.dashboard);
   });
 });
@@ -89,55 +90,58 @@ describe('live table', () => {
     await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
 
     await writeMetadata(sid, 1, { path: '/tmp/moved', claudeSessionId: 'abc' });
-    await waitForText(page, `${row(sid)} .c-session .path`, '/tmp/moved', 1000);
+    await waitForText(page, `${row(sid)} .project`, 'moved', 1000);
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
     await screenshot(page, 'table');
   });
 
-  it('changes the state cell when the session ends', async () => {
+  it('changes the activity when the session ends', async () => {
     const sid = await startSession();
     await signIn(page, hub.url, hub.tokens.dashboard);
-    await page.waitForSelector(`${row(sid)} .state[data-state="running"]`);
+    await page.waitForSelector(`${row(sid)}[data-state="running"]`);
 
     const ack = await runner.emitWithAck('session-end', { sid, reason: 'completed' });
     expect(ack.ok).toBe(true);
-    await page.waitForSelector(`${row(sid)} .state[data-state="ended"]`, { timeout: 1000 });
-    expect(await textOf(page, `${row(sid)} .c-state`)).toContain('completed');
-    await waitForText(page, `${row(sid)} .c-run`, 'success', 1000);
+    await page.waitForSelector(`${row(sid)}[data-state="ended"][data-activity="ended"]`, { timeout: 1000 });
+    expect(await textOf(page, `${row(sid)} .activity-badge`)).toBe('Ended');
   });
 
-  it("shows the open turn's prompt and clears it when the turn closes", async () => {
-    const sid = await startSession();
+  it("shows the open turn's prompt, and keeps it as the last prompt when the turn closes", async () => {
+    const sid = await startSession({ path: '/tmp/x', title: 'Parser work', claudeSessionId: 'abc' });
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.waitForSelector(row(sid));
 
     const prompt = `Refactor the parser ${'and keep going '.repeat(20)}`;
     const submitted = await runner.emitWithAck('prompt-submit', { sid, prompt });
     expect(submitted.ok).toBe(true);
-    await waitForText(page, `${row(sid)} .c-prompt`, 'Refactor the parser', 1000);
-    expect((await textOf(page, `${row(sid)} .c-prompt`)).length).toBeLessThanOrEqual(80);
+    await waitForText(page, `${row(sid)} .prompt`, 'Refactor the parser', 1000);
+    expect((await textOf(page, `${row(sid)} .prompt`)).length).toBeLessThanOrEqual(120);
+    await page.waitForSelector(`${row(sid)}[data-activity="working"]`);
 
+    // closed: the row keeps it as the last prompt, and the session waits for its user
     const stopped = await runner.emitWithAck('turn-stop', { sid, response: 'done' });
     expect(stopped.ok).toBe(true);
-    await page.waitForFunction((sel) => !document.querySelector(sel)?.textContent?.includes('Refactor'), `${row(sid)} .c-prompt`, { timeout: 1000 });
+    await page.waitForSelector(`${row(sid)}[data-activity="idle"]`, { timeout: 1000 });
+    expect(await textOf(page, `${row(sid)} .prompt`)).toContain('Refactor the parser');
   });
 
   it('inserts data as text, never as markup', async () => {
-    const sid = await startSession({ path: '<img src=x onerror="window.pwned=1">', claudeSessionId: 'abc' });
+    const sid = await startSession({ path: '/tmp/<img src=x onerror="window.pwned=1">', title: '<b>bold</b>', claudeSessionId: 'abc' });
     await signIn(page, hub.url, hub.tokens.dashboard);
-    await waitForText(page, `${row(sid)} .path`, '<img src=x');
+    await waitForText(page, `${row(sid)} .project`, '<img src=x');
+    expect(await textOf(page, `${row(sid)} a.title`)).toBe('<b>bold</b>');
+    expect(await page.locator(`${row(sid)} b`).count()).toBe(0);
     expect(await page.locator(`${row(sid)} img`).count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
   });
 
-  it('collapses the table to cards on a phone', async () => {
+  it('fits a phone without sideways scrolling', async () => {
     const sid = await startSession();
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const phonePage = await phone.newPage();
     try {
       await signIn(phonePage, hub.url, hub.tokens.dashboard);
       await phonePage.waitForSelector(row(sid));
-      expect(await phonePage.isVisible('#sessions thead')).toBe(false);
       const width = await phonePage.evaluate(() => document.documentElement.scrollWidth);
       expect(width).toBeLessThanOrEqual(390);
       await screenshot(phonePage, 'table-phone');
@@ -153,13 +157,13 @@ describe('detail view', () => {
     // A whole-document write that leaves out path and claudeSessionId: both are carried forward.
     await writeMetadata(sid, 1, { title: 'second version' });
     await signIn(page, hub.url, hub.tokens.dashboard);
-    await page.click(`${row(sid)} .c-flavor`);
+    await page.click(`${row(sid)} a.title`);
 
     await page.waitForSelector('li.version[data-version="2"]');
     const carried = await page.locator('li.version[data-version="2"] .chip-carried').allTextContents();
     expect(carried).toEqual(expect.arrayContaining(['path', 'claudeSessionId']));
     expect(await textOf(page, '.metadata .version')).toBe('v2');
-    expect(await textOf(page, '.metadata pre')).toContain('second version');
+    expect(await page.locator('.metadata pre').textContent()).toContain('second version');
     expect(await page.locator('li.version[data-version="1"]').count()).toBe(1);
     expect(await page.locator('#action-archive').count()).toBe(0);
     expect(await textOf(page, '.actions')).toContain('Read-only');
@@ -178,32 +182,35 @@ describe('detail view', () => {
     expect((await runner.emitWithAck('prompt-submit', { sid, prompt: 'List the files' })).ok).toBe(true);
     const used = await runner.emitWithAck('tool-use', { sid, tool: 'Bash', toolUseId: 'tu-1', input: { command: 'ls' }, output: 'a.txt' });
     expect(used.ok).toBe(true);
-    await waitForText(page, 'li.turn[data-status="open"] .activity', 'Bash');
+    await waitForText(page, 'li.turn[data-status="open"] li.tool', 'Bash');
+    expect(await textOf(page, 'li.turn li.tool .tool-summary')).toBe('ls');
     expect(await textOf(page, 'li.turn .prompt summary')).toContain('List the files');
 
     expect((await runner.emitWithAck('turn-stop', { sid, response: 'Here they are' })).ok).toBe(true);
     await page.waitForSelector('li.turn[data-status="completed"]');
     expect(await textOf(page, 'li.turn .turn-head')).toContain('1 tool use');
-    await page.click('li.turn .activity details summary');
-    expect(await textOf(page, 'li.turn .activity pre')).toContain('"command": "ls"');
+    expect(await textOf(page, 'li.turn .response')).toBe('Here they are');
+    await page.click('li.turn li.tool details summary');
+    expect(await textOf(page, 'li.turn li.tool pre')).toContain('"command": "ls"');
   });
 
   it('lets an admin archive a session, and the row updates', async () => {
     const sid = await startSession();
     await signIn(page, hub.url, hub.tokens.admin);
     await waitForText(page, '#who', 'admin');
-    await page.click(`${row(sid)} .c-flavor`);
+    await page.click(`${row(sid)} a.title`);
     await page.waitForSelector('#action-repair');
 
     await page.fill('#archive-reason', 'done with it');
     await page.click('#action-archive');
+    await page.click('#confirm-yes');
     await waitForText(page, '.action-result.ok', 'Archived');
     await page.waitForSelector('[data-fact="state"] .state[data-state="archived"]', { timeout: 1000 });
+    expect(await textOf(page, '[data-fact="state"]')).toBe('Archived: done with it');
+    await waitForText(page, '[data-fact="last-run"]', 'The last run was cancelled');
 
     await page.click('.back a');
-    await page.waitForSelector(`${row(sid)} .state[data-state="archived"]`);
-    expect(await textOf(page, `${row(sid)} .c-state`)).toContain('done with it');
-    await waitForText(page, `${row(sid)} .c-run`, 'cancelled');
+    await page.waitForSelector(`${row(sid)}[data-state="archived"][data-activity="ended"]`);
   });
 
   it('lets an admin repair a cleared resume token, and shows the hub error on a refused resume', async () => {
@@ -212,13 +219,17 @@ describe('detail view', () => {
     await signIn(page, hub.url, hub.tokens.admin);
     await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
     await page.waitForSelector('#action-resume');
-    await waitForText(page, '[data-fact="resume"]', 'no_token');
+    await waitForText(page, '[data-fact="resume"]', "Can't resume: the agent never reported a session to resume");
+    expect(await page.getAttribute('[data-fact="resume"] .word', 'title')).toBe('no_token');
 
     await page.click('#action-resume');
+    await page.click('#confirm-yes');
     await page.waitForSelector('.action-result.error');
     expect(await textOf(page, '.action-result')).not.toBe('');
 
     await page.click('#action-repair');
+    expect(await textOf(page, '#confirm-text')).toContain('as a new metadata version (v3)');
+    await page.click('#confirm-yes');
     await waitForText(page, '.action-result.ok', 'claudeSessionId');
     await waitForText(page, '.metadata .version', 'v3');
     await page.waitForSelector('li.version[data-version="3"]');

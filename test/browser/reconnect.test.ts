@@ -45,7 +45,7 @@ describe('reconnecting', () => {
     let runner = await connectRunner(url, hub.tokens.runner);
     const session = await startSession(runner, { metadata: { path: '/tmp/before', claudeSessionId: 'abc' } });
     await signIn(page, url, hub.tokens.dashboard);
-    await page.waitForSelector(`tr[data-sid="${session.sid}"]`);
+    await page.waitForSelector(`li[data-sid="${session.sid}"]`);
     await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
 
     // The hub goes away: the page says it is reconnecting.
@@ -62,7 +62,7 @@ describe('reconnecting', () => {
     const write = await runner.emitWithAck('update-metadata', { sid: session.sid, expectedVersion: 1, patch: { path: '/tmp/after' } });
     expect(write.result).toBe('success');
     await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
-    await waitForText(page, `tr[data-sid="${session.sid}"] .path`, '/tmp/after');
+    await waitForText(page, `li[data-sid="${session.sid}"] .project`, 'after');
 
     // A different database behind the same address: the page's lastSeq is from the future, the hub
     // answers a gap, and the page shows that hub's sessions only, still live.
@@ -71,9 +71,9 @@ describe('reconnecting', () => {
     hub = await startTestHub({ dataDir: freshDir, config: { port } });
     runner = await connectRunner(url, hub.tokens.runner);
     await page.waitForSelector('#conn[data-state="reconnecting"], #conn[data-state="connecting"]', { timeout: 10_000 }).catch(() => {});
-    await page.waitForSelector(`tr[data-sid="${session.sid}"]`, { state: 'detached', timeout: 15_000 });
+    await page.waitForSelector(`li[data-sid="${session.sid}"]`, { state: 'detached', timeout: 15_000 });
     const other = await startSession(runner);
-    await page.waitForSelector(`tr[data-sid="${other.sid}"]`);
+    await page.waitForSelector(`li[data-sid="${other.sid}"]`);
     expect(await page.getAttribute('#conn', 'data-state')).toBe('live');
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
     expect(pageErrors).toEqual([]);

@@ -96,7 +96,7 @@ describe('RunnerClient.updateMetadata', () => {
     await waitFor(() => a.session(session.sid)?.metadata.version === 2, 3000, 'broadcast to a');
     // a replayed (older) event must not roll the cache back
     a.socket.listeners('update').forEach((listener) =>
-      listener({ id: 'x', seq: 1, createdAt: 0, body: { t: 'update-session', sid: session.sid, metadata: { version: 1, value: {} }, agentState: null, lifecycle: null, presence: null, attention: null } }),
+      listener({ id: 'x', seq: 1, createdAt: 0, body: { t: 'update-session', sid: session.sid, metadata: { version: 1, value: {} }, agentState: null, lifecycle: null, presence: null, attention: null, title: 'incoming', activity: 'idle', lastPrompt: null } }),
     );
     expect(a.session(session.sid)!.metadata).toEqual({ version: 2, value: expect.objectContaining({ n: 1, path: '/p' }) });
   });

@@ -70,7 +70,7 @@ export function committed(namespace: string, seq: number, sid = 's1') {
     id: `${namespace}-${seq}`,
     seq,
     createdAt: seq,
-    body: { t: 'update-session', sid, metadata: null, agentState: null, lifecycle: null, presence: null, attention: null },
+    body: { t: 'update-session', sid, metadata: null, agentState: null, lifecycle: null, presence: null, attention: null, title: sid, activity: 'idle', lastPrompt: null },
   };
   return { namespace, sid, event };
 }

@@ -82,6 +82,10 @@ describe('update-session bodies (spec section 5)', () => {
       lifecycle: null,
       presence: null,
       attention: null,
+      // the derived fields are always there, current: the metadata title names the session now
+      title: 'x',
+      activity: 'idle',
+      lastPrompt: null,
     });
 
     await writer.emitWithAck('update-state', { sid: session.sid, expectedVersion: 1, agentState: { mode: 'plan' } });
@@ -94,6 +98,9 @@ describe('update-session bodies (spec section 5)', () => {
       lifecycle: null,
       presence: null,
       attention: null,
+      title: 'x',
+      activity: 'idle',
+      lastPrompt: null,
     });
 
     // a heartbeat that starts thinking: presence only

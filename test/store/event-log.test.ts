@@ -87,7 +87,7 @@ describe('SQLite namespace seq kept in memory', () => {
     stores.push(s);
     return s;
   };
-  const body = (sid: string) => ({ t: 'update-session', sid, metadata: null, agentState: null, lifecycle: null, presence: null, attention: null }) as const;
+  const body = (sid: string) => ({ t: 'update-session', sid, metadata: null, agentState: null, lifecycle: null, presence: null, attention: null, title: sid, activity: 'idle', lastPrompt: null }) as const;
   const append = (s: SqliteStore, sid: string) => s.transaction((tx) => appendEvent(tx, { namespace: 'default', sid, body: body(sid), now: 1 }));
   const storedSeq = (s: SqliteStore) => s.db.prepare(`SELECT last_seq FROM namespaces WHERE name = 'default'`).pluck().get();
 

@@ -1,0 +1,129 @@
+// @ts-check
+/**
+ * The page: sign-in, the live link, and switching between the session list and one session's
+ * detail (`#/s/<sid>`). New views are components beside this one, routed here.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { ApiError, createApi } from '../api.js';
+import { clearToken, loadToken, saveToken } from '../auth.js';
+import { connectLive } from '../live.js';
+import { SessionView } from '../sessions.js';
+import { Refused } from './refused.js';
+import { SessionDetail } from './session-detail.js';
+import { SessionList } from './session-list.js';
+import { SignIn } from './sign-in.js';
+import { TopBar } from './top-bar.js';
+
+const RESUME_REFETCH_MS = 300;
+
+/** The session id in the address (`#/s/<sid>`), or null for the list. */
+function routeOf() {
+  const match = /^#\/s\/(.+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1] ?? '') : null;
+}
+
+/** @param {string} code 'unauthorized' | 'forbidden' | another refusal */
+const isRefusal = (code) => code === 'unauthorized' || code === 'forbidden';
+
+export function App() {
+  const [token, setToken] = useState(() => loadToken());
+  const [route, setRoute] = useState(routeOf);
+  useEffect(() => {
+    const onHash = () => {
+      setRoute(routeOf());
+      window.scrollTo(0, 0);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  /** @param {string} next @param {boolean} remember */
+  function signIn(next, remember) {
+    saveToken(next, remember);
+    setToken(next);
+  }
+  function signOut() {
+    clearToken();
+    if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+    setRoute(null);
+    setToken(null);
+  }
+
+  if (!token) {
+    return html`<${TopBar} link=${{ state: 'signed-out' }} me=${null} onSignOut=${null} />
+      <main><${SignIn} error="" onSignIn=${signIn} /></main>`;
+  }
+  return html`<${SignedIn} key=${token} token=${token} route=${route} onSignOut=${signOut} />`;
+}
+
+/**
+ * Everything that lives while signed in: the API, the live store, who we are.
+ * @param {{ token: string, route: string | null, onSignOut: () => void }} props
+ */
+function SignedIn({ token, route, onSignOut }) {
+  const api = useMemo(() => createApi(token), [token]);
+  const store = useMemo(() => new SessionView(), [token]);
+  const [link, setLink] = useState(/** @type {{ state: string, detail?: string }} */ ({ state: 'connecting' }));
+  const [refused, setRefused] = useState(/** @type {string | null} */ (null));
+  const [me, setMe] = useState(/** @type {Awaited<ReturnType<typeof api.whoami>> | null} */ (null));
+  const [hub, setHub] = useState(/** @type {import('../format.js').HubHost | null} */ (null));
+
+  useEffect(() => {
+    const live = connectLive({
+      token,
+      view: store,
+      onState: (state, detail) => {
+        if (state === 'refused') {
+          setRefused(detail ?? 'unauthorized');
+          live.close();
+        }
+        setLink({ state, detail });
+      },
+    });
+    api.host().then(setHub, () => {});
+    api.whoami().then(setMe, (err) => {
+      if (err instanceof ApiError && (isRefusal(err.code) || err.status === 401)) {
+        setRefused('unauthorized');
+        setLink({ state: 'refused', detail: 'unauthorized' });
+        live.close();
+      }
+    });
+    const stopResume = watchResume(api, store);
+    return () => {
+      live.close();
+      stopResume();
+    };
+  }, [api, store, token]);
+
+  let view;
+  if (refused) view = html`<${Refused} code=${refused} onSignOut=${onSignOut} />`;
+  else if (route) view = html`<${SessionDetail} key=${route} sid=${route} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
+  else view = html`<${SessionList} store=${store} hub=${hub} />`;
+  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} /><main>${view}</main>`;
+}
+
+/**
+ * `update` bodies do not carry the resume status; after a metadata or lifecycle change, fetch the
+ * snapshot and take its resume status (debounced per session).
+ * @param {import('../api.js').Api} api
+ * @param {SessionView} store
+ */
+function watchResume(api, store) {
+  /** @type {Map<string, ReturnType<typeof setTimeout>>} */
+  const due = new Map();
+  const stop = store.onResumeStale((sid) => {
+    if (due.has(sid)) return;
+    due.set(
+      sid,
+      setTimeout(() => {
+        due.delete(sid);
+        api.session(sid).then((snapshot) => store.setResume(snapshot), () => {});
+      }, RESUME_REFETCH_MS),
+    );
+  });
+  return () => {
+    stop();
+    for (const timer of due.values()) clearTimeout(timer);
+  };
+}

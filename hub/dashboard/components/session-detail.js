@@ -1,0 +1,100 @@
+// @ts-check
+/**
+ * One session (`#/s/<sid>`): its name and activity, facts, the turns as a timeline (what a person
+ * checking on an agent looks for first), actions, its metadata and history. Live fields come from the store; turns and history are fetched over HTTP
+ * and fetched again (debounced) when the session changes.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { useNow, useStore } from '../hooks.js';
+import { messageOf, prettyJson } from '../format.js';
+import { ActivityBadge } from './activity-badge.js';
+import { AdminActions } from './admin-actions.js';
+import { CopyId } from './copy-id.js';
+import { HistoryList } from './history-list.js';
+import { SessionFacts } from './session-facts.js';
+import { TurnTimeline } from './turn-timeline.js';
+
+const REFETCH_DELAY_MS = 250;
+
+/**
+ * Turns and history of one session, refetched after it changes (history only when its metadata version moved).
+ * @param {import('../api.js').Api} api
+ * @param {import('../sessions.js').SessionView} store
+ * @param {string} sid
+ */
+function useSessionRecords(api, store, sid) {
+  const [turns, setTurns] = useState(/** @type {{ value: any[] | null, error: string }} */ ({ value: null, error: '' }));
+  const [history, setHistory] = useState(/** @type {{ value: any[] | null, error: string }} */ ({ value: null, error: '' }));
+  useEffect(() => {
+    let closed = false;
+    const fetchTurns = () =>
+      api.turns(sid).then(
+        (body) => closed || setTurns({ value: Array.isArray(body) ? body : [], error: '' }),
+        (err) => closed || setTurns({ value: null, error: messageOf(err) }),
+      );
+    const fetchHistory = () =>
+      api.history(sid).then(
+        (body) => closed || setHistory({ value: body.history ?? [], error: '' }),
+        (err) => closed || setHistory({ value: null, error: messageOf(err) }),
+      );
+    fetchTurns();
+    fetchHistory();
+    let lastVersion = store.get(sid)?.metadata.version;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    const unsubscribe = store.subscribe((change) => {
+      if (change.kind === 'sessions' && !change.sids.includes(sid)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const version = store.get(sid)?.metadata.version;
+        if (version !== lastVersion) {
+          lastVersion = version;
+          fetchHistory();
+        }
+        fetchTurns();
+      }, REFETCH_DELAY_MS);
+    });
+    return () => {
+      closed = true;
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [api, store, sid]);
+  return { turns, history };
+}
+
+/**
+ * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api,
+ *   role: string | null, hub: import('../format.js').HubHost | null }} props
+ */
+export function SessionDetail({ sid, store, api, role, hub }) {
+  useStore(store, (change) => change.kind === 'reset' || change.sids.includes(sid));
+  const now = useNow();
+  const { turns, history } = useSessionRecords(api, store, sid);
+  const s = store.get(sid);
+  const back = html`<nav class="back"><a href="#">← All sessions</a></nav>`;
+  if (!s) {
+    return html`<section id="detail" class="detail">${back}
+      <section class="summary"><h2>Session</h2><p class="muted">No session ${sid} in this namespace (yet).</p></section>
+    </section>`;
+  }
+  return html`<section id="detail" class="detail">
+    ${back}
+    <section class="summary">
+      <div class="detail-title"><h2>${s.title}</h2><${ActivityBadge} activity=${s.activity} /></div>
+      <p class="ids">
+        <${CopyId} label="session" value=${s.sid} name="sid" />
+        <${CopyId} label="agent's id" value=${s.tag} name="tag" />
+      </p>
+      <${SessionFacts} session=${s} hub=${hub} now=${now} />
+    </section>
+    <${TurnTimeline} turns=${turns.value} error=${turns.error} />
+    <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
+    <section class="metadata">
+      <h3>Metadata <span class="version" data-version=${s.metadata.version}>v${s.metadata.version}</span></h3>
+      <details><summary>document</summary><pre class="json">${prettyJson(s.metadata.value)}</pre></details>
+    </section>
+    <${HistoryList} history=${history.value} error=${history.error} />
+  </section>`;
+}

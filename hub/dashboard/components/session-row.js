@@ -1,0 +1,34 @@
+// @ts-check
+/** One session in the list: title, project, agent, activity, last prompt, last activity. */
+import { html } from '../html.js';
+import { displayPath, flavorName, lastPathPart, projectPath, truncate } from '../format.js';
+import { ActivityBadge } from './activity-badge.js';
+import { RelTime } from './rel-time.js';
+
+const PROMPT_CHARS = 120;
+/** As the hub cuts a title made from a prompt (hub/services/session-view.ts). */
+const TITLE_CHARS = 80;
+
+/**
+ * @param {{ session: import('../sessions.js').SessionSnapshot, hub: import('../format.js').HubHost | null, now: number }} props
+ */
+export function SessionRow({ session: s, hub, now }) {
+  const project = projectPath(s.metadata.value);
+  // the open turn's prompt, else the last one (the hub sends it cut to 200 characters); not when the
+  // title already says it (a session named by its first prompt, still on it)
+  const last = s.currentTurn?.prompt ?? s.lastPrompt ?? '';
+  const prompt = truncate(last, TITLE_CHARS) === s.title ? '' : last;
+  const href = `#/s/${encodeURIComponent(s.sid)}`;
+  return html`<li class="session" data-sid=${s.sid} data-activity=${s.activity} data-state=${s.lifecycle.state}>
+    <div class="session-top">
+      <a class="title" href=${href}>${s.title}</a>
+      <${ActivityBadge} activity=${s.activity} />
+    </div>
+    <div class="session-meta">
+      ${project && html`<span class="project" title=${displayPath(project, s.metadata.value, hub)}>${lastPathPart(project)}</span>`}
+      <span class="agent">${flavorName(s.flavor)}</span>
+      <${RelTime} at=${s.updatedAt} now=${now} />
+    </div>
+    ${prompt && html`<p class="prompt" title=${truncate(prompt, 500)}>${truncate(prompt, PROMPT_CHARS)}</p>`}
+  </li>`;
+}

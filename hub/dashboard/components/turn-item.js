@@ -1,0 +1,41 @@
+// @ts-check
+/** One turn as a timeline: the prompt, each tool use, the agent's closing message, and how long it took. */
+import { html } from '../html.js';
+import { absoluteTime, duration, truncate } from '../format.js';
+import { TURN_STATUS, say } from '../words.js';
+import { ToolLine } from './tool-line.js';
+import { Word } from './word.js';
+
+/**
+ * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number }} props
+ */
+export function TurnItem({ turn, now }) {
+  const end = turn.closedAt ?? now;
+  const activities = turn.activities ?? [];
+  return html`<li class="turn" data-turn=${turn.turnId} data-status=${turn.status}>
+    <div class="turn-head">
+      <${Word} said=${say(TURN_STATUS, turn.status)} class=${`turn-status turn-${turn.status}`} />
+      ${turn.kind === 'recovery' && html`<span class="badge" title="Tool use that came with no open turn">no prompt</span>`}
+      <span class="muted" title=${absoluteTime(turn.openedAt)}>${absoluteTime(turn.openedAt)}</span>
+      <span class="turn-duration" title=${turn.closedAt == null ? 'open for' : 'took'}>${turn.closedAt == null ? `${duration(end - turn.openedAt)} so far` : duration(end - turn.openedAt)}</span>
+      <span class="muted">${turn.activityCount} tool ${turn.activityCount === 1 ? 'use' : 'uses'}</span>
+    </div>
+    ${turn.prompt != null &&
+    html`<div class="step prompt-step">
+      <span class="step-label">Prompt</span>
+      <details class="prompt">
+        <summary>${truncate(turn.prompt, 200) || '(empty prompt)'}${turn.promptTruncated ? ' (cut by the hub)' : ''}</summary>
+        <pre class="text">${turn.prompt}</pre>
+      </details>
+    </div>`}
+    ${activities.length > 0 &&
+    html`<ol class="tools">
+      ${activities.map((a, i) => html`<${ToolLine} key=${a.activityId} activity=${a} since=${i === 0 ? turn.openedAt : (activities[i - 1]?.at ?? turn.openedAt)} />`)}
+    </ol>`}
+    ${turn.response != null &&
+    html`<div class="step response-step">
+      <span class="step-label">Agent</span>
+      <div class="response"><pre class="text">${turn.response}</pre></div>
+    </div>`}
+  </li>`;
+}
