@@ -24,7 +24,7 @@ useTestHub(async (started) => {
 });
 
 const hookActor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
-const tokenId = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 16);
+const tokenId = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 12);
 
 async function http(method: 'GET' | 'POST', path: string, token: string, body?: unknown) {
   const response = await fetch(`${hub.url}${path}`, {
