@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { defaultSpoolDir } from '../hook/spool.js';
+import { formatSpoolStatus, needsAttention, spoolStatus, type FlavorSpoolStatus } from '../hook/status.js';
 import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
 import { countSessions } from '../store/doctor.js';
 import { age, openExistingStore, withUsageErrors } from './offline.js';
@@ -9,7 +11,10 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - ended or archived sessions whose resume token is missing although their history has one
     (fix: session-hub repair),
   - runs still marked running whose runner is gone past the grace, or with no activity for 24 h,
-  - turns open longer than the turn timeout.
+  - turns open longer than the turn timeout,
+  - hook events this machine's hook bridge could not deliver: refused by the hub (wrong token)
+    or not configured; read from SESSION_HUB_SPOOL_DIR (default ~/.session-hub) of the user
+    running doctor (set it to the agent user's spool dir when the agent runs as someone else).
 
 Options:
   --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data); with
@@ -24,7 +29,7 @@ function when(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
 }
 
-function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string): string {
+function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: { dir: string; statuses: FlavorSpoolStatus[] }): string {
   const now = report.checkedAt;
   const lines = [`session-hub doctor: ${databaseFile}, ${sessions} session(s)`, ''];
   const data = `--data ${dataArg}`;
@@ -51,7 +56,9 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     for (const f of report.openTurns) lines.push(`  ${f.sid}  turn ${f.turnId}  opened ${when(f.openedAt, now)}`);
     lines.push('  fix: make sure the hub is running; its sweep closes these as "timeout".', '');
   }
-  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length;
+  const hookProblems = hooks.statuses.filter(needsAttention).length;
+  if (hooks.statuses.length > 0) lines.push(...formatSpoolStatus(hooks.dir, hooks.statuses), '');
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + hookProblems;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
 }
@@ -72,9 +79,12 @@ async function doctor(argv: string[]): Promise<void> {
   const { store, config, where } = await openExistingStore(values.data);
   try {
     const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
-    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report }, null, 2)}\n`);
-    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where));
-    process.exitCode = report.ok ? 0 : 1;
+    // the hook bridge's spool on this machine: a misconfigured hook shows here too
+    const hooks = { dir: defaultSpoolDir(process.env), statuses: spoolStatus(defaultSpoolDir(process.env)) };
+    const ok = report.ok && !hooks.statuses.some(needsAttention);
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: { dir: hooks.dir, flavors: hooks.statuses } }, null, 2)}\n`);
+    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where, hooks));
+    process.exitCode = ok ? 0 : 1;
   } finally {
     await store.close();
   }

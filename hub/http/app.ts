@@ -10,6 +10,7 @@ import type { RateLimiter } from '../socket/rate-limit.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
+import { hookRoutes } from './hooks.js';
 import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
 import { whoamiRoutes } from './whoami.js';
@@ -40,7 +41,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, whoami and the dashboard page. */
+/** Health, metrics, the session API, the hook route, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now() };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
@@ -48,5 +49,6 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
   app.register(whoamiRoutes, { access });
   app.register(sessionRoutes, { deps: input.deps, access });
+  app.register(hookRoutes, { deps: input.deps, access });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

@@ -3,6 +3,7 @@
  * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts).
  */
 import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
+import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
@@ -23,6 +24,7 @@ export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   prunableEvents: SELECT_PRUNABLE_EVENTS,
   deleteEventsUpto: DELETE_EVENTS_UPTO,
   pruneAppliedRequests: PRUNE_APPLIED_REQUESTS,
+  pruneAppliedHookEvents: PRUNE_APPLIED_HOOK_EVENTS,
 };
 
 /** The `detail` lines of SQLite's EXPLAIN QUERY PLAN for a query, every named parameter bound to 0. */
