@@ -2,7 +2,8 @@
  * The spool drains itself: when a hook call leaves events spooled (hub away, or the spool busy), it
  * starts ONE detached drainer per spool (its own lock, held for its whole life: never two) that
  * retries with backoff and exits when the spool is empty, when the hub refuses the token, or after
- * SESSION_HUB_DRAIN_FOR_MS (default 30 min). Its state goes to `drainer-<flavor>.json` for
+ * SESSION_HUB_DRAIN_FOR_MS (default 30 min). Backoff: SESSION_HUB_DRAIN_BACKOFF_MS (first wait, default 1 s),
+ * doubling up to SESSION_HUB_DRAIN_MAX_BACKOFF_MS (default 60 s). Its state goes to `drainer-<flavor>.json` for
  * `session-hub hook status`. Part of the bridge bundle.
  */
 import { spawn } from 'node:child_process';
@@ -63,6 +64,7 @@ export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promis
   const target: HubTarget = { url: env.SESSION_HUB_URL ?? '', token: env.SESSION_HUB_TOKEN ?? '' };
   const until = Date.now() + Number(env.SESSION_HUB_DRAIN_FOR_MS ?? DEFAULT_DRAIN_FOR_MS);
   let backoff = Number(env.SESSION_HUB_DRAIN_BACKOFF_MS ?? FIRST_BACKOFF_MS);
+  const maxBackoff = Number(env.SESSION_HUB_DRAIN_MAX_BACKOFF_MS ?? MAX_BACKOFF_MS);
   const state: DrainerState = { pid: process.pid, state: 'sending', startedAt: Date.now(), attempts: 0 };
   const save = () => {
     if (existsSync(dir)) atomicWrite(files.state, JSON.stringify(state));
@@ -103,7 +105,7 @@ export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promis
       state.nextTryAt = Date.now() + backoff;
       save();
       await sleep(backoff);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      backoff = Math.min(backoff * 2, maxBackoff);
     }
   } finally {
     state.state = 'exited';

@@ -62,7 +62,8 @@ const COMPLETE_ACTIVITY = `
   WHERE activity_id = @activityId AND status = 'running'`;
 const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
-const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY ord`;
+// by when each tool started (hook events arrive out of firing order), then by arrival
+const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY at, ord`;
 
 function toTurn(row: TurnRow): TurnSummary {
   return {

@@ -8,8 +8,10 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 
+/** A fixture's payloads: a plain array, or `{ source, payloads }` naming where they come from. */
 export function fixture(name: string): Record<string, unknown>[] {
-  return JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', name), 'utf8')) as Record<string, unknown>[];
+  const parsed = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', name), 'utf8')) as Record<string, unknown>[] | { payloads: Record<string, unknown>[] };
+  return Array.isArray(parsed) ? parsed : parsed.payloads;
 }
 
 /** Sends hook payloads one after another, as the agent does. */

@@ -4,13 +4,17 @@
  * processes (here: several PgStore pools) on one database.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PG_MIGRATIONS } from '../../hub/store/postgres/migrations/index.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import type { Store, Tx } from '../../hub/store/sql.js';
+import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { STORE_ENGINES as engines, type EngineTarget as Target } from '../helpers/store-engines.js';
 
-const LATEST_SCHEMA = 5;
+// both engines keep the same schema versions
+const LATEST_SCHEMA = MIGRATIONS.length;
+if (PG_MIGRATIONS.length !== MIGRATIONS.length) throw new Error('the engines\' migration lists differ in length');
 const T = 1_700_000_000_123; // a millisecond timestamp: past 32 bits
 
 let target: Target;
