@@ -16,7 +16,6 @@ function readStdin(timeoutMs: number): Promise<string> {
       clearTimeout(timer);
       resolveText(text);
     };
-    // an agent always closes stdin; the timer only guards against a caller that does not
     const timer = setTimeout(done, timeoutMs);
     process.stdin.setEncoding('utf8');
     process.stdin.on('data', (chunk: string) => (text += chunk));
@@ -36,11 +35,13 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // the hook process started when the agent fired the hook: that is the event's time
   const firedAt = Math.round(performance.timeOrigin);
   const budget = Number(process.env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
-  // whatever happens, the agent gets its hook back
-  setTimeout(() => process.exit(0), budget + 1500).unref();
+  // once the event is spooled, whatever happens, the agent gets its hook back within the budget;
+  // never before: a process starved of CPU (many async hooks at once) must not lose its event
+  const onSpooled = () => setTimeout(() => process.exit(0), budget + 1500).unref();
   try {
-    const payload = await readStdin(Math.min(1000, budget));
-    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url });
+    // the timer only guards against a caller that never closes stdin (an agent always does)
+    const payload = await readStdin(5000);
+    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
     if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);

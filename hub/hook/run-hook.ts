@@ -34,7 +34,12 @@ function parsePayload(raw: string): Record<string, unknown> | null {
 }
 
 /** `entry`: the bridge's own file, which a drainer is started from. `firedAt`: when the hook process started. */
-export async function runHook(flavor: string, rawPayload: string, env: NodeJS.ProcessEnv, options: { firedAt: number; entry: string }): Promise<HookOutcome> {
+export async function runHook(
+  flavor: string,
+  rawPayload: string,
+  env: NodeJS.ProcessEnv,
+  options: { firedAt: number; entry: string; onSpooled?: () => void },
+): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
   const spool = new Spool(defaultSpoolDir(env), flavor);
@@ -53,10 +58,11 @@ export async function runHook(flavor: string, rawPayload: string, env: NodeJS.Pr
     spool.append(event, state);
     spool.saveState(state);
   });
+  if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
   outcome.received = 'spooled';
+  options.onSpooled?.();
   if (recorded === null) {
-    // another process holds the spool past our budget: a part file, and a drainer sends it
-    spool.writePart(event);
+    // a drainer sends it
     spawnDrainer(options.entry, flavor, env);
     return { ...outcome, errors: ['spool busy; the event is queued and a drainer sends it', ...spool.problems] };
   }
