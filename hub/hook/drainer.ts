@@ -6,7 +6,6 @@
  * doubling up to SESSION_HUB_DRAIN_MAX_BACKOFF_MS (default 60 s). Its state goes to `drainer-<flavor>.json` for
  * `session-hub hook status`. Part of the bridge bundle.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,9 +46,11 @@ export function readDrainerState(dir: string, flavor: string): (DrainerState & {
 }
 
 /** Starts a drainer unless one is alive. `entry`: the bridge's own file (the bundle, or its compiled module). */
-export function spawnDrainer(entry: string, flavor: string, env: NodeJS.ProcessEnv): void {
+export async function spawnDrainer(entry: string, flavor: string, env: NodeJS.ProcessEnv): Promise<void> {
   const files = drainerFiles(defaultSpoolDir(env), flavor);
   if (liveHolder(files.lock) !== undefined) return;
+  // loaded only when a drainer is needed: a hook call with the hub up never pays for it
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [fileURLToPath(entry), '--drain', flavor], { detached: true, stdio: 'ignore', env });
   child.unref();
 }

@@ -63,7 +63,7 @@ export async function runHook(
   options.onSpooled?.();
   if (recorded === null) {
     // a drainer sends it
-    spawnDrainer(options.entry, flavor, env);
+    await spawnDrainer(options.entry, flavor, env);
     return { ...outcome, errors: ['spool busy; the event is queued and a drainer sends it', ...spool.problems] };
   }
 
@@ -92,28 +92,28 @@ export async function runHook(
   });
   if (sent === null) {
     // the holder may have read the spool before our event landed: make sure someone sends it
-    spawnDrainer(options.entry, flavor, env);
+    await spawnDrainer(options.entry, flavor, env);
     outcome.errors.push('spool busy; a drainer sends the event', ...spool.problems);
     return outcome;
   }
-  return settle(outcome, sent.value, { spool, flavor, event, tell, entry: options.entry, env });
+  return await settle(outcome, sent.value, { spool, flavor, event, tell, entry: options.entry, env });
 }
 
-function settle(
+async function settle(
   outcome: HookOutcome,
   report: DeliveryReport,
   context: { spool: Spool; flavor: string; event: { id: string }; tell: boolean; entry: string; env: NodeJS.ProcessEnv },
-): HookOutcome {
+): Promise<HookOutcome> {
   outcome.delivered = report.delivered;
   outcome.remaining = report.remaining;
-  outcome.errors.push(...report.notes.map((note) => note));
+  outcome.errors.push(...report.notes);
   if (report.refused) {
     const advice = refusalAdvice(report.refused.status, report.refused.message);
     outcome.errors.push(`${advice}; ${report.refused.events.length} event(s) kept in ${context.spool.rejectedFile}`);
     const field = getFlavor(context.flavor)?.hookConfig?.userMessageField;
     if (context.tell && field) outcome.stdout = { [field]: `session-hub: this session is not reported to the hub. ${advice}` };
   } else if (report.remaining > 0) {
-    spawnDrainer(context.entry, context.flavor, context.env);
+    await spawnDrainer(context.entry, context.flavor, context.env);
     outcome.errors.push(`hub unreachable, ${report.remaining} event(s) spooled; a background drainer retries: ${report.stoppedBy ?? ''}`);
   }
   // a synchronous event's answer (none is produced yet: reserved for decisions such as approvals)

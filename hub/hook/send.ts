@@ -4,7 +4,6 @@
  * retry) from one that refuses the token (401/403: a misconfigured hook) or the request itself.
  */
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 
 export type SendOutcome =
@@ -25,16 +24,16 @@ function errorMessage(status: number, body: string): string {
   }
 }
 
-export function postHooks(url: string, token: string, body: string, timeoutMs: number): Promise<SendOutcome> {
+export async function postHooks(url: string, token: string, body: string, timeoutMs: number): Promise<SendOutcome> {
+  let target: URL;
+  try {
+    target = new URL('/api/hooks', url);
+  } catch {
+    return { kind: 'unreachable', message: `SESSION_HUB_URL "${url}" is not a URL` };
+  }
+  // TLS costs a hook call tens of ms to load: only for an https hub
+  const send = target.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL('/api/hooks', url);
-    } catch {
-      resolve({ kind: 'unreachable', message: `SESSION_HUB_URL "${url}" is not a URL` });
-      return;
-    }
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     let settled = false;
     const done = (outcome: SendOutcome) => {
       if (settled) return;
