@@ -7,7 +7,7 @@ import { absoluteTime, prettyJson, truncate } from './format.js';
  * @typedef {{ version: number, at: number, by: string, carried: string[], cleared: string[], dropped: string[],
  *   metadata: Record<string, unknown> }} HistoryEntry
  * @typedef {{ activityId: string, toolUseId: string | null, tool: string, input: unknown, output: unknown, at: number,
- *   truncated: boolean }} Activity
+ *   truncated: boolean, status: 'running' | 'done' | 'failed', endedAt: number | null }} Activity
  * @typedef {import('./sessions.js').TurnSummary & { activities: Activity[] }} TurnWithActivity
  */
 
@@ -51,12 +51,22 @@ export function renderHistory(history) {
   );
 }
 
+/**
+ * A tool still running (a hook's PreToolUse) or one that failed; a finished one needs no badge.
+ * @param {Activity} activity
+ */
+function statusBadge(activity) {
+  if (activity.status === 'running') return h('span.badge', {}, 'running');
+  if (activity.status === 'failed') return h('span.badge.warn', {}, 'failed');
+  return null;
+}
+
 /** @param {Activity} activity */
 function renderActivity(activity) {
   return h(
     'li.activity',
     {},
-    h('div', {}, h('code', {}, activity.tool), ' ', h('span.muted', {}, absoluteTime(activity.at)), activity.truncated ? h('span.badge.warn', {}, 'truncated') : null),
+    h('div', {}, h('code', {}, activity.tool), ' ', h('span.muted', {}, absoluteTime(activity.at)), statusBadge(activity), activity.truncated ? h('span.badge.warn', {}, 'truncated') : null),
     activity.input != null ? h('details', {}, h('summary', {}, 'input'), h('pre.json', {}, prettyJson(activity.input))) : null,
     activity.output != null ? h('details', {}, h('summary', {}, 'output'), h('pre.json', {}, prettyJson(activity.output))) : null,
   );

@@ -3,7 +3,6 @@
  * refused, the last error, the drainer's state. Read by `session-hub hook status` and `doctor`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-
 import { readDrainerState, type DrainerState } from './drainer.js';
 import { refusalAdvice } from './refusal.js';
 import { Spool, spooledFlavors, type SpoolState, type SpooledEvent } from './spool.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HookBatchResponse, HookEvent } from '../../shared/protocol/hooks.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
-import { fixture, hubReader } from './run-cli.js';
+import { fixture, hubReader } from '../hook/run-cli.js';
 
 let hub: TestHub;
 useTestHub((started) => (hub = started));
