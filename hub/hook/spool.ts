@@ -43,7 +43,8 @@ export function atomicWrite(path: string, content: string): void {
   renameSync(tmp, path);
 }
 
-function readJsonLines<T>(path: string, onBad: (line: string) => void): T[] {
+/** The parsed lines of a JSON-lines file ([] when absent); `onBad` gets each unreadable line. */
+export function readJsonLines<T>(path: string, onBad: (line: string) => void = () => undefined): T[] {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .split('\n')

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readDrainerState, type DrainerState } from './drainer.js';
 import { refusalAdvice } from './refusal.js';
-import { Spool, spooledFlavors, type SpoolState, type SpooledEvent } from './spool.js';
+import { readJsonLines, Spool, spooledFlavors, type SpoolState, type SpooledEvent } from './spool.js';
 
 export interface FlavorSpoolStatus {
   flavor: string;
@@ -18,23 +18,12 @@ export interface FlavorSpoolStatus {
   drainer: (DrainerState & { alive: boolean }) | null;
 }
 
-function readLines(path: string): SpooledEvent[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').flatMap((line) => {
-    try {
-      return line.trim() === '' ? [] : [JSON.parse(line) as SpooledEvent];
-    } catch {
-      return [];
-    }
-  });
-}
-
 /** Read without the lock: a snapshot for a person, never written back. */
 export function spoolStatus(dir: string): FlavorSpoolStatus[] {
   return spooledFlavors(dir).map((flavor) => {
     const spool = new Spool(dir, flavor);
     const bySession = new Map<string | null, { events: number; oldestFiredAt: number }>();
-    for (const event of readLines(spool.file)) {
+    for (const event of readJsonLines<SpooledEvent>(spool.file)) {
       const entry = bySession.get(event.tag) ?? { events: 0, oldestFiredAt: event.firedAt };
       entry.events++;
       entry.oldestFiredAt = Math.min(entry.oldestFiredAt, event.firedAt);
