@@ -89,7 +89,8 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
     case 'notification':
       break;
   }
-  await showAlive(tx, changes, actor, hook.tag, at);
+  // the session's activity time never goes back (a spooled event can be older than a boot sweep's stamp)
+  await showAlive(tx, changes, actor, hook.tag, Math.max(at, existing?.lastActivityAt ?? 0));
   return sid;
 }
 
@@ -99,7 +100,7 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
  */
 async function showAlive(tx: Tx, changes: ChangeSet, actor: Actor, tag: string, at: number): Promise<void> {
   const session = (await getSessionByTag(tx, { namespace: actor.namespace, tag }))!;
-  await noteActivity(tx, changes, session, Math.max(at, session.lastActivityAt ?? 0));
+  await noteActivity(tx, changes, session, at);
   await setPresence(tx, changes, session, {
     active: true,
     activeAt: session.presence.active ? session.presence.activeAt : at,
@@ -121,7 +122,9 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<Hoo
     }
     const { hook } = mapped;
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
-    const at = eventTime(event.firedAt, hubNow, Math.max(known?.lastAt ?? 0, existing?.lastActivityAt ?? 0));
+    // "the session's previous event" is its previous hook event: not its activity time, which a hub
+    // restart stamps with the start (spooled events fired during the outage keep their own times)
+    const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
     const sid = await applyAction(deps, actor, hook, existing, tx, changes, at);
     await saveHookSession(tx, {
       namespace: actor.namespace,
