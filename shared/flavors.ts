@@ -7,10 +7,16 @@
 export type HookAction =
   | 'session-start'
   | 'prompt-submit'
+  /** A tool started: a running activity, completed by the tool-use / tool-failure with the same tool use id. */
+  | 'tool-start'
+  /** A tool finished (completes its running activity, or records a finished one). */
   | 'tool-use'
+  | 'tool-failure'
   | 'turn-stop'
   | 'session-end'
-  | 'session-finalize';
+  | 'session-finalize'
+  /** The agent notified its user (waiting for input, ...): for now only a sign of life of the session. */
+  | 'notification';
 
 /** Where a flavor's hook payload keeps each field the bridge needs (dot paths allowed). */
 export interface HookFields {
@@ -24,6 +30,8 @@ export interface HookFields {
   toolInput: string;
   toolResponse: string;
   toolUseId: string;
+  /** A failed tool's error (PostToolUseFailure). */
+  toolError: string;
   response: string;
 }
 
@@ -77,6 +85,18 @@ export interface HookConfigDeclaration {
   format: 'settings-json';
   /** The default file, relative to the project directory. */
   file: string;
+  /**
+   * The agent can run a command hook in the background (`"async": true`): install writes every
+   * hook async except `syncHooks`, so the agent never waits on observation.
+   */
+  async?: boolean;
+  /** Hooks kept synchronous even when `async` is possible (why: see the declaration). */
+  syncHooks?: readonly string[];
+  /**
+   * The field of the hook's JSON output the agent shows its user (Claude Code's and Gemini CLI's
+   * `systemMessage`): the bridge says there, once per session, that its token is refused.
+   */
+  userMessageField?: string;
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -91,6 +111,7 @@ export const DEFAULT_HOOK_FIELDS: HookFields = {
   toolInput: 'tool_input',
   toolResponse: 'tool_response',
   toolUseId: 'tool_use_id',
+  toolError: 'error',
   response: 'last_assistant_message',
 };
 
@@ -118,10 +139,24 @@ const CLAUDE_ATTENTION: Record<string, AttentionRule> = {
   ...clearedBy('UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionEnd'),
 };
 
+/**
+ * Claude Code's hooks reference (code.claude.com/docs/en/hooks): PreToolUse, PostToolUse and
+ * PostToolUseFailure carry `tool_use_id`, so a started tool is paired with its end. PermissionRequest
+ * is left out: its answer is a decision (the approvals of the attention work).
+ */
+const CLAUDE_CODE_HOOKS = {
+  ...CLAUDE_STYLE_HOOKS,
+  PreToolUse: 'tool-start',
+  PostToolUseFailure: 'tool-failure',
+  Notification: 'notification',
+} as const satisfies Record<string, HookAction>;
+
 const declarations: FlavorDeclaration[] = [
   {
-    id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS,
-    hookConfig: { format: 'settings-json', file: '.claude/settings.json' },
+    id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_CODE_HOOKS,
+    // SessionEnd stays synchronous: Claude Code kills async hooks still running when a `-p` run
+    // ends, and it fires once per session (one bridge call, ~2x a bare node start)
+    hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage' },
     attention: CLAUDE_ATTENTION,
   },
   { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
@@ -137,9 +172,11 @@ const declarations: FlavorDeclaration[] = [
   },
   {
     id: 'gemini', displayName: 'Gemini CLI', resumeTokenKey: 'geminiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
-    hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end' },
+    // BeforeTool is not mapped: its payload has no tool call id to pair it with AfterTool
+    hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end', Notification: 'notification' },
     hookFields: { response: 'prompt_response' },
-    hookConfig: { format: 'settings-json', file: '.gemini/settings.json' },
+    // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent
     attention: {
       Notification: { byField: { path: 'notification_type', values: { ToolPermission: 'permission' } }, message: ['message'] },

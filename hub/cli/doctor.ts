@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { defaultSpoolDir } from '../hook/spool.js';
+import { formatSpoolStatus, needsAttention, spoolStatus, type FlavorSpoolStatus } from '../hook/status.js';
 import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
 import { countSessions } from '../store/doctor.js';
 import { age, openExistingStore, withUsageErrors } from './offline.js';
@@ -12,6 +14,9 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - turns open longer than the turn timeout,
   - webhooks paused after failing too long (fix: session-hub webhook resume <id>), failing now,
     or that lost events pruned by retention before they could be delivered.
+  - hook events this machine's hook bridge could not deliver: refused by the hub (wrong token)
+    or not configured; read from SESSION_HUB_SPOOL_DIR (default ~/.session-hub) of the user
+    running doctor (set it to the agent user's spool dir when the agent runs as someone else).
 
 Options:
   --data <dir>   the hub's data directory (SESSION_HUB_DATA, default ./data); with
@@ -26,7 +31,7 @@ function when(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
 }
 
-function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string): string {
+function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: { dir: string; statuses: FlavorSpoolStatus[] }): string {
   const now = report.checkedAt;
   const lines = [`session-hub doctor: ${databaseFile}, ${sessions} session(s)`, ''];
   const data = `--data ${dataArg}`;
@@ -63,7 +68,9 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     lines.push(`  fix: make the receiver answer 2xx, then: session-hub webhook resume <id> ${data}   (also acknowledges lost events)`);
     lines.push('       lost events: raise SESSION_HUB_EVENT_KEEP / SESSION_HUB_EVENT_KEEP_MS, or resume paused webhooks sooner', '');
   }
-  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.webhooks.length;
+  const hookProblems = hooks.statuses.filter(needsAttention).length;
+  if (hooks.statuses.length > 0) lines.push(...formatSpoolStatus(hooks.dir, hooks.statuses), '');
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.webhooks.length + hookProblems;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
 }
@@ -84,9 +91,12 @@ async function doctor(argv: string[]): Promise<void> {
   const { store, config, where } = await openExistingStore(values.data);
   try {
     const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
-    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report }, null, 2)}\n`);
-    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where));
-    process.exitCode = report.ok ? 0 : 1;
+    // the hook bridge's spool on this machine: a misconfigured hook shows here too
+    const hooks = { dir: defaultSpoolDir(process.env), statuses: spoolStatus(defaultSpoolDir(process.env)) };
+    const ok = report.ok && !hooks.statuses.some(needsAttention);
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: { dir: hooks.dir, flavors: hooks.statuses } }, null, 2)}\n`);
+    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where, hooks));
+    process.exitCode = ok ? 0 : 1;
   } finally {
     await store.close();
   }

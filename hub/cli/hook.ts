@@ -1,41 +1,37 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FLAVORS, getFlavor } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
+import { runBridgeCli } from '../hook/bridge.js';
 import { buildHooksBlock, hookCommandFor, mergeHooks } from '../hook/install.js';
-import { DEFAULT_HOOK_BUDGET_MS, runHook } from '../hook/run-hook.js';
-import { atomicWrite } from '../hook/spool.js';
+import { DEFAULT_HOOK_BUDGET_MS } from '../hook/run-hook.js';
+import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
+import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
+
+/** The bundled bridge (npm run build): dist/hook-bridge.mjs, beside dist/hub/. */
+const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.mjs', import.meta.url));
 
 export const HOOK_HELP = `session-hub hook <flavor>            (reads one hook payload on stdin)
 session-hub hook install <flavor> [--write] [--file PATH] [--command CMD]
+session-hub hook status [--json]
 
-The agent hook bridge. Called by the agent for each hook event, it maps the payload through the
-flavor registry to a hub event and sends it to SESSION_HUB_URL with SESSION_HUB_TOKEN (a runner
-token). When the hub is away the event is kept in SESSION_HUB_SPOOL_DIR (default ~/.session-hub)
-and delivered, in order, by the next call. It always exits 0 and gives up after about
-${DEFAULT_HOOK_BUDGET_MS / 1000} s (SESSION_HUB_HOOK_BUDGET_MS), so it never holds the agent up.
+The agent hook bridge. Called by the agent for each hook event, it writes the payload to its spool
+(SESSION_HUB_SPOOL_DIR, default ~/.session-hub), then sends the spool to SESSION_HUB_URL's
+POST /api/hooks with SESSION_HUB_TOKEN (a runner token); the hub maps it through the flavor registry.
+When the hub is away a detached drainer retries in the background (SESSION_HUB_DRAIN_FOR_MS, default
+30 min). It always exits 0 and gives up after about ${DEFAULT_HOOK_BUDGET_MS / 1000} s (SESSION_HUB_HOOK_BUDGET_MS).
 
-install prints the agent's hook configuration; --write merges it into the settings file
-(default: the flavor's own, e.g. .claude/settings.json), keeping every other setting and hook.
+install prints the agent's hook configuration (async hooks where the agent allows them); --write
+merges it into the settings file (default: the flavor's own, e.g. .claude/settings.json), keeping
+every other setting and hook and replacing this bridge's earlier hooks. The command runs the bundled
+bridge directly: node ${BRIDGE_BUNDLE} <flavor>.
+
+status prints, per flavor, the events spooled per session, the events the hub refused, the last
+error and the drainer's state.
 
 Flavors: ${[...FLAVORS.keys()].join(', ')}`;
-
-function readStdin(timeoutMs: number): Promise<string> {
-  return new Promise((resolveText) => {
-    let text = '';
-    const done = () => {
-      clearTimeout(timer);
-      resolveText(text);
-    };
-    // an agent always closes stdin; the timer only guards against a caller that does not
-    const timer = setTimeout(done, timeoutMs);
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (chunk: string) => (text += chunk));
-    process.stdin.on('end', done);
-    process.stdin.on('error', done);
-  });
-}
 
 async function install(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -55,7 +51,12 @@ async function install(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const command = hookCommandFor(flavor.id, values.command);
+  if (values.command === undefined && !existsSync(BRIDGE_BUNDLE)) {
+    process.stderr.write(`session-hub hook install: ${BRIDGE_BUNDLE} is missing; run "npm run build" first (or pass --command)\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const command = hookCommandFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE });
   const block = buildHooksBlock(flavor, command);
   if (!values.write) {
     if (!flavor.hookConfig) process.stdout.write(`# ${flavor.displayName}: run "${command}" with the payload on stdin for these hook events:\n`);
@@ -75,7 +76,7 @@ async function install(argv: string[]): Promise<void> {
     if (!isObjectRecord(parsed)) throw new Error(`${file} does not hold a JSON object`);
     settings = parsed;
   }
-  const merged = mergeHooks(settings, block);
+  const merged = mergeHooks(settings, block, flavor.id);
   if (merged.added.length === 0) {
     process.stdout.write(`${file}: already set up, nothing changed\n`);
     return;
@@ -85,25 +86,27 @@ async function install(argv: string[]): Promise<void> {
   process.stdout.write(`${file}: added ${merged.added.join(', ')}\n`);
 }
 
+function status(argv: string[]): void {
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(`${HOOK_HELP}\n`);
+    return;
+  }
+  const dir = defaultSpoolDir(process.env);
+  const statuses = spoolStatus(dir);
+  if (values.json) process.stdout.write(`${JSON.stringify({ spoolDir: dir, flavors: statuses }, null, 2)}\n`);
+  else process.stdout.write(`${formatSpoolStatus(dir, statuses).join('\n')}\n`);
+  process.exitCode = statuses.some(needsAttention) ? 1 : 0;
+}
+
 export async function hookCommand(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === 'install') return install(rest);
+  if (first === 'status') return status(rest);
   if (first === undefined || first === '--help' || first === '-h') {
     process.stdout.write(`${HOOK_HELP}\n`);
     if (first === undefined) process.exitCode = 2;
     return;
   }
-  const budget = Number(process.env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
-  // whatever happens, the agent gets its hook back
-  setTimeout(() => process.exit(0), budget + 1500).unref();
-  try {
-    const payload = await readStdin(Math.min(1000, budget));
-    const outcome = await runHook(first, payload, process.env);
-    // stdout stays empty: some agents feed a hook's stdout back into the conversation
-    for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
-    if (outcome.received === 'invalid') process.stderr.write(`session-hub hook: ${outcome.note}\n`);
-  } catch (error) {
-    process.stderr.write(`session-hub hook: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-  process.exitCode = 0;
+  return runBridgeCli(argv);
 }

@@ -1,164 +1,117 @@
 /**
- * Sends spooled hook events to the hub, oldest first, stopping at the first one the hub could not
- * be asked about (down, timeout): that one and everything after it stay spooled, in order.
+ * Sends a flavor's spool to POST /api/hooks, oldest first, in requests under the route's limits,
+ * and settles each event by the hub's answer. Runs under the spool lock (the caller holds it).
  */
-import { getFlavor } from '../../shared/flavors.js';
-import { HubRequestError } from '../../shared/client/errors.js';
-import type { RunnerClient } from '../../shared/client/runner-client.js';
-import type { JsonObject } from '../../shared/protocol/json.js';
-import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import type { HookEvent } from './payload.js';
-import type { SessionRecord } from './spool.js';
+import type { HookResult } from '../../shared/protocol/hooks.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import { postHooks } from './send.js';
+import type { Spool, SpooledEvent, SpoolState } from './spool.js';
+
+/** One request's wait: well under the spool lock's 10 s age rule, so a holder is never taken for dead. */
+const REQUEST_TIMEOUT_MS = 4000;
+
+export interface HubTarget {
+  url: string;
+  token: string;
+}
 
 export interface DeliveryReport {
-  /** Events consumed from the front of the list (delivered, skipped as already delivered, or dropped). */
+  /** Events settled and removed from the spool (applied, duplicate, ignored, failed). */
   delivered: number;
-  /** Events the hub refused for good (e.g. invalid_payload); dropped so they cannot block the spool. */
-  dropped: { event: HookEvent; error: string }[];
-  /** Why delivery stopped early, if it did. */
+  remaining: number;
+  /** Each settled event's result, by id. */
+  results: Map<string, HookResult>;
+  /** The token was refused (401/403): every spooled event went to the rejected file. */
+  refused?: { status: number; message: string; events: SpooledEvent[] };
+  /** Why delivery stopped with events left, when it did. */
   stoppedBy?: string;
+  /** Lines for stderr: events the hub refused for good or could not read. */
+  notes: string[];
 }
 
-function startMetadata(event: HookEvent): JsonObject {
-  const metadata: JsonObject = {};
-  if (event.cwd !== null) metadata.path = event.cwd;
-  const tokenKey = getFlavor(event.flavor)?.resumeTokenKey;
-  if (tokenKey) metadata[tokenKey] = event.tag;
-  return metadata;
+const wire = ({ tag: _tag, ...event }: SpooledEvent) => event;
+
+/** The first events of `pending` that fit one request. */
+function nextChunk(pending: SpooledEvent[]): { events: SpooledEvent[]; body: string } {
+  const room = LIMITS.maxHookBatchBytes - 64;
+  const parts: string[] = [];
+  let size = 0;
+  for (const event of pending) {
+    const text = JSON.stringify(wire(event));
+    const bytes = Buffer.byteLength(text) + 1;
+    if (parts.length > 0 && (size + bytes > room || parts.length >= LIMITS.maxHookBatchEvents)) break;
+    parts.push(text);
+    size += bytes;
+  }
+  return { events: pending.slice(0, parts.length), body: `{"events":[${parts.join(',')}]}` };
 }
 
-/**
- * A run the hub ended on its own (runner_silent after the idle time for the bridge's detached runs,
- * or runner_lost for a run opened by an older bridge); a later hook shows the agent is alive.
- */
-function lostByHub(session: SessionSnapshot): boolean {
-  return session.lifecycle.state === 'ended' && session.lifecycle.by === 'hub' && session.lifecycle.lastRun?.status === 'interrupted';
-}
-
-export class HookDelivery {
-  /** Sessions this process joined already (one session-join per process is enough). */
-  private readonly joined = new Set<string>();
-
-  constructor(
-    private readonly client: RunnerClient,
-    private readonly records: Record<string, SessionRecord>,
-    /**
-     * Persists `records` at once after a session-start went through: if the process dies before the
-     * spool is rewritten (killed mid-delivery), the next one must know that start was delivered, or
-     * it sends it again and opens a second run (aborting the open turn).
-     */
-    private readonly saveRecords: () => void = () => undefined,
-  ) {}
-
-  private record(tag: string): SessionRecord {
-    return (this.records[tag] ??= { turnsEnded: 0, touchedAt: Date.now() });
-  }
-
-  private async start(event: HookEvent, source: HookEvent['source']): Promise<string> {
-    // detached: this process exits after the event, and no socket stays on the run between hooks
-    const { session } = await this.client.startSession({
-      tag: event.tag,
-      flavor: event.flavor,
-      source: source ?? 'startup',
-      metadata: startMetadata(event),
-      detached: true,
-    });
-    const record = this.record(event.tag);
-    record.sid = session.sid;
-    record.touchedAt = Date.now();
-    this.joined.add(session.sid);
-    return session.sid;
-  }
-
-  /**
-   * The hub sid for an event after session-start. Joining makes the session active while this
-   * process lives; the run is detached, so the socket closing starts no grace. A session the hub
-   * never saw (hooks installed mid-session, spool dir wiped) or one the hub ended between two hooks
-   * (runner_silent after the idle time) is (re)opened with a session-start of source `resume`.
-   * Null: nothing to attach an end to.
-   */
-  private async sidFor(event: HookEvent): Promise<string | null> {
-    const ending = event.action === 'session-end' || event.action === 'session-finalize';
-    const known = this.records[event.tag]?.sid;
-    if (known !== undefined) {
-      if (this.joined.has(known)) return known;
-      try {
-        const session = await this.client.joinSession(known);
-        this.joined.add(known);
-        if (!ending && lostByHub(session)) return await this.startAndSave(event, 'resume');
-        return known;
-      } catch (error) {
-        if (!(error instanceof HubRequestError && error.code === 'not_found')) throw error;
-        delete this.records[event.tag]; // e.g. a fresh hub database: start over
+export async function deliverSpool(spool: Spool, state: SpoolState, target: HubTarget, deadline: number): Promise<DeliveryReport> {
+  let pending = spool.read();
+  const report: DeliveryReport = { delivered: 0, remaining: pending.length, results: new Map(), notes: [] };
+  /** After a 400 the hub could not read a request: send one event per request to find the one at fault. */
+  let oneByOne = false;
+  const settle = (events: SpooledEvent[]) => {
+    const done = new Set(events.map((e) => e.id));
+    pending = pending.filter((e) => !done.has(e.id));
+    report.delivered += events.length;
+    spool.write(pending);
+  };
+  while (pending.length > 0) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      report.stoppedBy = 'time budget spent';
+      break;
+    }
+    const chunk = oneByOne ? { events: pending.slice(0, 1), body: JSON.stringify({ events: [wire(pending[0]!)] }) } : nextChunk(pending);
+    if (chunk.events.length === 1 && Buffer.byteLength(chunk.body) > LIMITS.maxHookBatchBytes) {
+      spool.reject(chunk.events, `larger than the route's ${LIMITS.maxHookBatchBytes} bytes`, Date.now());
+      report.notes.push(`event ${chunk.events[0]!.id} is larger than ${LIMITS.maxHookBatchBytes} bytes; moved to ${spool.rejectedFile}`);
+      settle(chunk.events);
+      continue;
+    }
+    const outcome = await postHooks(target.url, target.token, chunk.body, Math.min(REQUEST_TIMEOUT_MS, left));
+    if (outcome.kind === 'unreachable') {
+      report.stoppedBy = outcome.message;
+      state.lastError = { at: Date.now(), kind: 'unreachable', message: outcome.message };
+      break;
+    }
+    if (outcome.kind === 'refused') {
+      // the token is wrong for every event: all of them go aside, none is retried with it
+      const events = pending;
+      spool.reject(events, outcome.message, Date.now());
+      settle(events);
+      report.refused = { status: outcome.status, message: outcome.message, events };
+      state.lastError = { at: Date.now(), kind: 'refused', message: outcome.message };
+      break;
+    }
+    if (outcome.kind === 'unreadable') {
+      if (chunk.events.length > 1) {
+        oneByOne = true;
+        continue;
       }
+      spool.reject(chunk.events, outcome.message, Date.now());
+      report.notes.push(`the hub could not take event ${chunk.events[0]!.id} (${outcome.message}); moved to ${spool.rejectedFile}`);
+      state.lastError = { at: Date.now(), kind: 'unreadable', message: outcome.message };
+      settle(chunk.events);
+      continue;
     }
-    return ending ? null : this.startAndSave(event, 'resume');
-  }
-
-  private async startAndSave(event: HookEvent, source: HookEvent['source']): Promise<string> {
-    const sid = await this.start(event, source);
-    this.saveRecords();
-    return sid;
-  }
-
-  private async send(event: HookEvent): Promise<void> {
-    if (event.action === 'session-start') {
-      // a re-delivered session-start would open a second run: skip the one already delivered
-      if (this.records[event.tag]?.startEventId === event.id) return;
-      await this.start(event, event.source);
-      this.record(event.tag).startEventId = event.id;
-      this.saveRecords();
-      return;
+    const retry = new Set(outcome.results.filter((r) => r.outcome === 'retry').map((r) => r.id));
+    for (const result of outcome.results) {
+      report.results.set(result.id, result);
+      if (result.outcome === 'failed') report.notes.push(`the hub refused event ${result.id}: ${result.detail ?? ''}`);
     }
-    const sid = await this.sidFor(event);
-    if (sid === null) return;
-    this.record(event.tag).touchedAt = Date.now();
-    switch (event.action) {
-      case 'prompt-submit':
-        await this.client.submitPrompt({ sid, prompt: event.prompt ?? '', ...(event.promptId ? { promptId: event.promptId } : {}) });
-        return;
-      case 'tool-use':
-        await this.client.toolUse({
-          sid,
-          tool: event.tool ?? 'unknown',
-          ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}),
-          input: event.input ?? null,
-          output: event.output ?? null,
-          at: event.receivedAt,
-        });
-        return;
-      case 'turn-stop':
-        await this.client.stopTurn({ sid, ...(event.response !== undefined ? { response: event.response } : {}) });
-        return;
-      case 'session-end':
-        await this.client.endSession({ sid, ...(event.reason !== undefined ? { reason: event.reason } : {}) });
-        return;
-      case 'session-finalize':
-        await this.client.finalizeSession({ sid, ...(event.reason !== undefined ? { reason: event.reason } : {}) });
-        return;
+    // an event the hub did not answer for stays, as does everything from the first retry on
+    const firstKept = chunk.events.findIndex((e) => retry.has(e.id) || !report.results.has(e.id));
+    const settled = firstKept === -1 ? chunk.events : chunk.events.slice(0, firstKept);
+    settle(settled);
+    state.lastDelivery = { at: Date.now(), delivered: report.delivered };
+    if (settled.length < chunk.events.length) {
+      report.stoppedBy = outcome.results.find((r) => retry.has(r.id))?.detail ?? 'the hub did not answer for every event';
+      break;
     }
   }
-
-  /** Delivers `events` in order until one cannot be (or the deadline passes). */
-  async deliver(events: HookEvent[], deadline: number): Promise<DeliveryReport> {
-    const report: DeliveryReport = { delivered: 0, dropped: [] };
-    for (const event of events) {
-      if (Date.now() >= deadline) {
-        report.stoppedBy = 'time budget spent';
-        break;
-      }
-      try {
-        await this.send(event);
-      } catch (error) {
-        if (error instanceof HubRequestError && error.final) {
-          report.dropped.push({ event, error: `${error.code}: ${error.message}` });
-        } else {
-          report.stoppedBy = error instanceof Error ? error.message : String(error);
-          break;
-        }
-      }
-      report.delivered++;
-    }
-    return report;
-  }
+  report.remaining = pending.length;
+  if (pending.length === 0 && state.lastError?.kind === 'unreachable') delete state.lastError;
+  return report;
 }

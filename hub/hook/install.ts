@@ -1,47 +1,67 @@
 /**
  * `session-hub hook install`: the agent's hook configuration, built from the registry (every hook
  * event the flavor maps), and a merge into an existing settings file that keeps everything else.
+ * Where the agent can run a hook in the background (`hookConfig.async`), every hook but the
+ * flavor's `syncHooks` is written `"async": true`: the agent never waits on observation.
  */
-import type { FlavorDeclaration } from '../../shared/flavors.js';
+import type { FlavorDeclaration, HookAction } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
 
-type CommandHook = { type: 'command'; command: string; timeout?: number };
+type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean };
 type Matcher = { matcher?: string; hooks: CommandHook[] };
 export type HooksBlock = Record<string, Matcher[]>;
 
-/** Seconds the agent may wait for the hook; the bridge itself gives up after about 2 s. */
+/** Seconds the agent may wait for a synchronous hook; the bridge itself gives up after about 2 s. */
 const HOOK_TIMEOUT_S = 10;
+const TOOL_ACTIONS: ReadonlySet<HookAction> = new Set(['tool-start', 'tool-use', 'tool-failure']);
 
-export function hookCommandFor(flavor: string, base = 'session-hub'): string {
-  return `${base} hook ${flavor}`;
+/** The hook command: the bundled bridge run directly by node (fastest), or `<base> hook <flavor>`. */
+export function hookCommandFor(flavor: string, options: { base?: string; bundle: string }): string {
+  return options.base !== undefined ? `${options.base} hook ${flavor}` : `node ${JSON.stringify(options.bundle)} ${flavor}`;
 }
 
-/** The `hooks` block: one command entry per agent hook event the flavor maps to a hub event. */
+/** The `hooks` block: one command entry per agent hook event the flavor maps to a hub action. */
 export function buildHooksBlock(flavor: FlavorDeclaration, command: string): HooksBlock {
   const block: HooksBlock = {};
+  const sync = new Set(flavor.hookConfig?.syncHooks ?? []);
   for (const [hookName, action] of Object.entries(flavor.hooks)) {
+    const background = flavor.hookConfig?.async === true && !sync.has(hookName);
+    const hook: CommandHook = { type: 'command', command, timeout: HOOK_TIMEOUT_S, ...(background ? { async: true } : {}) };
     // tool hooks filter by tool name: match every tool
-    block[hookName] = [{ ...(action === 'tool-use' ? { matcher: '*' } : {}), hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_S }] }];
+    block[hookName] = [{ ...(TOOL_ACTIONS.has(action) ? { matcher: '*' } : {}), hooks: [hook] }];
   }
   return block;
 }
 
-function hasCommand(entries: unknown[], command: string): boolean {
-  return entries.some((entry) => isObjectRecord(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObjectRecord(h) && h.command === command));
+/** A command this bridge installed for the flavor, by an earlier version or another path. */
+function isBridgeCommand(command: unknown, flavor: string): boolean {
+  return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.mjs"? ${flavor}$`).test(command));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
- * Merges the block into a settings document: other settings and other hooks stay; an event that
- * already runs the same command is left as it is, so installing twice changes nothing.
+ * Merges the block into a settings document: other settings and other hooks stay; a bridge hook
+ * installed before for the flavor (older command, no `async`) is replaced, so the agent never runs
+ * two; an event already set up exactly so is left as it is: installing twice changes nothing.
  */
-export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock): { settings: Record<string, unknown>; added: string[] } {
+export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock, flavor: string): { settings: Record<string, unknown>; added: string[] } {
   const hooks: Record<string, unknown> = isObjectRecord(settings.hooks) ? { ...settings.hooks } : {};
   const added: string[] = [];
   for (const [hookName, entries] of Object.entries(block)) {
     const existing = Array.isArray(hooks[hookName]) ? (hooks[hookName] as unknown[]) : [];
-    const command = entries[0]!.hooks[0]!.command;
-    if (hasCommand(existing, command)) continue;
-    hooks[hookName] = [...existing, ...entries];
+    const ours = existing.filter((entry) => isObjectRecord(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObjectRecord(h) && isBridgeCommand(h.command, flavor)));
+    if (ours.length === 1 && sameJson(ours[0], entries[0])) continue;
+    // drop our earlier hooks (and entries left with none), keep everything else in place
+    const others = existing.flatMap((entry) => {
+      if (!isObjectRecord(entry) || !Array.isArray(entry.hooks)) return [entry];
+      const kept = entry.hooks.filter((h) => !(isObjectRecord(h) && isBridgeCommand(h.command, flavor)));
+      if (kept.length === entry.hooks.length) return [entry];
+      return kept.length === 0 ? [] : [{ ...entry, hooks: kept }];
+    });
+    hooks[hookName] = [...others, ...entries];
     added.push(hookName);
   }
   return { settings: { ...settings, hooks }, added };

@@ -1,108 +1,124 @@
 /**
- * One hook invocation: record the payload in the spool (in order, under the lock), then deliver
- * the whole spool to the hub within a short time budget. Never throws and never waits long: an
- * agent must not be slowed down by its hub being away.
+ * One hook call: write the event to the spool first (under the lock, its seq taken there), then
+ * send the spool to POST /api/hooks within a short budget. Never throws and never waits long; when
+ * events stay spooled, a detached drainer takes over. Part of the bridge bundle (node built-ins and
+ * the registry's plain data only).
  */
-import { RunnerClient } from '../../shared/client/runner-client.js';
-import { isObjectRecord, type JsonObject } from '../../shared/protocol/json.js';
-import { HookDelivery } from './deliver.js';
-import { endsTurn, mapHookPayload } from './payload.js';
-import { defaultSpoolDir, Spool } from './spool.js';
+import { randomUUID } from 'node:crypto';
+import { getFlavor, hookFieldsOf } from '../../shared/flavors.js';
+import { deliverSpool, type DeliveryReport } from './deliver.js';
+import { spawnDrainer } from './drainer.js';
+import { refusalAdvice } from './refusal.js';
+import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
 
 export interface HookOutcome {
-  /** What happened to this payload: spooled (and maybe delivered), ignored, or unreadable. */
-  received: 'spooled' | 'ignored' | 'invalid';
-  note?: string;
+  /** What happened to this payload: spooled (and maybe delivered), or unreadable. */
+  received: 'spooled' | 'invalid';
   delivered: number;
   remaining: number;
+  /** Lines for stderr. */
   errors: string[];
+  /** JSON for stdout (the agent reads it): a message for the user, or a synchronous event's answer. */
+  stdout?: Record<string, unknown>;
 }
 
 export const DEFAULT_HOOK_BUDGET_MS = 2000;
 
-function parsePayload(raw: string): JsonObject | null {
+function parsePayload(raw: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(raw);
-    return isObjectRecord(value) ? (value as JsonObject) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }
 }
 
-export async function runHook(flavor: string, rawPayload: string, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
-  const started = Date.now();
+/** `entry`: the bridge's own file, which a drainer is started from. `firedAt`: when the hook process started. */
+export async function runHook(
+  flavor: string,
+  rawPayload: string,
+  env: NodeJS.ProcessEnv,
+  options: { firedAt: number; entry: string; onSpooled?: () => void },
+): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
-  const deadline = started + budget;
+  const deadline = Date.now() + budget;
   const spool = new Spool(defaultSpoolDir(env), flavor);
-  const outcome: HookOutcome = { received: 'ignored', delivered: 0, remaining: 0, errors: [] };
+  const outcome: HookOutcome = { received: 'invalid', delivered: 0, remaining: 0, errors: [] };
 
   const payload = parsePayload(rawPayload);
-  if (payload === null) return { ...outcome, received: 'invalid', note: 'stdin is not a JSON object' };
+  if (payload === null) return { ...outcome, errors: ['stdin is not a JSON object; nothing spooled'] };
+  const tagValue = payload[hookFieldsOf(flavor).sessionId];
+  const tag = typeof tagValue === 'string' && tagValue !== '' ? tagValue : null;
+  // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
+  const event = { id: randomUUID(), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
 
   const recorded = await spool.locked(budget / 2, () => {
-    // read first: it adopts queued part files, whose turn ends count for this payload's ids
-    const pending = spool.read();
-    const records = spool.sessions();
-    const mapped = mapHookPayload(flavor, payload, (tag) => records[tag]?.turnsEnded ?? 0, Date.now());
-    if (mapped.kind === 'ignored') return mapped;
-    const { event } = mapped;
-    spool.write([...pending, event]);
-    if (endsTurn(event.action)) {
-      const record = (records[event.tag] ??= { turnsEnded: 0, touchedAt: event.receivedAt });
-      record.turnsEnded++;
-      record.touchedAt = event.receivedAt;
-      spool.saveSessions(records);
-    }
-    return mapped;
+    const state = spool.state();
+    spool.adoptParts(state);
+    spool.append(event, state);
+    spool.saveState(state);
   });
+  if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
+  outcome.received = 'spooled';
+  options.onSpooled?.();
   if (recorded === null) {
-    // another hook process holds the spool for longer than our budget: leave a part file for it
-    const mapped = mapHookPayload(flavor, payload, (tag) => spool.sessions()[tag]?.turnsEnded ?? 0, Date.now());
-    if (mapped.kind === 'event') spool.writePart(mapped.event);
-    return { ...outcome, received: mapped.kind === 'event' ? 'spooled' : 'ignored', note: 'spool busy; queued', errors: spool.problems };
+    // a drainer sends it
+    await spawnDrainer(options.entry, flavor, env);
+    return { ...outcome, errors: ['spool busy; the event is queued and a drainer sends it', ...spool.problems] };
   }
-  if (recorded.value.kind === 'ignored') outcome.note = recorded.value.why;
-  else outcome.received = 'spooled';
 
   const url = env.SESSION_HUB_URL;
   const token = env.SESSION_HUB_TOKEN;
   if (!url || !token) {
-    outcome.errors.push('SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays spooled', ...spool.problems);
-    return outcome;
+    await spool.locked(budget / 2, () => {
+      const state = spool.state();
+      state.lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
+      spool.saveState(state);
+    });
+    return { ...outcome, errors: ['SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays spooled', ...spool.problems] };
   }
 
-  await spool.locked(Math.max(0, deadline - Date.now()), async () => {
-    const events = spool.read();
-    outcome.remaining = events.length;
-    if (events.length === 0) return;
-    const remainingMs = () => Math.max(1, deadline - Date.now());
-    let client: RunnerClient;
-    try {
-      client = await RunnerClient.connect({
-        url,
-        token,
-        connectTimeoutMs: Math.min(1500, remainingMs()),
-        requestTimeoutMs: Math.min(1000, remainingMs()),
-        socketOptions: { reconnection: false },
-      });
-    } catch (error) {
-      outcome.errors.push(`hub unreachable, ${events.length} event(s) spooled: ${(error as Error).message}`);
-      return;
+  let tell = false;
+  const sent = await spool.locked(Math.max(0, deadline - Date.now()), async () => {
+    const state = spool.state();
+    const report = await deliverSpool(spool, state, { url, token }, deadline);
+    // once per agent session, the user hears of a refused token through the agent itself
+    if (report.refused && tag !== null && state.told[tag] === undefined) {
+      state.told[tag] = Date.now();
+      tell = true;
     }
-    try {
-      const records = spool.sessions();
-      const report = await new HookDelivery(client, records, () => spool.saveSessions(records)).deliver(events, deadline);
-      // sessions first: dying between the two re-delivers events the records already account for
-      spool.saveSessions(records);
-      spool.write(events.slice(report.delivered));
-      outcome.delivered = report.delivered;
-      outcome.remaining = events.length - report.delivered;
-      for (const { event, error } of report.dropped) outcome.errors.push(`hub refused ${event.action} (${event.id}): ${error}`);
-      if (report.stoppedBy) outcome.errors.push(`delivery stopped, ${outcome.remaining} event(s) spooled: ${report.stoppedBy}`);
-    } finally {
-      client.socket.disconnect();
-    }
+    spool.saveState(state);
+    return report;
   });
-  outcome.errors.push(...spool.problems);
+  if (sent === null) {
+    // the holder may have read the spool before our event landed: make sure someone sends it
+    await spawnDrainer(options.entry, flavor, env);
+    outcome.errors.push('spool busy; a drainer sends the event', ...spool.problems);
+    return outcome;
+  }
+  return await settle(outcome, sent.value, { spool, flavor, event, tell, entry: options.entry, env });
+}
+
+async function settle(
+  outcome: HookOutcome,
+  report: DeliveryReport,
+  context: { spool: Spool; flavor: string; event: { id: string }; tell: boolean; entry: string; env: NodeJS.ProcessEnv },
+): Promise<HookOutcome> {
+  outcome.delivered = report.delivered;
+  outcome.remaining = report.remaining;
+  outcome.errors.push(...report.notes);
+  if (report.refused) {
+    const advice = refusalAdvice(report.refused.status, report.refused.message);
+    outcome.errors.push(`${advice}; ${report.refused.events.length} event(s) kept in ${context.spool.rejectedFile}`);
+    const field = getFlavor(context.flavor)?.hookConfig?.userMessageField;
+    if (context.tell && field) outcome.stdout = { [field]: `session-hub: this session is not reported to the hub. ${advice}` };
+  } else if (report.remaining > 0) {
+    await spawnDrainer(context.entry, context.flavor, context.env);
+    outcome.errors.push(`hub unreachable, ${report.remaining} event(s) spooled; a background drainer retries: ${report.stoppedBy ?? ''}`);
+  }
+  // a synchronous event's answer (none is produced yet: reserved for decisions such as approvals)
+  const answer = report.results.get(context.event.id)?.answer;
+  if (answer) outcome.stdout = { ...answer, ...outcome.stdout };
+  outcome.errors.push(...context.spool.problems);
   return outcome;
 }

@@ -1,7 +1,8 @@
 /**
- * A cross-process lock on the spool: a lock file created with O_EXCL, holding the holder's pid.
- * It is broken when that process is gone (killed while holding it: kill -9, Ctrl-C, the agent's
- * hook timeout) and, whatever the pid says, once older than STALE_MS (hook processes are short).
+ * A cross-process lock: a lock file created with O_EXCL, holding the holder's pid. It is broken
+ * when that process is gone (killed while holding it: kill -9, Ctrl-C, the agent's hook timeout)
+ * and, for the spool lock, whatever the pid says, once older than STALE_MS (its holders are short:
+ * a request is bounded well under it). The drainer's lock has no age rule: a drainer lives long.
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 
@@ -30,26 +31,36 @@ function processExists(pid: number): boolean {
   }
 }
 
+/** The pid in a lock file, when its process is alive; undefined when free or held by a gone process. */
+export function liveHolder(path: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path, 'utf8'));
+    return Number.isInteger(pid) && pid > 0 && processExists(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function holderIsGone(path: string): boolean {
   const pid = Number(readFileSync(path, 'utf8'));
   // an empty file is a holder between create and write: alive, or caught by the age rule
   return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processExists(pid);
 }
 
-function breakIfStale(path: string): void {
+function breakIfStale(path: string, staleMs: number): void {
   try {
-    if (Date.now() - statSync(path).mtimeMs > STALE_MS || holderIsGone(path)) rmSync(path, { force: true });
+    if (Date.now() - statSync(path).mtimeMs > staleMs || holderIsGone(path)) rmSync(path, { force: true });
   } catch {
     // gone already
   }
 }
 
 /** Takes the lock, waiting up to `waitMs`; returns a release function, or null when it stayed taken. */
-export async function acquireLock(path: string, waitMs: number): Promise<(() => void) | null> {
+export async function acquireLock(path: string, waitMs: number, staleMs = STALE_MS): Promise<(() => void) | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (tryCreate(path)) return () => rmSync(path, { force: true });
-    breakIfStale(path);
+    breakIfStale(path, staleMs);
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

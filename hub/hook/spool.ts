@@ -1,27 +1,36 @@
 /**
- * The local spool of one flavor: events not yet delivered, oldest first, one JSON line each
- * (`spool-<flavor>.jsonl`), plus what the bridge remembers per agent session
- * (`sessions-<flavor>.json`: the hub sid, whether its session-start was delivered, turns seen).
+ * The local spool of one flavor (part of the hook bridge bundle: node built-ins only):
+ * - `spool-<flavor>.jsonl`: events not yet delivered, in order, one JSON line each;
+ * - `state-<flavor>.json`: the next seq per agent session, the sessions told about a refused token,
+ *   the last error and the last delivery (read by `session-hub hook status` and `doctor`);
+ * - `rejected-<flavor>.jsonl`: events the hub refused (401/403, or a request it cannot read), the
+ *   newest MAX_REJECTED kept: nothing silently lost, nothing unbounded.
  * Every read-modify-write happens under the spool lock and lands by atomic rename, so concurrent
  * hook processes neither lose nor tear a line.
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { endsTurn, type HookEvent } from './payload.js';
+import type { HookEvent } from '../../shared/protocol/hooks.js';
 import { acquireLock } from './spool-lock.js';
 
-export interface SessionRecord {
-  /** The hub session id, once a session-start was answered. */
-  sid?: string;
-  /** The spooled id of the session-start that was delivered (a re-delivery of it is skipped). */
-  startEventId?: string;
-  turnsEnded: number;
-  touchedAt: number;
+/** An event as spooled: the wire event plus its agent session (for status), when the payload names one. */
+export type SpooledEvent = HookEvent & { tag: string | null };
+
+export type ErrorKind = 'unreachable' | 'refused' | 'unreadable' | 'not-configured';
+
+export interface SpoolState {
+  seqs: Record<string, { next: number; touchedAt: number }>;
+  /** Agent sessions already told (through the agent's own channel) that the hook's token is refused. */
+  told: Record<string, number>;
+  lastError?: { at: number; kind: ErrorKind; message: string };
+  lastDelivery?: { at: number; delivered: number };
 }
 
-/** Remembered sessions per flavor; the least recently touched are forgotten beyond this. */
+/** Remembered sessions; the least recently touched are forgotten beyond this. */
 const MAX_SESSIONS = 1000;
+/** Refused events kept (the newest). */
+export const MAX_REJECTED = 1000;
 
 export function defaultSpoolDir(env: NodeJS.ProcessEnv): string {
   return env.SESSION_HUB_SPOOL_DIR ?? join(homedir(), '.session-hub');
@@ -34,16 +43,45 @@ export function atomicWrite(path: string, content: string): void {
   renameSync(tmp, path);
 }
 
+/** The parsed lines of a JSON-lines file ([] when absent); `onBad` gets each unreadable line. */
+export function readJsonLines<T>(path: string, onBad: (line: string) => void = () => undefined): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as T];
+      } catch {
+        onBad(line);
+        return [];
+      }
+    });
+}
+
+/** The flavors that have a spool in a directory (for status and doctor). */
+export function spooledFlavors(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const flavors = new Set<string>();
+  for (const name of readdirSync(dir)) {
+    const match = /^(?:spool|state|rejected|drainer)-([^.]+)\.(?:jsonl|json|lock)$/.exec(name) ?? /^spool-([^.]+)\.part-/.exec(name);
+    if (match) flavors.add(match[1]!);
+  }
+  return [...flavors].sort();
+}
+
 export class Spool {
   readonly file: string;
+  readonly stateFile: string;
+  readonly rejectedFile: string;
+  readonly lockFile: string;
   /** What this process found damaged and set aside (never silently dropped); reported on stderr. */
   readonly problems: string[] = [];
-  private readonly sessionsFile: string;
-  private readonly lockFile: string;
 
   constructor(readonly dir: string, readonly flavor: string) {
     this.file = join(dir, `spool-${flavor}.jsonl`);
-    this.sessionsFile = join(dir, `sessions-${flavor}.json`);
+    this.stateFile = join(dir, `state-${flavor}.json`);
+    this.rejectedFile = join(dir, `rejected-${flavor}.jsonl`);
     this.lockFile = join(dir, `spool-${flavor}.lock`);
   }
 
@@ -61,90 +99,104 @@ export class Spool {
 
   // ---- the following run under the lock ----
 
-  read(): HookEvent[] {
+  read(): SpooledEvent[] {
     this.adoptParts();
-    if (!existsSync(this.file)) return [];
-    return readFileSync(this.file, 'utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as HookEvent];
-        } catch {
-          // cannot happen under the lock, but if it does: keep the line aside, don't block the spool
-          appendFileSync(`${this.file}.corrupt`, `${line}\n`);
-          this.problems.push(`an unreadable spool line was moved to ${this.file}.corrupt`);
-          return [];
-        }
-      });
+    return readJsonLines<SpooledEvent>(this.file, (line) => {
+      // cannot happen under the lock, but if it does: keep the line aside, don't block the spool
+      appendFileSync(`${this.file}.corrupt`, `${line}\n`);
+      this.problems.push(`an unreadable spool line was moved to ${this.file}.corrupt`);
+    });
   }
 
-  write(events: HookEvent[]): void {
+  write(events: SpooledEvent[]): void {
     if (events.length === 0) rmSync(this.file, { force: true });
     else atomicWrite(this.file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   }
 
-  sessions(): Record<string, SessionRecord> {
-    if (!existsSync(this.sessionsFile)) return {};
+  /** Appends one event, its seq taken now: the order of the spool is the order of the seqs. */
+  append(event: Omit<SpooledEvent, 'seq'>, state: SpoolState): SpooledEvent {
+    const spooled = { ...event, seq: this.nextSeq(state, event.tag, event.firedAt) };
+    mkdirSync(this.dir, { recursive: true });
+    appendFileSync(this.file, `${JSON.stringify(spooled)}\n`);
+    return spooled;
+  }
+
+  private nextSeq(state: SpoolState, tag: string | null, at: number): number {
+    const key = tag ?? '';
+    // a session the state forgot (state file lost or damaged): go on after its spooled events
+    const entry = (state.seqs[key] ??= { next: this.lastSpooledSeq(tag) + 1, touchedAt: at });
+    entry.touchedAt = Math.max(entry.touchedAt, at);
+    return entry.next++;
+  }
+
+  private lastSpooledSeq(tag: string | null): number {
+    const events = readJsonLines<SpooledEvent>(this.file, () => undefined);
+    return events.reduce((max, e) => (e.tag === tag ? Math.max(max, e.seq) : max), -1);
+  }
+
+  state(): SpoolState {
+    const empty: SpoolState = { seqs: {}, told: {} };
+    if (!existsSync(this.stateFile)) return empty;
     try {
-      return JSON.parse(readFileSync(this.sessionsFile, 'utf8')) as Record<string, SessionRecord>;
+      return { ...empty, ...(JSON.parse(readFileSync(this.stateFile, 'utf8')) as Partial<SpoolState>) };
     } catch (error) {
-      // start afresh (sessions are looked up again by tag) but keep the damaged file for a person
-      renameSync(this.sessionsFile, `${this.sessionsFile}.corrupt`);
-      this.problems.push(`${this.sessionsFile} was unreadable (${(error as Error).message}); moved to .corrupt and started afresh`);
-      return {};
+      // start afresh (seqs restart; the hub orders by arrival then) but keep the file for a person
+      renameSync(this.stateFile, `${this.stateFile}.corrupt`);
+      this.problems.push(`${this.stateFile} was unreadable (${(error as Error).message}); moved to .corrupt and started afresh`);
+      return empty;
     }
   }
 
-  saveSessions(records: Record<string, SessionRecord>): void {
-    const entries = Object.entries(records).sort(([, a], [, b]) => b.touchedAt - a.touchedAt).slice(0, MAX_SESSIONS);
-    atomicWrite(this.sessionsFile, JSON.stringify(Object.fromEntries(entries)));
+  saveState(state: SpoolState): void {
+    const newest = <T>(record: Record<string, T>, at: (value: T) => number) =>
+      Object.fromEntries(Object.entries(record).sort(([, a], [, b]) => at(b) - at(a)).slice(0, MAX_SESSIONS));
+    mkdirSync(this.dir, { recursive: true });
+    atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at) }));
+  }
+
+  /** Keeps refused events aside, the newest MAX_REJECTED of them. */
+  reject(events: SpooledEvent[], reason: string, at: number): void {
+    if (events.length === 0) return;
+    const kept = readJsonLines<unknown>(this.rejectedFile, () => undefined);
+    const lines = [...kept, ...events.map((event) => ({ at, reason, event }))].slice(-MAX_REJECTED);
+    atomicWrite(this.rejectedFile, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  }
+
+  rejected(): { at: number; reason: string; event: SpooledEvent }[] {
+    return readJsonLines(this.rejectedFile, () => undefined);
   }
 
   // ---- without the lock ----
 
   /**
    * When the lock stays taken past the budget, the event goes to its own part file (atomic
-   * rename); the next holder of the lock appends the parts, in name order, to the spool.
+   * rename); the next holder of the lock appends the parts, in name order, to the spool, taking
+   * their seqs then.
    */
-  writePart(event: HookEvent): void {
+  writePart(event: Omit<SpooledEvent, 'seq'>): void {
     mkdirSync(this.dir, { recursive: true });
-    const name = `spool-${this.flavor}.part-${String(event.receivedAt).padStart(15, '0')}-${event.id}.json`;
+    const name = `spool-${this.flavor}.part-${String(event.firedAt).padStart(15, '0')}-${event.id}.json`;
     atomicWrite(join(this.dir, name), JSON.stringify(event));
   }
 
-  private adoptParts(): void {
+  /** Appends queued part files to the spool (under the lock); `state` given: the caller saves it. */
+  adoptParts(given?: SpoolState): void {
+    if (!existsSync(this.dir)) return;
     const prefix = `spool-${this.flavor}.part-`;
     const parts = readdirSync(this.dir).filter((name) => name.startsWith(prefix) && name.endsWith('.json')).sort();
     if (parts.length === 0) return;
-    const existing = existsSync(this.file) ? readFileSync(this.file, 'utf8') : '';
-    const lines = parts.map((name) => readFileSync(join(this.dir, name), 'utf8').trim());
-    atomicWrite(this.file, `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${lines.join('\n')}\n`);
-    this.countTurnEnds(lines);
-    for (const name of parts) rmSync(join(this.dir, name), { force: true });
-  }
-
-  /**
-   * A part file's event was mapped without the lock, so a turn end in it was not counted: count it
-   * now, before the next payload is mapped (else the same prompt typed in the next turn would get
-   * the previous turn's promptId and be taken for a re-delivery).
-   */
-  private countTurnEnds(lines: string[]): void {
-    const ends = lines.flatMap((line) => {
+    const state = given ?? this.state();
+    for (const name of parts) {
+      const path = join(this.dir, name);
       try {
-        const event = JSON.parse(line) as HookEvent;
-        return endsTurn(event.action) ? [event] : [];
+        this.append(JSON.parse(readFileSync(path, 'utf8')) as Omit<SpooledEvent, 'seq'>, state);
       } catch {
-        return []; // read() sets an unreadable line aside
+        renameSync(path, `${path}.corrupt`);
+        this.problems.push(`an unreadable part file was moved to ${path}.corrupt`);
+        continue;
       }
-    });
-    if (ends.length === 0) return;
-    const records = this.sessions();
-    for (const event of ends) {
-      const record = (records[event.tag] ??= { turnsEnded: 0, touchedAt: event.receivedAt });
-      record.turnsEnded++;
-      record.touchedAt = Math.max(record.touchedAt, event.receivedAt);
+      rmSync(path, { force: true });
     }
-    this.saveSessions(records);
+    if (!given) this.saveState(state);
   }
 }

@@ -11,6 +11,7 @@ import { approvalRoutes } from './approvals.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
+import { hookRoutes } from './hooks.js';
 import { metricsRoutes } from './metrics.js';
 import { sessionRoutes } from './sessions.js';
 import { webhookRoutes } from './webhooks.js';
@@ -44,7 +45,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, approvals, usage, the webhook API, token management, whoami and the dashboard page. */
+/** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
@@ -56,5 +57,6 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(tokenRoutes, { deps: input.deps, access, tokens: input.tokens });
   app.register(approvalRoutes, { deps: input.deps, access });
   app.register(usageRoutes, { deps: input.deps, access });
+  app.register(hookRoutes, { deps: input.deps, access });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

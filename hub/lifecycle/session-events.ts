@@ -2,7 +2,7 @@ import { sessionEndIsTurnBoundary } from '../../shared/flavors.js';
 import type { SessionAlivePayload, SessionArchivePayload, SessionEndPayload, SessionJoinPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { requireSession } from '../services/require-session.js';
-import { runWrite } from '../services/changes.js';
+import { runWrite, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { claimRun, getRun, handOverRun, setRunDisconnected } from '../store/runs.js';
@@ -40,47 +40,49 @@ export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Acto
 }
 
 /** Ends the run and the lifecycle, leaving an archived session archived. */
-function endRunAndLifecycle(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
-  return runWrite(
-    deps,
-    async (tx, changes, now) => {
-      const session = await requireSession(tx, actor, payload.sid);
-      const reason = payload.reason ?? null;
-      await endLiveRun(tx, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
-      if (session.lifecycle.state !== 'ended' && session.lifecycle.state !== 'archived') {
-        await setLifecycle(tx, changes, session, { state: 'ended', reason, by: actor.by, now });
-      }
-      await noteActivity(tx, changes, session, now);
-      return await snapshotOf(tx, deps, actor, session.sid);
-    },
-    { exceptSocketId: actor.socketId },
-  );
+function endRunAndLifecycleWork(deps: HubDeps, actor: Actor, payload: SessionEndPayload): UnitOfWork<SessionSnapshot> {
+  return async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, payload.sid);
+    const reason = payload.reason ?? null;
+    await endLiveRun(tx, changes, session, { status: payload.status ?? runStatusFromReason(payload.reason), reason, now });
+    if (session.lifecycle.state !== 'ended' && session.lifecycle.state !== 'archived') {
+      await setLifecycle(tx, changes, session, { state: 'ended', reason, by: actor.by, now });
+    }
+    await noteActivity(tx, changes, session, now);
+    return await snapshotOf(tx, deps, actor, session.sid);
+  };
 }
 
 /**
  * `session-end`: for a flavor that fires it after every turn it is only a turn boundary (the run and
  * its restore record stay); for every other flavor it ends the run and the lifecycle.
  */
-export async function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
-  const probe = await requireSession(deps.store, actor, payload.sid);
-  if (!sessionEndIsTurnBoundary(probe.flavor)) return endRunAndLifecycle(deps, actor, payload);
-  return runWrite(
-    deps,
-    async (tx, changes, now) => {
-      const session = await requireSession(tx, actor, payload.sid);
-      await closeOpenTurn(tx, changes, session, { status: 'completed', response: null, now });
-      await noteActivity(tx, changes, session, now);
-      return await snapshotOf(tx, deps, actor, session.sid);
-    },
-    { exceptSocketId: actor.socketId },
-  );
+export function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
+  return runWrite(deps, endSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId });
+}
+
+/** The unit of work of `session-end` (the hook route runs it at the event's own time). */
+export function endSessionWork(deps: HubDeps, actor: Actor, payload: SessionEndPayload): UnitOfWork<SessionSnapshot> {
+  const endAll = endRunAndLifecycleWork(deps, actor, payload);
+  return async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, payload.sid);
+    if (!sessionEndIsTurnBoundary(session.flavor)) return endAll(tx, changes, now);
+    await closeOpenTurn(tx, changes, session, { status: 'completed', response: null, now });
+    await noteActivity(tx, changes, session, now);
+    return await snapshotOf(tx, deps, actor, session.sid);
+  };
 }
 
 /** `session-finalize`: the true end for every flavor; also releases the runner's binding. */
 export async function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
-  const snapshot = await endRunAndLifecycle(deps, actor, payload);
+  const snapshot = await runWrite(deps, finalizeSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId });
   if (actor.socketId !== undefined) bindings.release(actor.socketId, payload.sid);
   return snapshot;
+}
+
+/** The unit of work of `session-finalize`, without the socket binding (the hook route has none). */
+export function finalizeSessionWork(deps: HubDeps, actor: Actor, payload: SessionEndPayload): UnitOfWork<SessionSnapshot> {
+  return endRunAndLifecycleWork(deps, actor, payload);
 }
 
 /** `session-archive` (runner) and the HTTP archive (user): lifecycle archived; a live run ends. */

@@ -3,7 +3,7 @@ import { hubError } from '../../shared/errors.js';
 import { sameJson } from '../../shared/protocol/json.js';
 import type { SessionStartPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { runWrite, type ChangeSet } from '../services/changes.js';
+import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
@@ -39,38 +39,42 @@ async function linkToParent(tx: Tx, changes: ChangeSet, parent: StoredSession, c
  * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
  */
 export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
+  return runWrite(deps, startSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId });
+}
+
+/**
+ * The unit of work of `session-start`, for callers that run it inside their own write with their
+ * own `now` (the hook route applies an event at the time it fired).
+ */
+export function startSessionWork(deps: HubDeps, actor: Actor, payload: SessionStartPayload): UnitOfWork<{ session: SessionSnapshot; created: boolean }> {
   if (payload.metadata) assertDocumentSize(payload.metadata, 'metadata');
-  return runWrite(
-    deps,
-    async (tx, changes, now) => {
-      const linking = LINKING_SOURCES.has(payload.source) && payload.parentSid !== undefined;
-      const parent = linking ? await getSession(tx, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;
-      if (linking && !parent) throw hubError.notFound(payload.parentSid!);
+  return async (tx, changes, now) => {
+    const linking = LINKING_SOURCES.has(payload.source) && payload.parentSid !== undefined;
+    const parent = linking ? await getSession(tx, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;
+    if (linking && !parent) throw hubError.notFound(payload.parentSid!);
 
-      const existing =
-        (payload.sid !== undefined ? await getSession(tx, { namespace: actor.namespace, sid: payload.sid }) : undefined) ??
-        await getSessionByTag(tx, { namespace: actor.namespace, tag: payload.tag });
-      const created = existing === undefined;
-      const session = existing ?? await createSession(tx, changes, actor, payload, parent?.sid ?? null, now);
+    const existing =
+      (payload.sid !== undefined ? await getSession(tx, { namespace: actor.namespace, sid: payload.sid }) : undefined) ??
+      await getSessionByTag(tx, { namespace: actor.namespace, tag: payload.tag });
+    const created = existing === undefined;
+    const session = existing ?? await createSession(tx, changes, actor, payload, parent?.sid ?? null, now);
 
-      if (!created) {
-        if (session.flavor !== payload.flavor) await updateFlavor(tx, { sid: session.sid, flavor: payload.flavor });
-        session.flavor = payload.flavor;
-        if (payload.metadata && Object.keys(payload.metadata).length > 0) {
-          const outcome = applyMetadataPatch(session.metadata, payload.metadata);
-          if (!sameJson(outcome.document, session.metadata)) {
-            await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
-          }
+    if (!created) {
+      if (session.flavor !== payload.flavor) await updateFlavor(tx, { sid: session.sid, flavor: payload.flavor });
+      session.flavor = payload.flavor;
+      if (payload.metadata && Object.keys(payload.metadata).length > 0) {
+        const outcome = applyMetadataPatch(session.metadata, payload.metadata);
+        if (!sameJson(outcome.document, session.metadata)) {
+          await commitMetadataVersion(tx, changes, { session, outcome, by: actor.by, now });
         }
-        if (session.lifecycle.state !== 'running') await setLifecycle(tx, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
-        await noteActivity(tx, changes, session, now);
       }
-      await openRun(tx, changes, session, { now, pid: payload.pid ?? null, detached: payload.detached ?? false, hubId: deps.hubId });
-      await setPresence(tx, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
-      if (parent && parent.sid !== session.sid) await linkToParent(tx, changes, parent, session.sid, now);
+      if (session.lifecycle.state !== 'running') await setLifecycle(tx, changes, session, { state: 'running', reason: payload.source, by: 'runner', now });
+      await noteActivity(tx, changes, session, now);
+    }
+    await openRun(tx, changes, session, { now, pid: payload.pid ?? null, detached: payload.detached ?? false, hubId: deps.hubId });
+    await setPresence(tx, changes, session, { active: true, activeAt: now, aliveAt: now, thinking: false });
+    if (parent && parent.sid !== session.sid) await linkToParent(tx, changes, parent, session.sid, now);
 
-      return { session: await toSnapshot(tx, deps, (await getSession(tx, { namespace: actor.namespace, sid: session.sid }))!), created };
-    },
-    { exceptSocketId: actor.socketId },
-  );
+    return { session: await toSnapshot(tx, deps, (await getSession(tx, { namespace: actor.namespace, sid: session.sid }))!), created };
+  };
 }

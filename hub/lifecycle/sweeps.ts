@@ -5,6 +5,7 @@
  * Every query walks a partial index in bounded batches; no sweep scans every row.
  */
 import { pruneAppliedRequests } from '../store/applied-requests.js';
+import { pruneAppliedHookEvents } from '../store/hook-events.js';
 import { pruneEvents } from '../store/events.js';
 import { pruneDeadHubs } from '../store/hubs.js';
 import { listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, type StoredRun } from '../store/runs.js';
@@ -112,6 +113,9 @@ export function turnsTimedOutIfOpenedBy(now: number, turnTimeoutMs: number): num
   return now - turnTimeoutMs - 1;
 }
 
+/** How long applied hook event ids are kept (a re-sent one changes nothing). */
+const HOOK_EVENT_IDS_KEEP_MS = 30 * 86_400_000;
+
 export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const started = performance.now();
   const pass = { started, lastProgressAt: started, options };
@@ -191,6 +195,8 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
   const eventsPruned = await runWrite(deps, async (tx) => {
     const pruned = await pruneEvents(tx, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
     await pruneAppliedRequests(tx, { olderThan: now - Math.max(config.eventKeepMs, 86_400_000) });
+    // a hook event re-sent after this long (a spool left on a machine for a month) is applied again
+    await pruneAppliedHookEvents(tx, { olderThan: now - HOOK_EVENT_IDS_KEEP_MS });
     return pruned;
   });
 

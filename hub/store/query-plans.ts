@@ -4,6 +4,7 @@
  * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts).
  */
 import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
+import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
@@ -26,6 +27,7 @@ export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   prunableEvents: SELECT_PRUNABLE_EVENTS,
   deleteEventsUpto: DELETE_EVENTS_UPTO,
   pruneAppliedRequests: PRUNE_APPLIED_REQUESTS,
+  pruneAppliedHookEvents: PRUNE_APPLIED_HOOK_EVENTS,
 };
 
 const AFTER = { at: 0, sid: '' };

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
-import type { Activity, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
+import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
 import { getSessionTurnsUsage, getTurnUsage } from './usage.js';
 
@@ -25,6 +25,8 @@ interface ActivityRow {
   output: string | null;
   at: number;
   truncated: number;
+  status: ActivityStatus;
+  ended_at: number | null;
 }
 
 const INSERT_TURN = `
@@ -61,12 +63,17 @@ export const OPEN_TURNS_OLDER_THAN = `
 export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE status = 'open' AND opened_at <= @before`;
 const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
 const INSERT_ACTIVITY = `
-  INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, ord)
-  VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated,
+  INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
+  VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated, @status, @endedAt,
     (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`;
+// a finished tool: its output, status and end; truncated stays set once an input was cut
+const COMPLETE_ACTIVITY = `
+  UPDATE activities SET status = @status, output = @output, ended_at = @endedAt, truncated = CASE WHEN @truncated = 1 THEN 1 ELSE truncated END
+  WHERE activity_id = @activityId AND status = 'running'`;
 const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
-const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY ord`;
+// by when each tool started (hook events arrive out of firing order), then by arrival
+const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY at, ord`;
 
 /** The turn with its usage (one more indexed read: most turns have none, so it is not joined). */
 async function withUsage(sql: Sql, row: TurnRow | undefined): Promise<TurnSummary | undefined> {
@@ -99,6 +106,8 @@ function toActivity(row: ActivityRow): Activity & { turnId: string } {
     output: row.output === null ? null : (JSON.parse(row.output) as JsonValue),
     at: row.at,
     truncated: row.truncated === 1,
+    status: row.status,
+    endedAt: row.ended_at,
   };
 }
 
@@ -183,6 +192,8 @@ export async function insertActivity(
     output: JsonValue | null;
     at: number;
     truncated: boolean;
+    status: ActivityStatus;
+    endedAt: number | null;
   },
 ): Promise<void> {
   await sql.run(INSERT_ACTIVITY, {
@@ -192,6 +203,21 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.run(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+}
+
+/** Finishes a running activity; false when it was not running. */
+export async function completeActivity(
+  sql: Sql,
+  input: { activityId: string; status: ActivityStatus; output: JsonValue | null; outputTruncated: boolean; endedAt: number },
+): Promise<boolean> {
+  const result = await sql.run(COMPLETE_ACTIVITY, {
+    activityId: input.activityId,
+    status: input.status,
+    output: input.output === null ? null : JSON.stringify(input.output),
+    endedAt: input.endedAt,
+    truncated: input.outputTruncated ? 1 : 0,
+  });
+  return result.changes > 0;
 }
 
 export async function findActivityByToolUseId(sql: Sql, key: { sid: string; toolUseId: string }): Promise<(Activity & { turnId: string }) | undefined> {

@@ -4,6 +4,7 @@ export * from './auth.js';
 export * from './broadcast.js';
 export * from './dashboard.js';
 export type * from './events.js';
+export * from './hooks.js';
 export * from './http.js';
 export * from './ids.js';
 export * from './json.js';

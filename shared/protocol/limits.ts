@@ -11,4 +11,8 @@ export const LIMITS = {
   /** Deepest nesting accepted in a JSON document. */
   maxJsonDepth: 64,
   maxStringField: 1024,
+  /** POST /api/hooks: a request's body (the bridge cuts its spool into requests under this). */
+  maxHookBatchBytes: 1024 * 1024,
+  /** POST /api/hooks: events per request. */
+  maxHookBatchEvents: 500,
 } as const;

@@ -72,14 +72,22 @@ export const TurnSummarySchema = z.object({
 });
 export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 
+/** `running`: started (a hook's PreToolUse), not finished yet; `done` / `failed`: finished. */
+export const ActivityStatusSchema = z.enum(['running', 'done', 'failed']);
+export type ActivityStatus = z.infer<typeof ActivityStatusSchema>;
+
 export const ActivitySchema = z.object({
   activityId: z.string(),
   toolUseId: z.string().nullable(),
   tool: z.string(),
   input: JsonValueSchema.nullable(),
   output: JsonValueSchema.nullable(),
+  /** When the tool started (or, reported only once finished, when it was reported). */
   at: EpochMsSchema,
   truncated: z.boolean(),
+  status: ActivityStatusSchema,
+  /** When it finished; null while running. */
+  endedAt: EpochMsSchema.nullable(),
 });
 export type Activity = z.infer<typeof ActivitySchema>;
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
@@ -50,8 +50,11 @@ describe('session-hub hook claude', () => {
     const down = await deadUrl();
     const offline = await sendHooks('claude', claude.slice(0, 4), env(down));
     for (const result of offline) expect(result.code).toBe(0);
-    const spooled = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string });
-    expect(spooled.map((e) => e.action)).toEqual(['session-start', 'prompt-submit', 'tool-use', 'tool-use']);
+    // spooled as the agent sent them (the hub maps them), each with its firing time and its seq
+    const spooled = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { payload: { hook_event_name: string }; seq: number; firedAt: number });
+    expect(spooled.map((e) => e.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUse']);
+    expect(spooled.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+    expect(spooled.map((e) => e.firedAt)).toEqual([...spooled.map((e) => e.firedAt)].sort((a, b) => a - b));
     const { sessions } = await get<ListSessionsResponse>('/api/sessions');
     expect(sessions).toHaveLength(0);
 
@@ -66,7 +69,7 @@ describe('session-hub hook claude', () => {
 
     const session = await sessionByTag(claudeTag);
     expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
-    // one run only: the re-delivered session-start was skipped
+    // one run only: the re-delivered session-start was a duplicate by its event id
     const history = await get<{ history: unknown[] }>(`/api/sessions/${session.sid}/history`);
     expect(history.history).toHaveLength(1);
   });
@@ -77,17 +80,20 @@ describe('session-hub hook claude', () => {
     const results = await Promise.all(tools.map((payload) => runCli(['hook', 'claude'], { stdin: JSON.stringify(payload), env: env(down) })));
     for (const result of results) expect(result.code).toBe(0);
     const lines = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n');
-    expect(lines.map((l) => (JSON.parse(l) as { toolUseId: string }).toolUseId).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
+    const events = lines.map((l) => JSON.parse(l) as { payload: { tool_use_id: string }; seq: number });
+    expect(events.map((e) => e.payload.tool_use_id).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
+    // one seq each, taken under the lock: the spool's order
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('sets a damaged spool or sessions file aside, says so on stderr, and still delivers', async () => {
-    writeFileSync(join(spoolDir, 'sessions-claude.json'), '{ not json');
+  it('sets a damaged spool or state file aside, says so on stderr, and still delivers', async () => {
+    writeFileSync(join(spoolDir, 'state-claude.json'), '{ not json');
     writeFileSync(join(spoolDir, 'spool-claude.jsonl'), 'torn line {\n');
     const result = await runCli(['hook', 'claude'], { stdin: JSON.stringify(claude[0]), env: env() });
     expect(result).toMatchObject({ code: 0, stdout: '' });
-    expect(result.stderr).toContain('sessions-claude.json was unreadable');
+    expect(result.stderr).toContain('state-claude.json was unreadable');
     expect(result.stderr).toContain('unreadable spool line');
-    expect(readFileSync(join(spoolDir, 'sessions-claude.json.corrupt'), 'utf8')).toBe('{ not json');
+    expect(readFileSync(join(spoolDir, 'state-claude.json.corrupt'), 'utf8')).toBe('{ not json');
     expect(readFileSync(join(spoolDir, 'spool-claude.jsonl.corrupt'), 'utf8')).toBe('torn line {\n');
     expect((await sessionByTag(claudeTag)).lifecycle.state).toBe('running');
   });
@@ -95,9 +101,11 @@ describe('session-hub hook claude', () => {
   it('exits 0 without output for unreadable or unmapped payloads', async () => {
     const garbage = await runCli(['hook', 'claude'], { stdin: 'not json', env: env() });
     expect(garbage).toMatchObject({ code: 0, stdout: '' });
-    const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'Notification' }), env: env() });
+    // mapping is the hub's: an unmapped hook is sent, answered `ignored`, and leaves the spool
+    const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'PreCompact' }), env: env() });
     expect(unmapped).toMatchObject({ code: 0, stdout: '' });
     expect((await get<ListSessionsResponse>('/api/sessions')).sessions).toHaveLength(0);
+    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
   });
 });
 
@@ -125,19 +133,39 @@ describe('session-hub hook hermes', () => {
 });
 
 describe('session-hub hook install', () => {
-  it('prints the Claude Code hooks block for every hook event in the registry', async () => {
+  const BUNDLE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+  const command = `node ${JSON.stringify(BUNDLE)} claude`;
+  type Block = Record<string, { matcher?: string; hooks: { command: string; async?: boolean }[] }[]>;
+
+  it('prints the Claude Code hooks block for every hook event in the registry: async but SessionEnd, running the bundle', async () => {
     const result = await runCli(['hook', 'install', 'claude']);
     expect(result.code).toBe(0);
-    const { hooks } = JSON.parse(result.stdout) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
-    expect(Object.keys(hooks).sort()).toEqual(['PostToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
-    expect(hooks.PostToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command: 'session-hub hook claude' }] });
+    const { hooks } = JSON.parse(result.stdout) as { hooks: Block };
+    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(hooks.PostToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
+    expect(hooks.PreToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'Notification', 'PostToolUseFailure']) expect(hooks[event]![0]!.hooks[0]!.async).toBe(true);
+    // Claude Code kills async hooks still running when a -p run ends: the last event waits
+    expect(hooks.SessionEnd![0]!.hooks[0]!.async).toBeUndefined();
+    // no decision is answered yet: PermissionRequest stays out
+    expect(hooks.PermissionRequest).toBeUndefined();
   });
 
-  it('--write merges into settings.json, keeps the user settings and hooks, and is idempotent', async () => {
+  it('Gemini CLI runs every hook synchronously: no async written', async () => {
+    const { hooks } = JSON.parse((await runCli(['hook', 'install', 'gemini'])).stdout) as { hooks: Block };
+    for (const entries of Object.values(hooks)) expect(entries[0]!.hooks[0]!.async).toBeUndefined();
+  });
+
+  it('--write merges into settings.json, keeps the user settings and hooks, replaces an older bridge hook, and is idempotent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'session-hub-install-'));
     const file = join(dir, '.claude', 'settings.json');
     const mine = { type: 'command', command: 'my-linter --fix' };
-    const original = { model: 'opus', permissions: { allow: ['Bash(npm test)'] }, hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [mine] }], Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }] } };
+    const older = { type: 'command', command: 'session-hub hook claude', timeout: 10 };
+    const original = {
+      model: 'opus',
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [mine] }, { matcher: '*', hooks: [older] }], Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }] },
+    };
     await runCli(['hook', 'install', 'claude', '--write', '--file', file]).catch(() => undefined); // creates the dir
     writeFileSync(file, JSON.stringify(original));
 
@@ -147,13 +175,14 @@ describe('session-hub hook install', () => {
     expect(second.stdout).toContain('nothing changed');
     expect(readFileSync(file, 'utf8')).toBe(once);
 
-    const settings = JSON.parse(once) as typeof original & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    const settings = JSON.parse(once) as typeof original & { hooks: Block };
     expect(settings.model).toBe('opus');
     expect(settings.permissions).toEqual(original.permissions);
-    expect(settings.hooks.Notification).toEqual(original.hooks.Notification);
-    expect(settings.hooks.PostToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['my-linter --fix', 'session-hub hook claude']);
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd']) {
-      expect(settings.hooks[event]!.map((e) => e.hooks[0]!.command)).toEqual(['session-hub hook claude']);
+    // the user's own hooks stay; the older bridge hook (no async) is replaced, never doubled
+    expect(settings.hooks.Notification!.map((e) => e.hooks[0]!.command)).toEqual(['notify-send hi', command]);
+    expect(settings.hooks.PostToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['my-linter --fix', command]);
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'PreToolUse']) {
+      expect(settings.hooks[event]!.map((e) => e.hooks[0]!.command)).toEqual([command]);
     }
     rmSync(dir, { recursive: true, force: true });
   });

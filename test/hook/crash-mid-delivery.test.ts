@@ -23,7 +23,8 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     await sendHooks('claude', claude.slice(0, 3), env(down));
     const spoolFile = join(spoolDir, 'spool-claude.jsonl');
     const [start, prompt, tool] = readFileSync(spoolFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    const tools = Array.from({ length: 60 }, (_, i) => ({ ...tool, id: `spooled-tool-${i}`, toolUseId: `toolu_spooled_${i}` }));
+    const payload = tool!.payload as Record<string, unknown>;
+    const tools = Array.from({ length: 60 }, (_, i) => ({ ...tool, id: `spooled-tool-${i}`, seq: 3 + i, payload: { ...payload, tool_use_id: `toolu_spooled_${i}` } }));
     writeFileSync(spoolFile, [start, prompt, ...tools].map((event) => JSON.stringify(event)).join('\n') + '\n');
 
     // the hub is back; a hook process starts delivering and is killed once the prompt went through

@@ -13,11 +13,13 @@ import { fixture, sendHooks, hubReader } from './run-cli.js';
 
 const GRACE_MS = 300;
 const SWEEP_MS = 100;
+/** A hook is a sign of life: the session shows active until this long after its last hook. */
+const ALIVE_MS = 500;
 
 let hub: HubProcess;
 let spoolDir: string;
 beforeEach(async () => {
-  hub = await spawnHub({ env: { SESSION_HUB_RUN_GRACE_MS: String(GRACE_MS), SESSION_HUB_SWEEP_MS: String(SWEEP_MS) } });
+  hub = await spawnHub({ env: { SESSION_HUB_RUN_GRACE_MS: String(GRACE_MS), SESSION_HUB_SWEEP_MS: String(SWEEP_MS), SESSION_HUB_ALIVE_TIMEOUT_MS: String(ALIVE_MS) } });
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
 });
 stopHubsAfterEach();
@@ -38,8 +40,8 @@ describe('a hook-driven session while the user is quiet', () => {
     const before = await sessionByTag(tag);
     expect(before.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });
 
-    // no socket on the session for several graces and many sweeps
-    await sleep(GRACE_MS * 4 + SWEEP_MS * 2);
+    // no socket on the session for several graces and many sweeps (and past the alive timeout)
+    await sleep(Math.max(GRACE_MS * 4, ALIVE_MS) + SWEEP_MS * 2);
     const quiet = await sessionByTag(tag);
     expect(quiet.lifecycle).toEqual(before.lifecycle);
     expect(quiet.presence.active).toBe(false);

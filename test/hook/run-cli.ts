@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,8 +8,10 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 
+/** A fixture's payloads: a plain array, or `{ source, payloads }` naming where they come from. */
 export function fixture(name: string): Record<string, unknown>[] {
-  return JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', name), 'utf8')) as Record<string, unknown>[];
+  const parsed = JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', name), 'utf8')) as Record<string, unknown>[] | { payloads: Record<string, unknown>[] };
+  return Array.isArray(parsed) ? parsed : parsed.payloads;
 }
 
 /** Sends hook payloads one after another, as the agent does. */
@@ -48,6 +50,7 @@ export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }
   });
   afterEach(async () => {
     if (!started) return;
+    stopDrainers(started.spoolDir);
     await started.hub.close();
     rmSync(started.spoolDir, { recursive: true, force: true });
     started = undefined;
@@ -62,6 +65,19 @@ export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }
     SESSION_HUB_SPOOL_DIR: current().spoolDir,
   });
   return { env, ...hubReader(() => current().hub) };
+}
+
+/** Ends the drainers a test's hook calls left behind (detached processes retrying for minutes). */
+export function stopDrainers(spoolDir: string): void {
+  if (!existsSync(spoolDir)) return;
+  for (const name of readdirSync(spoolDir).filter((n) => /^drainer-.*\.lock$/.test(n))) {
+    const pid = Number(readFileSync(join(spoolDir, name), 'utf8'));
+    try {
+      if (pid > 0) process.kill(pid, 'SIGKILL');
+    } catch {
+      // exited already
+    }
+  }
 }
 
 /** A loopback URL where nothing listens: the hub is "down". */

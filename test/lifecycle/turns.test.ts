@@ -102,9 +102,9 @@ describe('tool-use', () => {
     const [turn] = await fetchTurns(hub, sid);
     expect(turn!.activityCount).toBe(3);
     expect(turn!.activities).toEqual([
-      { activityId: a.activityId, toolUseId: 'u1', tool: 'Read', input: { file: 'a.ts' }, output: 'contents', at: clock.now(), truncated: false },
-      { activityId: b.activityId, toolUseId: 'u2', tool: 'Edit', input: { file: 'a.ts' }, output: null, at: clock.now(), truncated: false },
-      { activityId: c.activityId, toolUseId: null, tool: 'Bash', input: 'ls', output: { code: 0 }, at: clock.now(), truncated: false },
+      { activityId: a.activityId, toolUseId: 'u1', tool: 'Read', input: { file: 'a.ts' }, output: 'contents', at: clock.now(), truncated: false, status: 'done', endedAt: clock.now() },
+      { activityId: b.activityId, toolUseId: 'u2', tool: 'Edit', input: { file: 'a.ts' }, output: null, at: clock.now(), truncated: false, status: 'done', endedAt: clock.now() },
+      { activityId: c.activityId, toolUseId: null, tool: 'Bash', input: 'ls', output: { code: 0 }, at: clock.now(), truncated: false, status: 'done', endedAt: clock.now() },
     ]);
     await waitFor(() => turnBodies(seen).length === 4, 2000, 'turn broadcasts');
     expect(turnBodies(seen).map((t) => t.activityCount)).toEqual([0, 1, 2, 3]);

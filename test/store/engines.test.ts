@@ -4,6 +4,7 @@
  * processes (here: several PgStore pools) on one database.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PG_MIGRATIONS } from '../../hub/store/postgres/migrations/index.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import type { Store, Tx } from '../../hub/store/sql.js';
 import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';

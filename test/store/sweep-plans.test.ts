@@ -18,6 +18,7 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   prunableEvents: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,
   deleteEventsUpto: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,
   pruneAppliedRequests: /^SEARCH applied_requests USING INDEX applied_requests_by_age /,
+  pruneAppliedHookEvents: /^SEARCH hook_events USING INDEX hook_events_by_age /,
 };
 
 /**

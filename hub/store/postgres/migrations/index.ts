@@ -6,6 +6,7 @@ import { migration005 } from './005-pid-bigint.js';
 import { migration006 } from './006-token-lifecycle.js';
 import { migration007 } from './007-attention.js';
 import { migration008 } from './008-webhooks.js';
+import { migration009 } from './009-hook-events.js';
 import { migration010 } from './010-usage-and-search.js';
 import { migration012 } from './012-event-metadata-ref.js';
 
@@ -13,4 +14,4 @@ import { migration012 } from './012-event-metadata-ref.js';
  * Migrations in order, the same schema versions as hub/store/sqlite/migrations (version N here is
  * version N there). Applied ones are rows of `schema_migrations`. Never edit a shipped one.
  */
-export const PG_MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration010, migration012];
+export const PG_MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration012];

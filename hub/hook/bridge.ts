@@ -1,0 +1,55 @@
+/**
+ * The hook bridge's entry: `session-hub hook <flavor>` (the agent runs it once per hook event, the
+ * payload on stdin) and `--drain <flavor>` (the detached drainer). `npm run build` bundles it with
+ * esbuild into dist/hook-bridge.mjs, one file loading only node built-ins, which the installed hook
+ * command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runDrainer } from './drainer.js';
+import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
+
+function readStdin(timeoutMs: number): Promise<string> {
+  return new Promise((resolveText) => {
+    let text = '';
+    const done = () => {
+      clearTimeout(timer);
+      resolveText(text);
+    };
+    const timer = setTimeout(done, timeoutMs);
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (chunk: string) => (text += chunk));
+    process.stdin.on('end', done);
+    process.stdin.on('error', done);
+  });
+}
+
+export async function runBridgeCli(args: readonly string[]): Promise<void> {
+  const [first, second] = args;
+  if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
+  if (first === undefined || first.startsWith('-')) {
+    process.stderr.write('usage: session-hub hook <flavor>   (the hook payload on stdin)\n');
+    process.exitCode = 2;
+    return;
+  }
+  // the hook process started when the agent fired the hook: that is the event's time
+  const firedAt = Math.round(performance.timeOrigin);
+  const budget = Number(process.env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
+  // once the event is spooled, whatever happens, the agent gets its hook back within the budget;
+  // never before: a process starved of CPU (many async hooks at once) must not lose its event
+  const onSpooled = () => setTimeout(() => process.exit(0), budget + 1500).unref();
+  try {
+    // the timer only guards against a caller that never closes stdin (an agent always does)
+    const payload = await readStdin(5000);
+    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled });
+    for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
+    // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
+    if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);
+  } catch (error) {
+    process.stderr.write(`session-hub hook: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exitCode = 0;
+}
+
+// run directly (the bundle, or a drainer started from this module): go
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) void runBridgeCli(process.argv.slice(2));

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import { applyHookEvents } from '../lifecycle/hook-events.js';
+import type { HubDeps } from '../services/deps.js';
+import { identityOf, requireToken, type TokenAccess } from './auth.js';
+
+/**
+ * POST /api/hooks: the hook bridge's route (a runner or admin token). 200 answers one result per
+ * event; 401/403 (token unknown or of the wrong role) come before the body is read, so the bridge
+ * tells a misconfigured hook from an unreachable hub.
+ */
+export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess }> = async (app, { deps, access }) => {
+  app.post(
+    '/api/hooks',
+    {
+      onRequest: requireToken(access, ['runner', 'admin']),
+      bodyLimit: LIMITS.maxHookBatchBytes,
+      schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
+    },
+    async (request) => {
+      const { namespace, role } = identityOf(request);
+      return { results: await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events) };
+    },
+  );
+};

@@ -1,0 +1,171 @@
+/**
+ * POST /api/hooks applied: each agent hook event, mapped through the registry on the hub, becomes
+ * the lifecycle action a socket runner would send, run as one unit of work at the time the hook
+ * fired (clamped: never after the hub's clock, never before the session's previous event), once per
+ * event id. What the bridge used to keep on the user's machine lives here: the session found by tag
+ * (get-or-create, detached runs), a session the hub ended reopened by the next event, the turn
+ * counter behind derived prompt ids.
+ */
+import { getFlavor } from '../../shared/flavors.js';
+import { HubError } from '../../shared/errors.js';
+import type { HookEvent, HookResult } from '../../shared/protocol/hooks.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
+import type { SessionSource } from '../../shared/protocol/lifecycle.js';
+import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { endsTurn, hookTagOf, mapHookPayload, type MappedHook } from '../services/hook-payload.js';
+import { findAppliedHookEvent, getHookSession, recordAppliedHookEvent, saveHookSession } from '../store/hook-events.js';
+import { getSessionByTag, type StoredSession } from '../store/sessions.js';
+import type { Tx } from '../store/sql.js';
+import { endSessionWork, finalizeSessionWork } from './session-events.js';
+import { startSessionWork } from './session-start.js';
+import { noteActivity, setPresence } from './transitions.js';
+import { recordToolUseWork, stopTurnWork, submitPromptWork } from './turn-events.js';
+
+/** The time an event is applied at: when it fired, but not in the hub's future nor before the session's last event. */
+export function eventTime(firedAt: number, hubNow: number, notBefore: number): number {
+  return Math.max(Math.min(firedAt, hubNow), Math.min(notBefore, hubNow));
+}
+
+function startMetadata(hook: MappedHook): JsonObject {
+  const metadata: JsonObject = {};
+  if (hook.cwd !== null) metadata.path = hook.cwd;
+  const tokenKey = getFlavor(hook.flavor)?.resumeTokenKey;
+  if (tokenKey) metadata[tokenKey] = hook.tag;
+  return metadata;
+}
+
+/** A run the hub ended on its own (runner_silent after the idle time): a later hook shows the agent is alive. */
+function lostByHub(session: StoredSession): boolean {
+  return session.lifecycle.state === 'ended' && session.lifecycle.by === 'hub' && session.lastRun?.status === 'interrupted';
+}
+
+async function start(deps: HubDeps, actor: Actor, hook: MappedHook, source: SessionSource, tx: Tx, changes: ChangeSet, at: number): Promise<string> {
+  // detached: no socket stays on the run between hooks; it ends when silent for the idle time
+  const work = startSessionWork(deps, actor, { tag: hook.tag, flavor: hook.flavor, source, metadata: startMetadata(hook), detached: true });
+  return (await work(tx, changes, at)).session.sid;
+}
+
+/**
+ * The hub session an event goes to. A session the hub never saw (hooks installed mid-session) or
+ * one it ended between two hooks is (re)opened with a session-start of source `resume`; an end
+ * event for no session has nothing to end (null).
+ */
+async function sessionFor(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number): Promise<string | null> {
+  const ending = hook.action === 'session-end' || hook.action === 'session-finalize';
+  if (existing && (ending || !lostByHub(existing))) return existing.sid;
+  if (ending) return null;
+  return start(deps, actor, hook, 'resume', tx, changes, at);
+}
+
+/** Runs the mapped action; the hub sid it went to, or null when there was none to go to. */
+async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number): Promise<string | null> {
+  if (hook.action === 'session-start') return start(deps, actor, hook, hook.source ?? 'startup', tx, changes, at);
+  const sid = await sessionFor(deps, actor, hook, existing, tx, changes, at);
+  if (sid === null) return null;
+  const tool = { sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, ...(hook.toolUseId ? { toolUseId: hook.toolUseId } : {}) };
+  switch (hook.action) {
+    case 'prompt-submit':
+      await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);
+      break;
+    case 'tool-start':
+      await recordToolUseWork(actor, tool, 'running')(tx, changes, at);
+      break;
+    case 'tool-use':
+      await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'done')(tx, changes, at);
+      break;
+    case 'tool-failure':
+      await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
+      break;
+    case 'turn-stop':
+      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}) })(tx, changes, at);
+      break;
+    case 'session-end':
+      await endSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
+      return sid;
+    case 'session-finalize':
+      await finalizeSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
+      return sid;
+    case 'notification':
+      break;
+  }
+  // the session's activity time never goes back (a spooled event can be older than a boot sweep's stamp)
+  await showAlive(tx, changes, actor, hook.tag, Math.max(at, existing?.lastActivityAt ?? 0));
+  return sid;
+}
+
+/**
+ * A hook is a sign of life, as a runner's heartbeat: the session is active, alive at the event's
+ * time; the sweep makes it inactive after the alive timeout without hooks (no socket to lose).
+ */
+async function showAlive(tx: Tx, changes: ChangeSet, actor: Actor, tag: string, at: number): Promise<void> {
+  const session = (await getSessionByTag(tx, { namespace: actor.namespace, tag }))!;
+  await noteActivity(tx, changes, session, at);
+  await setPresence(tx, changes, session, {
+    active: true,
+    activeAt: session.presence.active ? session.presence.activeAt : at,
+    aliveAt: Math.max(session.presence.aliveAt ?? 0, at),
+    thinking: session.presence.thinking,
+  });
+}
+
+function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<HookResult> {
+  return async (tx, changes, hubNow) => {
+    const key = { namespace: actor.namespace, eventId: event.id };
+    if ((await findAppliedHookEvent(tx, key)) !== undefined) return { id: event.id, outcome: 'duplicate' };
+    const tag = hookTagOf(event.flavor, event.payload);
+    const known = tag === undefined ? undefined : await getHookSession(tx, { namespace: actor.namespace, tag });
+    const mapped = mapHookPayload(event.flavor, event.payload, known?.turnsEnded ?? 0);
+    if (mapped.kind === 'ignored') {
+      await recordAppliedHookEvent(tx, { ...key, outcome: 'ignored', at: hubNow });
+      return { id: event.id, outcome: 'ignored', detail: mapped.why };
+    }
+    const { hook } = mapped;
+    const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
+    // "the session's previous event" is its previous hook event: not its activity time, which a hub
+    // restart stamps with the start (spooled events fired during the outage keep their own times)
+    const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
+    const sid = await applyAction(deps, actor, hook, existing, tx, changes, at);
+    await saveHookSession(tx, {
+      namespace: actor.namespace,
+      tag: hook.tag,
+      turnsEnded: (known?.turnsEnded ?? 0) + (endsTurn(hook.action) ? 1 : 0),
+      lastAt: at,
+      lastSeq: Math.max(known?.lastSeq ?? -1, event.seq),
+    });
+    const outcome = sid === null ? 'ignored' : 'applied';
+    await recordAppliedHookEvent(tx, { ...key, outcome, at: hubNow });
+    return sid === null ? { id: event.id, outcome, detail: `no session "${hook.tag}" to end` } : { id: event.id, outcome, sid };
+  };
+}
+
+/**
+ * Applies a batch: events in seq order (stable: the bridge sends each session's events in its
+ * order), one write each. An event the hub refuses for good is recorded `failed` (a re-send is a
+ * duplicate); a failure of the hub itself stops the batch there, the rest answered `retry`, so a
+ * session's events are never applied out of order.
+ */
+export async function applyHookEvents(deps: HubDeps, actor: Actor, events: readonly HookEvent[]): Promise<HookResult[]> {
+  const ordered = [...events].sort((a, b) => a.seq - b.seq);
+  const results: HookResult[] = [];
+  let stoppedBy: string | undefined;
+  for (const event of ordered) {
+    if (stoppedBy !== undefined) {
+      results.push({ id: event.id, outcome: 'retry', detail: `not applied: an earlier event failed (${stoppedBy})` });
+      continue;
+    }
+    try {
+      results.push(await runWrite(deps, applyOne(deps, actor, event)));
+    } catch (error) {
+      if (error instanceof HubError && error.code !== 'internal') {
+        await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }));
+        results.push({ id: event.id, outcome: 'failed', detail: `${error.code}: ${error.message}` });
+      } else {
+        deps.log.error({ err: error, hookEvent: event.id }, 'applying a hook event failed');
+        stoppedBy = 'internal error';
+        results.push({ id: event.id, outcome: 'retry', detail: 'internal error; nothing of this event was written' });
+      }
+    }
+  }
+  return results;
+}

@@ -1,0 +1,57 @@
+/**
+ * POST /api/hooks: the hook bridge's route (docs/hooks.md). The bridge sends the agent's raw hook
+ * payloads; the hub maps them through the flavor registry and applies each agent session's events
+ * in `seq` order at the time they fired, once per event id.
+ */
+import { z } from 'zod';
+import { JsonObjectSchema } from './json.js';
+import { LIMITS } from './limits.js';
+import { EpochMsSchema } from './session.js';
+
+const HOOK_BATCH_MAX_EVENTS = LIMITS.maxHookBatchEvents;
+
+export const HookEventSchema = z.object({
+  /** Chosen by the bridge when the hook fired; a re-sent event carries the same id. */
+  id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
+  flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  /** When the hook process started (ms): the time of the activity, turn or session it makes. */
+  firedAt: EpochMsSchema,
+  /** Order within the agent session, taken under the bridge's spool lock. */
+  seq: z.number().int().nonnegative(),
+  /** The agent's hook JSON as it came on stdin. */
+  payload: JsonObjectSchema,
+  /**
+   * The bridge waits for this event's `answer` (a synchronous hook whose output the agent reads,
+   * e.g. a permission decision). No action answers yet; the field reserves the shape.
+   */
+  sync: z.boolean().optional(),
+});
+export type HookEvent = z.infer<typeof HookEventSchema>;
+
+export const HookBatchSchema = z.object({
+  events: z.array(HookEventSchema).min(1, 'must hold at least one event').max(HOOK_BATCH_MAX_EVENTS, `must hold at most ${HOOK_BATCH_MAX_EVENTS} events`),
+});
+export type HookBatch = z.infer<typeof HookBatchSchema>;
+
+/**
+ * Per event: `applied`; `duplicate` (that id was applied before: nothing changed); `ignored` (not
+ * mapped for the flavor, or naming no session: `detail` says why; kept as applied); `failed` (the
+ * hub refuses it for good, e.g. metadata over 64 KiB: do not re-send); `retry` (not applied now, an
+ * earlier event of the batch could not be: re-send it, in order).
+ */
+export const HookOutcomeSchema = z.enum(['applied', 'duplicate', 'ignored', 'failed', 'retry']);
+export type HookOutcome = z.infer<typeof HookOutcomeSchema>;
+
+export const HookResultSchema = z.object({
+  id: z.string(),
+  outcome: HookOutcomeSchema,
+  detail: z.string().optional(),
+  /** The hub session the event went to, when it went to one. */
+  sid: z.string().optional(),
+  /** For a `sync` event: the JSON the bridge prints for the agent (none is produced yet). */
+  answer: JsonObjectSchema.optional(),
+});
+export type HookResult = z.infer<typeof HookResultSchema>;
+
+export const HookBatchResponseSchema = z.object({ results: z.array(HookResultSchema) });
+export type HookBatchResponse = z.infer<typeof HookBatchResponseSchema>;
