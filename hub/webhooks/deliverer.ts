@@ -38,7 +38,7 @@ export function retryDelay(failures: number, retryMs: number, retryMaxMs: number
 }
 
 /** A sleep that ends early when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);

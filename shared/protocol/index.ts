@@ -12,3 +12,4 @@ export * from './tokens.js';
 export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';
+export * from './push.js';

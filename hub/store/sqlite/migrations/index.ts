@@ -5,7 +5,8 @@ import { migration004 } from './004-history-by-rowid.js';
 import { migration005 } from './005-pid-bigint.js';
 import { migration006 } from './006-token-lifecycle.js';
 import { migration008 } from './008-webhooks.js';
+import { migration011 } from './011-push.js';
 import { migration012 } from './012-event-metadata-ref.js';
 
 /** Migrations in order; migration N brings `PRAGMA user_version` from N-1 to N. Never edit a shipped one. */
-export const MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration008, migration012];
+export const MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration008, migration012, migration011];
