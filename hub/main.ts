@@ -17,6 +17,7 @@ import { createSweeper } from './lifecycle/sweeper.js';
 import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
+import { createPushMetrics } from './push/metrics.js';
 import { createPusher } from './push/pusher.js';
 import { loadVapid } from './push/vapid.js';
 import { runWrite } from './services/changes.js';
@@ -113,7 +114,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const webhooks = createWebhookDeliverer(deps, createWebhookMetrics(metrics.registry, store));
   opened.push(() => webhooks.stop());
   // web pushes on attention changes: one process of a cluster sends (push/pusher.ts)
-  const pusher = createPusher(deps, vapid);
+  const pusher = createPusher(deps, vapid, createPushMetrics(metrics.registry));
   opened.push(() => pusher.stop());
   // stored tokens change under a running hub (revoke, expiry); environment tokens never do
   const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders: tokenHolders(sockets), log });

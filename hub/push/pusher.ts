@@ -9,11 +9,12 @@
  * when a push is handed out, not when it is delivered: a ping lost to a crash is not worth a stale
  * one later. Events older than the push TTL (a hub that was down) are passed over.
  */
+import type { Counter } from 'prom-client';
 import type { HubDeps } from '../services/deps.js';
+import { runAsLeader, sleep } from '../services/leader.js';
 import { namespaceSeqState, readEventPageAfter } from '../store/events.js';
 import { advancePushCursor, dropSubscription, listLiveSubscriptions, listPushNamespaces, pushCursor, type StoredPushSubscription } from '../store/push.js';
 import { getSession } from '../store/sessions.js';
-import { sleep } from '../webhooks/deliverer.js';
 import { labelOf } from '../webhooks/session-label.js';
 import { attentionSet, pushPayload, type AttentionNow } from './message.js';
 import { PUSH_TTL_SECONDS, sendPush } from './send.js';
@@ -22,7 +23,6 @@ import type { Vapid } from './vapid.js';
 const PAGE = 100;
 /** Tries per push: the first and two retries. */
 export const PUSH_ATTEMPTS = 3;
-const FOLLOWER_RETRY_MS = 2_000;
 
 export interface Pusher {
   start(): void;
@@ -33,7 +33,7 @@ export interface Pusher {
 /** A push service's host: enough to tell them apart in logs (an endpoint URL is a capability, never logged whole). */
 const serviceOf = (endpoint: string) => new URL(endpoint).host;
 
-export function createPusher(deps: HubDeps, vapid: Vapid): Pusher {
+export function createPusher(deps: HubDeps, vapid: Vapid, attempts: Counter<'result'>): Pusher {
   const { store, config, log, clock } = deps;
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
@@ -44,6 +44,7 @@ export function createPusher(deps: HubDeps, vapid: Vapid): Pusher {
     for (let attempt = 1; attempt <= PUSH_ATTEMPTS; attempt++) {
       const outcome = await sendPush({ subscription, payload, vapid, signal: stopping.signal });
       if (stopping.signal.aborted) return;
+      attempts.inc({ result: outcome.result });
       if (outcome.result === 'sent') return log.debug({ sid, service, token: subscription.tokenId }, 'push sent');
       if (outcome.result === 'gone') {
         await dropSubscription(store, subscription.endpoint);
@@ -97,21 +98,9 @@ export function createPusher(deps: HubDeps, vapid: Vapid): Pusher {
     await Promise.all(inFlight);
   }
 
-  async function run(): Promise<void> {
-    while (!stopping.signal.aborted) {
-      try {
-        const outcome = await store.tryExclusive('push-delivery', sendWhileLeader);
-        if (outcome.ran) return;
-      } catch (error) {
-        log.error({ err: error }, 'push sending stopped on an error; trying again');
-      }
-      await sleep(FOLLOWER_RETRY_MS, stopping.signal);
-    }
-  }
-
   return {
     start() {
-      running ??= run();
+      running ??= runAsLeader({ store, name: 'push-delivery', what: 'push sending', log, stopping: stopping.signal, work: sendWhileLeader });
     },
     async stop() {
       stopping.abort();

@@ -129,6 +129,9 @@ describe('sending', () => {
     expect(service.pushes.filter((p) => p.endpoint === failing.endpoint)).toHaveLength(PUSH_ATTEMPTS);
     // a 500 is not "gone": the subscription stays
     expect(await countSubscriptions(hub.deps.store, 'default')).toBe(2);
+    const metrics = await (await fetch(`${hub.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`session_hub_push_attempts_total\\{result="failed"\\} ${PUSH_ATTEMPTS}\\b`));
+    expect(metrics).toMatch(/session_hub_push_attempts_total\{result="sent"\} 1\b/);
   });
 
   it('sends nothing to browsers subscribed with a token revoked since', async () => {
