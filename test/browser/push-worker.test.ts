@@ -3,7 +3,8 @@
  * Content Security Policy, a push delivered to it through the DevTools protocol
  * (`ServiceWorker.deliverPushMessage`, what a push service's message becomes in the browser), and
  * the notification it shows read back with `registration.getNotifications()`. The payload is the
- * one the hub builds for an attention change (hub/push/message.ts).
+ * one the hub builds for an attention change (hub/push/message.ts). A click on it (dispatched in the
+ * worker: Chromium cannot click one from a test) takes the open page to the session.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -98,6 +99,24 @@ describe('push service worker', () => {
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: hub.url, registrationId, data: 'not json' });
     const all = await waitForNotifications(2);
     expect(all.map((n) => n.title).sort()).toEqual(['Fix the login · Claude Code', 'Session Hub']);
+  });
+
+  it('on a notification click, takes the open page to the session', async () => {
+    const cdp = await context.newCDPSession(page);
+    const registrationId = await registerWorker(cdp);
+    const payload = pushPayload({ sid: 'sid-7', session: { name: 'Deploy', agent: 'Claude Code' }, attention: { kind: 'question', since: Date.now(), message: null, tool: null }, eventAt: Date.now() });
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: hub.url, registrationId, data: JSON.stringify(payload) });
+    await waitForNotifications(1);
+    const [worker] = context.serviceWorkers();
+    if (!worker) throw new Error('no service worker in the context');
+    // Chromium has no way to click a notification from a test: the worker gets the event it would
+    // get (a synthetic one, so waitUntil refuses to extend it; the navigation runs all the same)
+    await worker.evaluate(`(async () => {
+      const [notification] = await self.registration.getNotifications();
+      try { self.dispatchEvent(new NotificationEvent('notificationclick', { notification })); } catch {}
+    })()`);
+    await page.waitForURL(`${hub.url}/#/s/sid-7`, { timeout: 5000 });
+    expect(await shownNotifications()).toEqual([]);
   });
 
   it('loads push.js in the page without errors, exporting enablePush and disablePush', async () => {
