@@ -10,7 +10,8 @@ import {
 import type { Vapid } from '../push/vapid.js';
 import type { HubDeps } from '../services/deps.js';
 import { tokenIdOf } from '../services/tokens.js';
-import { removeSubscription, saveSubscription } from '../store/push.js';
+import { subscribePush } from '../services/push.js';
+import { removeSubscription } from '../store/push.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { sendError } from './errors.js';
 
@@ -33,7 +34,7 @@ export const pushRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
     async (request, reply) => {
       const identity = identityOf(request);
       const { endpoint, keys } = request.body;
-      await saveSubscription(deps.store, { endpoint, ...keys, namespace: identity.namespace, tokenId: tokenIdOf(identity.tokenHash), now: deps.clock.now() });
+      await subscribePush(deps.store, { endpoint, ...keys, namespace: identity.namespace, tokenId: tokenIdOf(identity.tokenHash), now: deps.clock.now() });
       return reply.code(201).send({ subscribed: endpoint });
     },
   );

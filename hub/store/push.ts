@@ -27,6 +27,7 @@ const INSERT_VAPID = `INSERT INTO push_vapid (id, public_key, private_key, creat
 const SELECT_VAPID = `SELECT public_key AS "publicKey", private_key AS "privateKey" FROM push_vapid WHERE id = 1`;
 
 const SELECT_CURSOR = `SELECT seq FROM push_cursors WHERE namespace = @namespace`;
+const START_CURSOR = `INSERT INTO push_cursors (namespace, seq) VALUES (@namespace, @seq) ON CONFLICT (namespace) DO NOTHING`;
 const UPSERT_CURSOR = {
   sqlite: `INSERT INTO push_cursors (namespace, seq) VALUES (@namespace, @seq) ON CONFLICT (namespace) DO UPDATE SET seq = MAX(seq, @seq)`,
   postgres: `INSERT INTO push_cursors AS c (namespace, seq) VALUES (@namespace, @seq) ON CONFLICT (namespace) DO UPDATE SET seq = GREATEST(c.seq, @seq)`,
@@ -85,6 +86,11 @@ export async function vapidKeysOrInsert(sql: Sql, candidate: () => VapidKeys, no
 export async function pushCursor(sql: Sql, namespace: string): Promise<number | undefined> {
   const row = await sql.get<{ seq: number }>(SELECT_CURSOR, { namespace });
   return row === undefined ? undefined : Number(row.seq);
+}
+
+/** Sets the namespace's cursor if it has none yet. */
+export async function startPushCursor(sql: Sql, input: { namespace: string; seq: number }): Promise<void> {
+  await sql.run(START_CURSOR, input);
 }
 
 /** Moves the namespace's cursor forward (never back). */

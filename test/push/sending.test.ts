@@ -5,15 +5,16 @@
  * subscription answered 404/410 is deleted; other failures are retried a bounded number of times
  * and hold up no other subscription; a revoked token's browsers get nothing.
  *
- * Subscriptions are stored here with the store's own function: the HTTP API accepts https push
- * endpoints only (http-api.test.ts), and this push service is plain HTTP on loopback.
+ * Subscriptions are made here with the service the HTTP route calls (subscribePush): the route
+ * accepts https push endpoints only (http-api.test.ts), and this push service is plain HTTP on loopback.
  */
 import { describe, expect, it } from 'vitest';
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import { PUSH_ATTEMPTS } from '../../hub/push/pusher.js';
 import { hashToken, mintToken, revokeStoredToken, tokenIdOf } from '../../hub/services/tokens.js';
 import { appendEvent } from '../../hub/store/events.js';
-import { countSubscriptions, saveSubscription } from '../../hub/store/push.js';
+import { subscribePush } from '../../hub/services/push.js';
+import { countSubscriptions } from '../../hub/store/push.js';
 import { connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { closePushServicesAfterEach, startPushService, type BrowserSubscription, type PushService } from './push-service.js';
@@ -29,7 +30,7 @@ useTestHub(async (started) => {
 async function subscribe(service: PushService, options: { namespace?: string; token?: string } = {}): Promise<BrowserSubscription> {
   const browser = service.subscribe();
   const tokenId = tokenIdOf(hashToken(options.token ?? hub.tokens.dashboard));
-  await saveSubscription(hub.deps.store, { endpoint: browser.endpoint, ...browser.keys, namespace: options.namespace ?? 'default', tokenId, now: Date.now() });
+  await subscribePush(hub.deps.store, { endpoint: browser.endpoint, ...browser.keys, namespace: options.namespace ?? 'default', tokenId, now: Date.now() });
   return browser;
 }
 
@@ -43,11 +44,6 @@ async function setAttention(sid: string, value: { kind: string; message?: string
   await hub.deps.store.transaction((tx) => appendEvent(tx, { namespace, sid, body, now: Date.now() }));
 }
 
-/** The hub's sender has looked at the namespace once (a namespace seen first starts at its newest event). */
-async function senderReady(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 150));
-}
-
 async function publicKey(): Promise<string> {
   const response = await fetch(`${hub.url}/api/push/key`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
   return ((await response.json()) as { publicKey: string }).publicKey;
@@ -57,7 +53,6 @@ describe('sending', () => {
   it('pushes one encrypted, VAPID-signed ping per attention change, saying who needs you and why', async () => {
     const service = await startPushService();
     const browser = await subscribe(service);
-    await senderReady();
     const { sid } = await startSession(runner, { metadata: { path: '/work/alpha', title: 'Fix the login' } });
     await setAttention(sid, { kind: 'permission', tool: 'Bash', message: 'Claude needs your permission to use Bash' });
     await waitFor(() => service.pushes.length === 1, 5000, 'the permission push');
@@ -89,7 +84,6 @@ describe('sending', () => {
     const service = await startPushService();
     const mine = await subscribe(service);
     await subscribe(service, { namespace: 'other', token: hub.tokens.otherDashboard });
-    await senderReady();
     const { sid } = await startSession(runner, { tag: 'billing', metadata: { path: '/home/me/projects/billing-api/' } });
     await setAttention(sid, { kind: 'failed', message: 'rate limit reached' });
     await waitFor(() => service.pushes.length >= 1, 5000, 'the push');
@@ -105,7 +99,6 @@ describe('sending', () => {
     const gone410 = await subscribe(service);
     const kept = await subscribe(service);
     service.answer = (_index, push) => (push.endpoint === gone404.endpoint ? 404 : push.endpoint === gone410.endpoint ? 410 : 201);
-    await senderReady();
     const { sid } = await startSession(runner);
     await setAttention(sid, { kind: 'question', message: 'Which database?' });
     await waitFor(async () => (await countSubscriptions(hub.deps.store, 'default')) === 1, 5000, 'the gone subscriptions deleted');
@@ -119,7 +112,6 @@ describe('sending', () => {
     const failing = await subscribe(service);
     const healthy = await subscribe(service);
     service.answer = (_index, push) => (push.endpoint === failing.endpoint ? 500 : 201);
-    await senderReady();
     const { sid } = await startSession(runner);
     await setAttention(sid, { kind: 'permission', tool: 'Edit' });
     await waitFor(() => service.pushes.some((p) => p.endpoint === healthy.endpoint), 5000, 'the healthy push');
@@ -140,7 +132,6 @@ describe('sending', () => {
     await subscribe(service, { token: minted.token });
     const kept = await subscribe(service);
     await revokeStoredToken(hub.deps.store, { id: minted.stored.id, now: Date.now() });
-    await senderReady();
     const { sid } = await startSession(runner);
     await setAttention(sid, { kind: 'done' });
     await waitFor(() => service.pushes.length >= 1, 5000, 'the push');
