@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * The protocol suites run twice: on the embedded SQLite store and on the PostgreSQL store
  * (test/helpers/test-store.ts gives each test hub a fresh database). The rest runs once.
  */
-const PROTOCOL_SUITES = ['socket', 'http', 'lifecycle', 'resume', 'client', 'process', 'webhooks'].map((dir) => `test/${dir}/**/*.test.ts`);
+const PROTOCOL_SUITES = ['socket', 'http', 'lifecycle', 'resume', 'client', 'process', 'webhooks', 'push'].map((dir) => `test/${dir}/**/*.test.ts`);
 
 export default defineConfig({
   test: {

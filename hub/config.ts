@@ -32,6 +32,20 @@ const ConfigSchema = z.object({
   webhookRetryMaxMs: z.coerce.number().int().positive().default(300_000),
   webhookPauseAfter: z.coerce.number().int().positive().default(20),
   webhookPollMs: z.coerce.number().int().positive().default(1_000),
+  /**
+   * Web Push (docs/attention.md, "Browser push"): a VAPID key pair given by environment (both halves,
+   * base64url, as \`npx web-push generate-vapid-keys\` prints them); unset, the hub makes one on
+   * first start and keeps it in the database. The subject is the contact push services may use.
+   */
+  vapidPublicKey: z.string().optional(),
+  vapidPrivateKey: z.string().optional(),
+  vapidSubject: z
+    .string()
+    .regex(/^(mailto:\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL (push services contact its owner)')
+    .default('mailto:session-hub@localhost'),
+  /** How often the sending process looks for attention changes, and the first retry's wait (doubling, 3 tries). */
+  pushPollMs: z.coerce.number().int().positive().default(1_000),
+  pushRetryMs: z.coerce.number().int().positive().default(2_000),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -65,6 +79,11 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   webhookRetryMaxMs: 'SESSION_HUB_WEBHOOK_RETRY_MAX_MS',
   webhookPauseAfter: 'SESSION_HUB_WEBHOOK_PAUSE_AFTER',
   webhookPollMs: 'SESSION_HUB_WEBHOOK_POLL_MS',
+  vapidPublicKey: 'SESSION_HUB_VAPID_PUBLIC_KEY',
+  vapidPrivateKey: 'SESSION_HUB_VAPID_PRIVATE_KEY',
+  vapidSubject: 'SESSION_HUB_VAPID_SUBJECT',
+  pushPollMs: 'SESSION_HUB_PUSH_POLL_MS',
+  pushRetryMs: 'SESSION_HUB_PUSH_RETRY_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

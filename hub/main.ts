@@ -17,6 +17,9 @@ import { createSweeper } from './lifecycle/sweeper.js';
 import type { SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
+import { createPushMetrics } from './push/metrics.js';
+import { createPusher } from './push/pusher.js';
+import { loadVapid } from './push/vapid.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';
@@ -74,6 +77,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   opened.push(() => store.close());
   const hubId = randomUUID();
   const tokens = await loadTokens(store, config.tokens, () => clock.now());
+  const vapid = await loadVapid(store, config, clock.now());
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
   const server = createServer();
@@ -99,7 +103,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     { ratePerSecond: config.tokenRateLimitPerSecond, burst: config.tokenRateLimitBurst },
   );
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
-  registerHttpRoutes(app, { deps, tokens, limiter, metrics });
+  registerHttpRoutes(app, { deps, tokens, limiter, metrics, vapid });
 
   const sweeper = createSweeper(deps, metrics);
   opened.push(() => sweeper.stop());
@@ -112,6 +116,9 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   // webhooks: one process of a cluster delivers (webhooks/deliverer.ts)
   const webhooks = createWebhookDeliverer(deps, createWebhookMetrics(metrics.registry, store));
   opened.push(() => webhooks.stop());
+  // web pushes on attention changes: one process of a cluster sends (push/pusher.ts)
+  const pusher = createPusher(deps, vapid, createPushMetrics(metrics.registry));
+  opened.push(() => pusher.stop());
   // stored tokens change under a running hub (revoke, expiry); environment tokens never do
   const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders: tokenHolders(sockets), log });
   opened.push(() => tokenWatch?.stop());
@@ -131,6 +138,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const generated = await mintFirstTokens(store, tokens, config.tokens, clock.now());
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   webhooks.start();
+  pusher.start();
   log.info(
     { url, database: describeStore(config), sync: config.databaseUrl === undefined ? config.sync : 'postgresql', redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
@@ -142,6 +150,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       log.info('shutting down: closing sockets, HTTP and the database');
       await sweeper.stop();
       await webhooks.stop();
+      await pusher.stop();
       await heartbeat.stop();
       await tokenWatch?.stop();
       publisher.close?.();

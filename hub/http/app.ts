@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Logger } from '../log.js';
 import type { HubMetrics } from '../metrics/metrics.js';
+import type { Vapid } from '../push/vapid.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
@@ -13,6 +14,7 @@ import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
 import { hookRoutes } from './hooks.js';
 import { metricsRoutes } from './metrics.js';
+import { pushRoutes } from './push.js';
 import { sessionRoutes } from './sessions.js';
 import { webhookRoutes } from './webhooks.js';
 import { tokenRoutes } from './tokens.js';
@@ -45,8 +47,8 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, token management, whoami and the dashboard page. */
-export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics }): void {
+/** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
+export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn' });
@@ -54,6 +56,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(whoamiRoutes, { access });
   app.register(sessionRoutes, { deps: input.deps, access });
   app.register(webhookRoutes, { deps: input.deps, access });
+  app.register(pushRoutes, { deps: input.deps, access, vapid: input.vapid });
   app.register(tokenRoutes, { deps: input.deps, access, tokens: input.tokens });
   app.register(approvalRoutes, { deps: input.deps, access });
   app.register(usageRoutes, { deps: input.deps, access });

@@ -1,6 +1,6 @@
 /**
  * Serves the dashboard web page (spec section 10): `GET /` without a token, its static assets
- * under `/dashboard/<file>`, and the SDK's compiled browser modules under `/sdk/client/<file>`
+ * under `/dashboard/<file>`, the push service worker at `/sw.js`, and the SDK's compiled browser modules under `/sdk/client/<file>`
  * (the page's live map is the SDK's `DashboardClient`, so the merge rules exist once), and the view
  * library's ES modules from node_modules under `/vendor/<file>` (Preact and htm; no build step, no
  * CDN). The page asks for a token itself and talks to the hub over `/dashboard` and the HTTP API.
@@ -66,6 +66,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /** Plain names: no slashes, no dot segments, a known extension (in the page folder or its `components/`). */
 const ASSET_NAME = /^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg|json)$/i;
+
+/** The Web Push service worker (docs/attention.md, "Browser push"), served at `/sw.js`. */
+const SERVICE_WORKER = 'sw.js';
 
 /** The page's inline import maps (there is one). */
 const IMPORT_MAP = /<script type="importmap">([\s\S]*?)<\/script>/g;
@@ -139,6 +142,8 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
     const ext = (match[1] ?? '').toLowerCase();
     assetHeaders(reply, ext);
     if (ext === 'html') reply.header('content-security-policy', contentSecurityPolicy(body.toString('utf8')));
+    // a worker runs under its own script's policy: the page's, with no inline script at all
+    if (name === SERVICE_WORKER) reply.header('content-security-policy', CSP);
     return reply.send(body);
   }
 
@@ -160,6 +165,8 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   )});\n`;
   app.get('/dashboard/flavors.js', (_request, reply) => assetHeaders(reply, 'js').send(flavorsModule));
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
+  // at the root, so its scope covers the whole page (a worker's scope is at most its own folder)
+  app.get(`/${SERVICE_WORKER}`, (_request, reply) => sendAsset(reply, SERVICE_WORKER));
   app.get<{ Params: { file: string } }>('/dashboard/:file', (request, reply) => sendAsset(reply, request.params.file));
   app.get<{ Params: { file: string } }>('/dashboard/components/:file', (request, reply) => sendAsset(reply, request.params.file, join(dir, 'components')));
   app.get<{ Params: { file: string } }>('/vendor/:file', async (request, reply) => {

@@ -12,6 +12,7 @@
  * URLs are never logged: a chat service's webhook URL is itself a credential.
  */
 import type { HubDeps } from '../services/deps.js';
+import { runAsLeader, sleep } from '../services/leader.js';
 import { namespaceSeqState, readEventPageAfter } from '../store/events.js';
 import { getSession } from '../store/sessions.js';
 import { listDueWebhooks, markDelivered, markFailed, skipTo, type WebhookWithSecret } from '../store/webhooks.js';
@@ -23,8 +24,6 @@ import { labelOf } from './session-label.js';
 
 /** Events read per query while a webhook catches up. */
 const PAGE = 100;
-/** How often a process that is not delivering checks whether the delivering one is gone. */
-const FOLLOWER_RETRY_MS = 2_000;
 
 export interface WebhookDeliverer {
   start(): void;
@@ -35,20 +34,6 @@ export interface WebhookDeliverer {
 /** The wait before attempt `failures + 1`: retryMs doubling per failure, at most retryMaxMs. */
 export function retryDelay(failures: number, retryMs: number, retryMaxMs: number): number {
   return Math.min(retryMaxMs, retryMs * 2 ** Math.min(Math.max(failures - 1, 0), 30));
-}
-
-/** A sleep that ends early when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 export function createWebhookDeliverer(deps: HubDeps, metrics: WebhookMetrics): WebhookDeliverer {
@@ -134,21 +119,9 @@ export function createWebhookDeliverer(deps: HubDeps, metrics: WebhookMetrics): 
     await Promise.all(draining.values());
   }
 
-  async function run(): Promise<void> {
-    while (!stopping.signal.aborted) {
-      try {
-        const outcome = await store.tryExclusive('webhook-delivery', deliverWhileLeader);
-        if (outcome.ran) return;
-      } catch (error) {
-        log.error({ err: error }, 'webhook delivery stopped on an error; trying again');
-      }
-      await sleep(FOLLOWER_RETRY_MS, stopping.signal);
-    }
-  }
-
   return {
     start() {
-      running ??= run();
+      running ??= runAsLeader({ store, name: 'webhook-delivery', what: 'webhook delivery', log, stopping: stopping.signal, work: deliverWhileLeader });
     },
     async stop() {
       stopping.abort();

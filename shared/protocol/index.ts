@@ -16,3 +16,4 @@ export * from './usage.js';
 export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';
+export * from './push.js';
