@@ -21,11 +21,21 @@ function tryCreate(path: string): boolean {
   }
 }
 
-/** False only when no process has the pid (ESRCH); EPERM means it exists under another user. */
+/** A zombie (Linux: state Z in /proc/<pid>/stat): killed, not yet reaped (a container whose pid 1 does not reap). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false; // no /proc: kill(pid, 0) is all we know
+  }
+}
+
+/** False when no process has the pid (ESRCH) or it is a zombie; EPERM means it exists under another user. */
 function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    return !isZombie(pid);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
