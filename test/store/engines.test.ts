@@ -10,7 +10,7 @@ import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { STORE_ENGINES as engines, type EngineTarget as Target } from '../helpers/store-engines.js';
 
-const LATEST_SCHEMA = 5;
+const LATEST_SCHEMA = 6;
 const T = 1_700_000_000_123; // a millisecond timestamp: past 32 bits
 
 let target: Target;
