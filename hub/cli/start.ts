@@ -22,6 +22,8 @@ them once; only their hashes are stored.
 Several hub processes: ${ENV_VARS.databaseUrl} (postgres://…, instead of <dir>/hub.db),
 ${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.heartbeatMs}.
 
+Durability: ${ENV_VARS.sync}=full makes SQLite fsync every commit (power-loss safe, fewer writes/s).
+
 Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
 ${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
 ${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst}, ${ENV_VARS.tokenRateLimitPerSecond},

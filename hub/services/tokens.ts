@@ -57,6 +57,7 @@ export function parseTokenSpec(spec: string): PlainToken[] {
  */
 export class TokenRegistry {
   private entries: { hash: Buffer; identity: TokenIdentity }[] = [];
+  /** When a miss last re-read the stored tokens. */
   private reloadedAt = 0;
   /** Stored tokens seen in use since the last `takeUses`: hash → when. */
   private uses = new Map<string, number>();
@@ -80,6 +81,8 @@ export class TokenRegistry {
     const presented = createHash('sha256').update(token, 'utf8').digest();
     const found = this.find(presented);
     if (found || !this.reload || Date.now() - this.reloadedAt < RELOAD_AFTER_MISS_MS) return this.accept(found);
+    // throttled apart from the periodic refresh: a token made just after one is found at once
+    this.reloadedAt = Date.now();
     await this.refresh();
     return this.accept(this.find(presented));
   }
@@ -92,7 +95,6 @@ export class TokenRegistry {
   /** Re-reads the stored tokens (nothing to do for tokens given by environment). */
   async refresh(): Promise<void> {
     if (!this.reload) return;
-    this.reloadedAt = Date.now();
     const reloaded = await this.reload();
     this.entries = [];
     for (const identity of reloaded) this.add(identity);
