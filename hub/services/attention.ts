@@ -25,12 +25,19 @@ function sameAttention(a: Attention | null, b: Attention | null): boolean {
 
 /**
  * Sets (input) or clears (null) the session's attention inside a unit of work; an unchanged one
- * writes and broadcasts nothing. The same kind again keeps its `since`: how long the session has
- * waited does not restart because the agent repeated itself.
+ * writes and broadcasts nothing. The same kind again keeps its `since` (how long the session has
+ * waited does not restart because the agent repeated itself) and what it does not say: Claude
+ * Code's permission Notification, which names no tool, after its PermissionRequest, which has no text.
  */
 export async function applyAttention(tx: Tx, changes: ChangeSet, session: StoredSession, input: AttentionInput | null, now: number): Promise<void> {
   const current = session.attention;
-  const next = input === null ? null : { ...input, since: current?.kind === input.kind ? current.since : now };
+  const same = current !== null && input !== null && current.kind === input.kind;
+  const next =
+    input === null
+      ? null
+      : same
+        ? { kind: input.kind, since: current.since, message: input.message ?? current.message, tool: input.tool ?? current.tool }
+        : { ...input, since: now };
   if (sameAttention(current, next)) return;
   await updateAttention(tx, { sid: session.sid, attention: next });
   session.attention = next;

@@ -57,7 +57,10 @@ describe('the hook applier\'s calls', () => {
 
     const { approval } = await applyHook(sid, payload('claude-permission-request.json'));
     expect(approval).toMatchObject({ status: 'pending', tool: 'Bash', input: { command: 'rm -rf node_modules', description: 'Remove node_modules directory' }, cwd: '/Users/...' });
-    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash', message: null });
+    // Claude Code's permission Notification follows: it adds its text and keeps the tool it does not name
+    await applyHook(sid, payload('claude-notification-permission-prompt.json'));
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash', message: 'Claude needs your permission to use Bash' });
     // the bridge's wait; the user answers in the terminal instead, so the tool runs
     const waiting = waitForDecision(harness.deps, approval!.approvalId, 30_000);
     const { superseded } = await applyHook(sid, payload('claude-post-tool-use.json'));
@@ -77,6 +80,6 @@ describe('the hook applier\'s calls', () => {
     const bodies = harness.published.map((e) => e.event.body);
     expect(bodies.filter((b) => b.t === 'approval').map((b) => b.t === 'approval' && b.approval.status)).toEqual(['pending', 'superseded']);
     const attention = bodies.flatMap((b) => (b.t === 'update-session' && b.attention ? [b.attention.value?.kind ?? null] : []));
-    expect(attention).toEqual(['done', null, 'permission', null, 'failed', null]);
+    expect(attention).toEqual(['done', null, 'permission', 'permission', null, 'failed', null]);
   });
 });
