@@ -11,6 +11,7 @@ import {
   SessionStartAckSchema,
   ToolUseAckSchema,
   TurnStopAckSchema,
+  UsageAckSchema,
 } from '../../shared/protocol/lifecycle.js';
 import { UpdateMetadataAckSchema, UpdateStateAckSchema } from '../../shared/protocol/versioned.js';
 import { closeAllClients, connectDashboard, connectRunner, startSession, type DashboardSocket, type RunnerSocket } from '../helpers/clients.js';
@@ -27,6 +28,7 @@ function runnerEvents(sid: string): [string, Record<string, unknown>, z.ZodType]
     ['prompt-submit', { sid, prompt: 'hello', promptId: 'p1' }, PromptSubmitAckSchema],
     ['tool-use', { sid, tool: 'Bash', toolUseId: 'u1', input: { cmd: 'ls' }, output: 'ok' }, ToolUseAckSchema],
     ['turn-stop', { sid, response: 'done', status: 'completed' }, TurnStopAckSchema],
+    ['usage', { sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 5 }] }, UsageAckSchema],
     ['session-end', { sid, reason: 'completed', status: 'success' }, SessionAckSchema],
     ['session-finalize', { sid, reason: 'completed' }, SessionAckSchema],
     ['session-archive', { sid, reason: 'done' }, SessionAckSchema],

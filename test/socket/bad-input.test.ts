@@ -361,6 +361,7 @@ describe('requestId, update-state and namespaces', () => {
       ['prompt-submit', (sid) => ({ sid, prompt: 'hi' })],
       ['tool-use', (sid) => ({ sid, tool: 'Bash' })],
       ['turn-stop', (sid) => ({ sid })],
+      ['usage', (sid) => ({ sid, usage: [{ model: 'm', inputTokens: 1, outputTokens: 1 }] })],
       ['session-end', (sid) => ({ sid })],
       ['session-archive', (sid) => ({ sid, reason: 'x' })],
       ['session-alive', (sid) => ({ sid, time: Date.now() })],
