@@ -7,13 +7,15 @@ import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
-import { sessionViewOf } from './session-view.js';
+import { sessionTitleOf, sessionViewOf, type SessionView } from './session-view.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
 
 /** `view`: only the derived title and activity may have moved (the current turn opened or closed). */
 type Field = 'metadata' | 'agentState' | 'lifecycle' | 'presence' | 'attention' | 'view';
 /** Fields as bits: a changed session costs one small object per write, not a Set. */
 const FIELD_BITS: Record<Field, number> = { metadata: 1, agentState: 2, lifecycle: 4, presence: 8, attention: 16, view: 32 };
+/** The fields whose change may move a session's activity and last prompt (session-view.ts). */
+const VIEW_INPUTS = FIELD_BITS.lifecycle | FIELD_BITS.presence | FIELD_BITS.attention | FIELD_BITS.view;
 
 interface ChangedSession {
   session: StoredSession;
@@ -85,6 +87,17 @@ export class ChangeSet {
     return this;
   }
 
+  /**
+   * The derived fields that may have moved with `fields`: all of them with a lifecycle, presence,
+   * attention or current-turn change, the title alone with a metadata write, none with a state
+   * write (each costs reads in the writer's transaction).
+   */
+  private async viewOf(tx: Tx, session: StoredSession, fields: number): Promise<Partial<SessionView>> {
+    if (fields & VIEW_INPUTS) return sessionViewOf(tx, session);
+    if (fields & FIELD_BITS.metadata) return { title: await sessionTitleOf(tx, session) };
+    return {};
+  }
+
   /** Appends the events to the log; call inside the transaction. */
   async toEvents(tx: Tx, deps: Pick<HubDeps, 'clock' | 'config'>, now: number): Promise<OutgoingEvent[]> {
     const out: OutgoingEvent[] = [];
@@ -118,7 +131,7 @@ export class ChangeSet {
         lifecycle: fields & FIELD_BITS.lifecycle ? lifecycleOf(session) : null,
         presence: fields & FIELD_BITS.presence ? presenceOf(session) : null,
         attention: fields & FIELD_BITS.attention ? { value: session.attention } : null,
-        ...(await sessionViewOf(tx, session)),
+        ...(await this.viewOf(tx, session, fields)),
       }, withMetadata && historyVersion === session.metadataVersion ? historyVersion : undefined);
     }
     return out;

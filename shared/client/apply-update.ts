@@ -16,10 +16,10 @@ export function applySessionUpdate(snapshot: SessionSnapshot, body: UpdateSessio
   if (body.lifecycle) next.lifecycle = body.lifecycle;
   if (body.presence) next.presence = body.presence;
   if (body.attention) next.attention = body.attention.value;
-  // derived by the hub from all of the above and the current turn; always sent, always current
-  next.title = body.title;
-  next.activity = body.activity;
-  next.lastPrompt = body.lastPrompt;
+  // derived by the hub from all of the above and the current turn; sent when they may have moved
+  if (body.title !== undefined) next.title = body.title;
+  if (body.activity !== undefined) next.activity = body.activity;
+  if (body.lastPrompt !== undefined) next.lastPrompt = body.lastPrompt;
   if (at !== undefined && (body.metadata || body.agentState || body.lifecycle)) next.updatedAt = Math.max(snapshot.updatedAt, at);
   // writes are activity (the hub's own metadata versions are not, so this may run a little ahead)
   if (at !== undefined && (body.metadata || body.agentState)) next.lastActivityAt = Math.max(snapshot.lastActivityAt, at);

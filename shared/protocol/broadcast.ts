@@ -16,9 +16,11 @@ import { UsageTotalsSchema } from './usage.js';
 
 /**
  * The fields of a session that changed, with their stored values; null where unchanged. The derived
- * `title`, `activity` and `lastPrompt` are the exception: always present and current (lastPrompt null
- * = no prompt yet); the hub sends an update-session whenever their inputs change (also when the current
- * turn opens or closes), so a client never derives them itself.
+ * `title`, `activity` and `lastPrompt` are present, current, whenever they may have moved (absent:
+ * unchanged): `title` with every metadata change, all three with a lifecycle, presence or attention
+ * change and when the current turn opens or closes (lastPrompt null = no prompt yet). A client never
+ * derives them itself. They are left out of a plain metadata or state write on purpose: deriving
+ * them costs reads in the writer's transaction (issue 15's write path).
  */
 export const UpdateSessionBodySchema = z.object({
   t: z.literal('update-session'),
@@ -33,10 +35,10 @@ export const UpdateSessionBodySchema = z.object({
    * have none: read as unchanged.
    */
   attention: z.object({ value: AttentionSchema.nullable() }).nullable().default(null),
-  /** Derived from the fields above and the current turn: sent with every update-session, current. */
-  title: z.string(),
-  activity: SessionActivitySchema,
-  lastPrompt: z.string().nullable(),
+  /** Derived from the fields above and the current turn; present when they may have moved. */
+  title: z.string().optional(),
+  activity: SessionActivitySchema.optional(),
+  lastPrompt: z.string().nullable().optional(),
 });
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBodySchema>;
 

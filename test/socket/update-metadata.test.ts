@@ -82,10 +82,8 @@ describe('update-session bodies (spec section 5)', () => {
       lifecycle: null,
       presence: null,
       attention: null,
-      // the derived fields are always there, current: the metadata title names the session now
+      // a metadata write may move the title (it does: the metadata title names the session now), nothing else derived
       title: 'x',
-      activity: 'idle',
-      lastPrompt: null,
     });
 
     await writer.emitWithAck('update-state', { sid: session.sid, expectedVersion: 1, agentState: { mode: 'plan' } });
@@ -98,9 +96,6 @@ describe('update-session bodies (spec section 5)', () => {
       lifecycle: null,
       presence: null,
       attention: null,
-      title: 'x',
-      activity: 'idle',
-      lastPrompt: null,
     });
 
     // a heartbeat that starts thinking: presence only
