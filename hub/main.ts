@@ -66,11 +66,11 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
 
-  // a bad price file stops the start before anything is opened (docs/usage.md)
-  const prices = loadPrices(config.dataDir);
   // one process per SQLite data directory (several processes share PostgreSQL instead)
   // the directory is checked first: an unusable one is named at once, before anything opens in it
   if (config.databaseUrl === undefined) prepareDataDir(config.dataDir);
+  // a bad price file stops the start before anything is opened in the directory (docs/usage.md)
+  const prices = loadPrices(config.dataDir);
   const dataDirLock = config.databaseUrl === undefined ? lockDataDir(config.dataDir) : undefined;
   opened.push(() => dataDirLock?.release());
   const store = await openStore(config, log);
