@@ -192,7 +192,7 @@ describe('usage', () => {
     expect(await textOf(page, '#session-usage tr[data-model="claude-sonnet-4-5"] .model-cost')).toBe('$0.45');
 
     await page.locator('#nav-usage').click();
-    await page.waitForSelector('#usage-chart rect.bar');
+    await page.waitForSelector('#usage-chart rect.bar', { state: 'attached' });
     await waitForText(page, '#usage-total', '$0.45');
     expect(await page.locator('#usage-chart rect.bar').count()).toBe(30);
     await page.locator('#usage-group').selectOption('model');
