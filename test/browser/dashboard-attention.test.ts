@@ -171,6 +171,25 @@ describe('notifications', () => {
   });
 });
 
+describe('web push opt-in', () => {
+  it('shows the push button once the page has its push module, and hands it the token', async () => {
+    // the module another branch adds (hub/dashboard/push.js), served here as the browser would get it
+    await page.route('**/dashboard/push.js', (route) =>
+      route.fulfill({
+        contentType: 'text/javascript; charset=utf-8',
+        body: 'export async function enablePush(token) { window.pushCalls = [...(window.pushCalls ?? []), ["enable", token]]; }\n' +
+          'export async function disablePush() { window.pushCalls = [...(window.pushCalls ?? []), ["disable"]]; }\n',
+      }),
+    );
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.locator('#push-toggle').click();
+    await waitForText(page, '#push-toggle', 'Push on');
+    await page.locator('#push-toggle').click();
+    await page.waitForSelector('#push-toggle[aria-pressed="false"]');
+    expect(await page.evaluate(() => (window as unknown as { pushCalls: unknown[] }).pushCalls)).toEqual([['enable', hub.tokens.dashboard], ['disable']]);
+  });
+});
+
 describe('usage', () => {
   it('shows cost per session, tokens per model with "no price known", and the usage view with a daily chart', async () => {
     const sid = await startSession(`usage-${Date.now()}`);
