@@ -81,6 +81,7 @@ function SignedIn({ token, route, onSignOut }) {
   useEffect(() => {
     document.title = pageTitle(waiting);
   }, [waiting]);
+  useEffect(() => () => void (document.title = pageTitle(0)), []);
   useEffect(() => {
     const notices = watchAttention(store);
     const live = connectLive({

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { messageOf } from '../format.js';
+import { displayPath, messageOf } from '../format.js';
 import { toolSummary } from '../tools.js';
 import { RelTime } from './rel-time.js';
 
@@ -35,6 +35,21 @@ function ordered(approvals) {
 }
 
 /**
+ * The fetched approvals merged with those held: an ended one beats a pending copy (a status only
+ * moves on from pending), else the held one (it came live, as new or newer).
+ * @param {Approval[]} held
+ * @param {Approval[]} fetched
+ */
+function merge(held, fetched) {
+  const byId = new Map(held.map((a) => [a.approvalId, a]));
+  for (const a of fetched) {
+    const mine = byId.get(a.approvalId);
+    if (!mine || (mine.status === 'pending' && a.status !== 'pending')) byId.set(a.approvalId, a);
+  }
+  return [...byId.values()];
+}
+
+/**
  * The approvals of one session, live.
  * @param {import('../api.js').Api} api
  * @param {import('../sessions.js').SessionView} store
@@ -46,14 +61,19 @@ function useApprovals(api, store, sid) {
   useEffect(() => {
     let closed = false;
     const stop = store.onApproval((approval) => approval.sid === sid && put(approval));
-    api.approvals(sid).then(
-      // what came live meanwhile is as new as the fetched list, or newer
-      (body) => closed || setApprovals((live) => ordered([...body.approvals.filter((a) => !live?.some((l) => l.approvalId === a.approvalId)), ...(live ?? [])])),
-      (err) => closed || setError(messageOf(err)),
-    );
+    const fetchAll = () =>
+      api.approvals(sid).then(
+        // what came live meanwhile is as new as the fetched list, or newer
+        (body) => closed || setApprovals((live) => ordered(merge(live ?? [], body.approvals))),
+        (err) => closed || setError(messageOf(err)),
+      );
+    fetchAll();
+    // after a reconnect or resync, approvals may have opened or ended unseen: fetch them again
+    const stopReset = store.subscribe((change) => change.kind === 'reset' && store.client && fetchAll());
     return () => {
       closed = true;
       stop();
+      stopReset();
     };
   }, [api, store, sid]);
   return { approvals, error, put };
@@ -66,9 +86,9 @@ function useApprovals(api, store, sid) {
 
 /**
  * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null,
- *   now: number, showEnded?: boolean }} props `showEnded`: the detail shows decided ones too; a needs-you row only the pending
+ *   hub?: import('../format.js').HubHost | null, now: number, showEnded?: boolean }} props `showEnded`: the detail shows decided ones too; a needs-you row only the pending
  */
-export function ApprovalList({ sid, store, api, role, now, showEnded = false }) {
+export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false }) {
   const { approvals, error, put } = useApprovals(api, store, sid);
   const [deciding, setDeciding] = useState(/** @type {Record<string, string>} */ ({}));
   const canDecide = DECIDING_ROLES.includes(role ?? '');
@@ -96,7 +116,7 @@ export function ApprovalList({ sid, store, api, role, now, showEnded = false }) 
         <span class="approval-tool">${a.tool}</span>
         <code class="approval-input" title=${toolSummary(a.tool, a.input)}>${toolSummary(a.tool, a.input)}</code>
       </div>
-      ${a.cwd && html`<div class="approval-cwd muted">in <span class="path">${a.cwd}</span></div>`}
+      ${a.cwd && html`<div class="approval-cwd muted">in <span class="path" title=${a.cwd}>${displayPath(a.cwd, store.get(sid)?.metadata.value ?? {}, hub)}</span></div>`}
       ${a.status === 'pending'
         ? canDecide
           ? html`<div class="approval-actions">

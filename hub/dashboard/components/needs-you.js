@@ -19,9 +19,10 @@ function openUnlessControl(event, sid) {
 }
 
 /**
- * @param {{ store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number }} props
+ * @param {{ store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null,
+ *   hub: import('../format.js').HubHost | null, now: number }} props
  */
-export function NeedsYou({ store, api, role, now }) {
+export function NeedsYou({ store, api, role, hub, now }) {
   const waiting = needingYou(store.list());
   if (!waiting.length) return null;
   return html`<section id="needs-you" class="needs-you" aria-label="Sessions that need you">
@@ -36,7 +37,7 @@ export function NeedsYou({ store, api, role, now }) {
           <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
           ${s.attention.message && html`<span class="attention-message">${s.attention.message}</span>`}
         </div>
-        ${s.attention.kind === 'permission' && html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} now=${now} />`}
+        ${s.attention.kind === 'permission' && html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} />`}
       </li>`)}
     </ol>
   </section>`;

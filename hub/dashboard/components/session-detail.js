@@ -99,7 +99,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
     </section>
     <section class="approvals-panel" id="session-approvals">
       <h3>Tool approvals</h3>
-      <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} now=${now} showEnded=${true} />
+      <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
     </section>
     <${TurnTimeline} turns=${turns.value} error=${turns.error} />
     <${SessionUsage} session=${s} turns=${turns.value} />

@@ -54,7 +54,7 @@ export function SessionList({ store, api, role, hub }) {
   /** @param {Event} e */
   const value = (e) => /** @type {HTMLInputElement | HTMLSelectElement} */ (e.currentTarget).value;
 
-  return html`${!searching && !filters.needsYou && html`<${NeedsYou} store=${store} api=${api} role=${role} now=${now} />`}
+  return html`${!searching && !filters.needsYou && html`<${NeedsYou} store=${store} api=${api} role=${role} hub=${hub} now=${now} />`}
   <section id="list">
     <div class="list-head">
       <h2>Sessions <span class="count" id="list-count">${searching ? `${rows.length}${search.nextCursor ? '+' : ''}` : rows.length}</span></h2>
