@@ -15,7 +15,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
 import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
-import { startHub } from '../hub/main.js';
+import { startHub, type RunningHub } from '../hub/main.js';
+import { openApproval } from '../hub/services/approvals.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, 'docs', 'screenshots');
@@ -43,7 +44,8 @@ async function ack(socket: Socket, event: string, payload: unknown): Promise<any
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function seed(url: string, spoolDir: string): Promise<{ detailSid: string }> {
+async function seed(hub: RunningHub, spoolDir: string): Promise<{ detailSid: string; approvalSid: string }> {
+  const url = hub.url;
   const env = { SESSION_HUB_URL: url, SESSION_HUB_TOKEN: TOKENS.runner, SESSION_HUB_SPOOL_DIR: spoolDir };
   const home = homedir();
   const claude = fixture('claude-session.json');
@@ -82,7 +84,14 @@ async function seed(url: string, spoolDir: string): Promise<{ detailSid: string 
     await ack(runner, 'tool-use', { sid: sdk.sid, tool, toolUseId: `tu-${tool}`, input, output });
     await sleep(400);
   }
-  return { detailSid: (await findSid(url, idle)) ?? sdk.sid };
+  await ack(runner, 'usage', { sid: sdk.sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 182_000, outputTokens: 9_400, cacheReadTokens: 640_000 }] });
+
+  // a session waiting for approval to run a command (opened as the hook path opens one), and one asking something
+  const deploy = (await ack(runner, 'session-start', { tag: 'deploy-bot', flavor: 'claude', source: 'startup', metadata: { path: `${home}/src/shop`, title: 'Ship the release', claudeSessionId: 'c-88' } })).session;
+  await ack(runner, 'prompt-submit', { sid: deploy.sid, prompt: 'Tag the release and deploy it to staging.' });
+  await openApproval(hub.deps, { namespace: 'default', role: 'runner', by: 'runner' }, { sid: deploy.sid, tool: 'Bash', input: { command: 'npm run deploy -- --env staging' }, cwd: `${home}/src/shop` });
+  await ack(runner, 'attention', { sid: sdk.sid, kind: 'question', message: 'Should I also update the snapshot files?' });
+  return { detailSid: (await findSid(url, idle)) ?? sdk.sid, approvalSid: deploy.sid };
 }
 
 async function findSid(url: string, tag: string): Promise<string | undefined> {
@@ -91,7 +100,7 @@ async function findSid(url: string, tag: string): Promise<string | undefined> {
   return body.sessions.find((s) => s.tag === tag)?.sid;
 }
 
-/** `path`: '' for the list, `#/s/<sid>` for a detail (shown to an admin token, so its actions show too). */
+/** `path`: '' for the list, `#/s/<sid>` for a detail, `#/usage` the usage view (shown to an admin token, so its actions show too). */
 async function shoot(browser: Browser, url: string, name: string, viewport: { width: number; height: number }, path: string): Promise<void> {
   const context = await browser.newContext({ viewport, deviceScaleFactor: 1, ...(viewport.width < 500 ? { isMobile: true, hasTouch: true } : {}), colorScheme: 'light' });
   const page = await context.newPage();
@@ -100,7 +109,7 @@ async function shoot(browser: Browser, url: string, name: string, viewport: { wi
   page.on('console', (m) => /Content Security Policy|Refused to/i.test(m.text()) && problems.push(m.text()));
   await page.goto(`${url}/?token=${path ? TOKENS.admin : TOKENS.dashboard}${path}`);
   await page.waitForSelector('#conn[data-state="live"]');
-  await page.waitForSelector(path ? '.turns-panel li.turn' : '#sessions li.session');
+  await page.waitForSelector(path === '#/usage' ? '#usage-chart' : path ? '.turns-panel li.turn' : '#sessions li.session');
   await sleep(400);
   const file = join(OUT, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
@@ -118,12 +127,15 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     mkdirSync(OUT, { recursive: true });
-    const { detailSid } = await seed(hub.url, spoolDir);
+    const { detailSid, approvalSid } = await seed(hub, spoolDir);
     const detail = `#/s/${encodeURIComponent(detailSid)}`;
     await shoot(browser, hub.url, 'list-desktop', { width: 1280, height: 640 }, '');
     await shoot(browser, hub.url, 'list-phone', { width: 390, height: 844 }, '');
     await shoot(browser, hub.url, 'detail-desktop', { width: 1280, height: 800 }, detail);
     await shoot(browser, hub.url, 'detail-phone', { width: 390, height: 844 }, detail);
+    await shoot(browser, hub.url, 'approval-desktop', { width: 1280, height: 800 }, `#/s/${encodeURIComponent(approvalSid)}`);
+    await shoot(browser, hub.url, 'usage-desktop', { width: 1280, height: 640 }, '#/usage');
+    await shoot(browser, hub.url, 'usage-phone', { width: 390, height: 844 }, '#/usage');
   } finally {
     await browser.close();
     await hub.close();

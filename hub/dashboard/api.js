@@ -44,7 +44,7 @@ export function createApi(token) {
 
   const sid = (/** @type {string} */ s) => `/api/sessions/${encodeURIComponent(s)}`;
   return {
-    /** @returns {Promise<{ role: 'runner' | 'dashboard' | 'admin', namespace: string }>} */
+    /** @returns {Promise<{ role: 'runner' | 'dashboard' | 'operator' | 'admin', namespace: string }>} */
     whoami: () => call('GET', '/api/whoami'),
     /** @returns {Promise<{ host: string | null, home: string | null }>} the hub's host, for `~/` paths */
     host: () => call('GET', '/api/host'),
@@ -58,9 +58,34 @@ export function createApi(token) {
     resume: (s, policy) => call('POST', `${sid(s)}/resume`, { policy }),
     /** @param {string} s @param {string} reason */
     archive: (s, reason) => call('POST', `${sid(s)}/archive`, { reason }),
+    /** @param {string} s @returns {Promise<import('../../shared/protocol/attention.js').ApprovalsResponse>} */
+    approvals: (s) => call('GET', `${sid(s)}/approvals`),
+    /** @param {string} s @param {string} approvalId @param {'allow' | 'deny'} decision */
+    decide: (s, approvalId, decision) => call('POST', `${sid(s)}/approvals/${encodeURIComponent(approvalId)}`, { decision }),
+    /**
+     * The HTTP list (filters, text search, pages): shared/protocol/http.ts ListSessionsQuerySchema.
+     * @param {Record<string, string | number | undefined>} query
+     * @returns {Promise<import('../../shared/protocol/http.js').ListSessionsResponse>}
+     */
+    sessions: (query) => call('GET', `/api/sessions?${searchParams(query)}`),
+    /**
+     * @param {{ from?: string, to?: string, groupBy: 'day' | 'flavor' | 'project' | 'model' }} query
+     * @returns {Promise<import('../../shared/protocol/http.js').UsageResponse>}
+     */
+    usage: (query) => call('GET', `/api/usage?${searchParams(query)}`),
     /** @param {string} s */
     repair: (s) => call('POST', `${sid(s)}/repair`, {}),
   };
+}
+
+/**
+ * A query string of the set values only.
+ * @param {Record<string, string | number | undefined>} query
+ */
+function searchParams(query) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  return params.toString();
 }
 
 /** @typedef {ReturnType<typeof createApi>} Api */

@@ -9,6 +9,7 @@
  * @typedef {import('../../shared/protocol/session.js').SessionSnapshot} SessionSnapshot
  * @typedef {import('../../shared/protocol/session.js').TurnSummary} TurnSummary
  * @typedef {import('../../shared/protocol/broadcast.js').UpdateEvent} UpdateEvent
+ * @typedef {import('../../shared/protocol/attention.js').Approval} Approval
  * @typedef {import('../../shared/client/dashboard-client.js').DashboardClient} DashboardClient
  * @typedef {{ kind: 'reset' } | { kind: 'sessions', sids: string[] }} Change
  *   `reset`: render everything again (sessions may have left the map); `sessions`: these changed or appeared.
@@ -23,6 +24,8 @@ export class SessionView {
     this.listeners = new Set();
     /** @type {Set<(sid: string) => void>} */
     this.staleResumeListeners = new Set();
+    /** @type {Set<(approval: Approval) => void>} */
+    this.approvalListeners = new Set();
     /** @type {Set<string>} */
     this.dirty = new Set();
     this.flushQueued = false;
@@ -42,6 +45,8 @@ export class SessionView {
       // a turn event the map does not hold (activity on a turn that already closed) still changes
       // what the detail view shows: tell the listeners
       if (body.t === 'turn') this.mark(body.sid);
+      // approvals are not part of the snapshot: the views that show them listen here
+      if (body.t === 'approval') for (const fn of this.approvalListeners) fn(body.approval);
     });
     this.reset();
   }
@@ -56,6 +61,12 @@ export class SessionView {
   onResumeStale(fn) {
     this.staleResumeListeners.add(fn);
     return () => this.staleResumeListeners.delete(fn);
+  }
+
+  /** @param {(approval: Approval) => void} fn called when an approval opens or changes status */
+  onApproval(fn) {
+    this.approvalListeners.add(fn);
+    return () => this.approvalListeners.delete(fn);
   }
 
   /** @param {string} sid */

@@ -9,6 +9,10 @@ import { ApiError, createApi } from '../api.js';
 import { clearToken, loadToken, saveToken } from '../auth.js';
 import { connectLive } from '../live.js';
 import { SessionView } from '../sessions.js';
+import { needingYou, pageTitle } from '../attention.js';
+import { useStore } from '../hooks.js';
+import { watchAttention } from '../notify.js';
+import { UsageView } from './usage-view.js';
 import { Refused } from './refused.js';
 import { SessionDetail } from './session-detail.js';
 import { SessionList } from './session-list.js';
@@ -16,9 +20,12 @@ import { SignIn } from './sign-in.js';
 import { TopBar } from './top-bar.js';
 
 const RESUME_REFETCH_MS = 300;
+/** Not a session id (a sid never holds a space). */
+const USAGE_ROUTE = ' usage';
 
-/** The session id in the address (`#/s/<sid>`), or null for the list. */
+/** The view in the address: `#/s/<sid>` one session, `#/usage` the usage view, else the list (null). */
 function routeOf() {
+  if (location.hash === '#/usage') return USAGE_ROUTE;
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   return match ? decodeURIComponent(match[1] ?? '') : null;
 }
@@ -69,11 +76,20 @@ function SignedIn({ token, route, onSignOut }) {
   const [me, setMe] = useState(/** @type {Awaited<ReturnType<typeof api.whoami>> | null} */ (null));
   const [hub, setHub] = useState(/** @type {import('../format.js').HubHost | null} */ (null));
 
+  useStore(store);
+  const waiting = needingYou(store.list()).length;
   useEffect(() => {
+    document.title = pageTitle(waiting);
+  }, [waiting]);
+  useEffect(() => () => void (document.title = pageTitle(0)), []);
+  useEffect(() => {
+    const notices = watchAttention(store);
     const live = connectLive({
       token,
       view: store,
       onState: (state, detail) => {
+        // what the first subscribe brought is known; attention after it is news
+        if (state === 'live') notices.prime();
         if (state === 'refused') {
           setRefused(detail ?? 'unauthorized');
           live.close();
@@ -92,15 +108,17 @@ function SignedIn({ token, route, onSignOut }) {
     const stopResume = watchResume(api, store);
     return () => {
       live.close();
+      notices.stop();
       stopResume();
     };
   }, [api, store, token]);
 
   let view;
   if (refused) view = html`<${Refused} code=${refused} onSignOut=${onSignOut} />`;
+  else if (route === USAGE_ROUTE) view = html`<${UsageView} api=${api} />`;
   else if (route) view = html`<${SessionDetail} key=${route} sid=${route} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
-  else view = html`<${SessionList} store=${store} hub=${hub} />`;
-  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} /><main>${view}</main>`;
+  else view = html`<${SessionList} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
+  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} /><main>${view}</main>`;
 }
 
 /**

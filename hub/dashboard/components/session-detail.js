@@ -8,7 +8,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { useNow, useStore } from '../hooks.js';
 import { messageOf, prettyJson } from '../format.js';
+import { sayAttention } from '../attention.js';
+import { duration } from '../format.js';
 import { ActivityBadge } from './activity-badge.js';
+import { ApprovalList } from './approval-list.js';
+import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
@@ -87,9 +91,18 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         <${CopyId} label="session" value=${s.sid} name="sid" />
         <${CopyId} label="agent's id" value=${s.tag} name="tag" />
       </p>
+      ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>
+        ${sayAttention(s.attention)} <span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
+        ${s.attention.message && html`<span class="attention-message">${s.attention.message}</span>`}
+      </p>`}
       <${SessionFacts} session=${s} hub=${hub} now=${now} />
     </section>
+    <section class="approvals-panel" id="session-approvals">
+      <h3>Tool approvals</h3>
+      <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
+    </section>
     <${TurnTimeline} turns=${turns.value} error=${turns.error} />
+    <${SessionUsage} session=${s} turns=${turns.value} />
     <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
       <h3>Metadata <span class="version" data-version=${s.metadata.version}>v${s.metadata.version}</span></h3>

@@ -2,6 +2,8 @@
 /** One session in the list: title, project, agent, activity, last prompt, last activity. */
 import { html } from '../html.js';
 import { displayPath, flavorName, lastPathPart, projectPath, truncate } from '../format.js';
+import { sayAttention } from '../attention.js';
+import { sayCost } from '../usage.js';
 import { ActivityBadge } from './activity-badge.js';
 import { RelTime } from './rel-time.js';
 
@@ -24,10 +26,12 @@ export function SessionRow({ session: s, hub, now }) {
       <a class="title" href=${href}>${s.title}</a>
       <${ActivityBadge} activity=${s.activity} />
     </div>
+    ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>${sayAttention(s.attention)}</p>`}
     <div class="session-meta">
       ${project && html`<span class="project" title=${displayPath(project, s.metadata.value, hub)}>${lastPathPart(project)}</span>`}
       <span class="agent">${flavorName(s.flavor)}</span>
       <${RelTime} at=${s.updatedAt} now=${now} />
+      ${sayCost(s.usage) && html`<span class="cost" title="what this session's tokens cost">${sayCost(s.usage)}</span>`}
     </div>
     ${prompt && html`<p class="prompt" title=${truncate(prompt, 500)}>${truncate(prompt, PROMPT_CHARS)}</p>`}
   </li>`;

@@ -1,0 +1,55 @@
+// @ts-check
+/**
+ * What a session wants from a person (its `attention`, docs/attention.md) in plain words, and the
+ * "needs you" order: the longest waiting first. Pure functions, no DOM.
+ */
+
+/**
+ * @typedef {import('../../shared/protocol/session.js').Attention} Attention
+ * @typedef {import('../../shared/protocol/session.js').SessionSnapshot} SessionSnapshot
+ */
+
+/**
+ * "wants approval to run Bash", "asks you something", "finished", "stopped on an error".
+ * @param {Attention} attention
+ */
+export function sayAttention(attention) {
+  switch (attention.kind) {
+    case 'permission':
+      return attention.tool ? `wants approval to run ${attention.tool}` : 'wants approval to run a tool';
+    case 'question':
+      return 'asks you something';
+    case 'done':
+      return 'finished';
+    case 'failed':
+      return 'stopped on an error';
+    default:
+      return String(attention.kind);
+  }
+}
+
+/**
+ * The sessions that need a person, the longest waiting first (the sid breaks ties).
+ * @param {Iterable<SessionSnapshot>} sessions
+ * @returns {(SessionSnapshot & { attention: Attention })[]}
+ */
+export function needingYou(sessions) {
+  const waiting = /** @type {(SessionSnapshot & { attention: Attention })[]} */ ([...sessions].filter((s) => s.attention));
+  return waiting.sort((a, b) => a.attention.since - b.attention.since || (a.sid < b.sid ? -1 : 1));
+}
+
+/**
+ * One key per attention change of a session: a notification is shown at most once per key.
+ * @param {SessionSnapshot} session
+ */
+export function attentionKey(session) {
+  return session.attention ? `${session.sid}\u0000${session.attention.kind}\u0000${session.attention.since}` : null;
+}
+
+/**
+ * The page title with the count of sessions that need a person: "(2) Session Hub".
+ * @param {number} count
+ */
+export function pageTitle(count) {
+  return count > 0 ? `(${count}) Session Hub` : 'Session Hub';
+}

@@ -1,0 +1,137 @@
+// @ts-check
+/**
+ * A session's tool approvals (docs/attention.md): each pending one with its tool, a one-line summary
+ * of its input and its folder, and Allow / Deny for the roles that decide (operator, admin); others
+ * read "waiting for approval". A click decides at once. Ended approvals show who decided, when and
+ * why. Fetched over HTTP, then kept current by the live `approval` bodies.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { displayPath, messageOf } from '../format.js';
+import { toolSummary } from '../tools.js';
+import { RelTime } from './rel-time.js';
+
+/** @typedef {import('../../../shared/protocol/attention.js').Approval} Approval */
+
+/** The roles whose tokens may decide (shared/protocol/auth.ts DECIDING_ROLES). */
+const DECIDING_ROLES = Object.freeze(['operator', 'admin']);
+
+const OUTCOME = Object.freeze({
+  pending: 'waiting for approval',
+  allowed: 'allowed',
+  denied: 'denied',
+  expired: 'expired: nobody decided in time, the agent asked in its terminal',
+  superseded: 'answered in the agent’s terminal',
+});
+
+/**
+ * Pending first (oldest first), then the ended ones (latest end first), as the hub lists them.
+ * @param {Approval[]} approvals
+ */
+function ordered(approvals) {
+  const pending = approvals.filter((a) => a.status === 'pending').sort((a, b) => a.createdAt - b.createdAt);
+  const ended = approvals.filter((a) => a.status !== 'pending').sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0));
+  return [...pending, ...ended];
+}
+
+/**
+ * The fetched approvals merged with those held: an ended one beats a pending copy (a status only
+ * moves on from pending), else the held one (it came live, as new or newer).
+ * @param {Approval[]} held
+ * @param {Approval[]} fetched
+ */
+function merge(held, fetched) {
+  const byId = new Map(held.map((a) => [a.approvalId, a]));
+  for (const a of fetched) {
+    const mine = byId.get(a.approvalId);
+    if (!mine || (mine.status === 'pending' && a.status !== 'pending')) byId.set(a.approvalId, a);
+  }
+  return [...byId.values()];
+}
+
+/**
+ * The approvals of one session, live.
+ * @param {import('../api.js').Api} api
+ * @param {import('../sessions.js').SessionView} store
+ * @param {string} sid
+ */
+function useApprovals(api, store, sid) {
+  const [approvals, setApprovals] = useState(/** @type {Approval[] | null} */ (null));
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let closed = false;
+    const stop = store.onApproval((approval) => approval.sid === sid && put(approval));
+    const fetchAll = () =>
+      api.approvals(sid).then(
+        // what came live meanwhile is as new as the fetched list, or newer
+        (body) => closed || setApprovals((live) => ordered(merge(live ?? [], body.approvals))),
+        (err) => closed || setError(messageOf(err)),
+      );
+    fetchAll();
+    // after a reconnect or resync, approvals may have opened or ended unseen: fetch them again
+    const stopReset = store.subscribe((change) => change.kind === 'reset' && store.client && fetchAll());
+    return () => {
+      closed = true;
+      stop();
+      stopReset();
+    };
+  }, [api, store, sid]);
+  return { approvals, error, put };
+
+  /** @param {Approval} approval */
+  function put(approval) {
+    setApprovals((list) => ordered([...(list ?? []).filter((a) => a.approvalId !== approval.approvalId), approval]));
+  }
+}
+
+/**
+ * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null,
+ *   hub?: import('../format.js').HubHost | null, now: number, showEnded?: boolean }} props `showEnded`: the detail shows decided ones too; a needs-you row only the pending
+ */
+export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false }) {
+  const { approvals, error, put } = useApprovals(api, store, sid);
+  const [deciding, setDeciding] = useState(/** @type {Record<string, string>} */ ({}));
+  const canDecide = DECIDING_ROLES.includes(role ?? '');
+
+  /** @param {Approval} approval @param {'allow' | 'deny'} decision */
+  async function decide(approval, decision) {
+    setDeciding((d) => ({ ...d, [approval.approvalId]: '' }));
+    try {
+      put(await api.decide(sid, approval.approvalId, decision));
+      setDeciding(({ [approval.approvalId]: _, ...rest }) => rest);
+    } catch (err) {
+      // a 409 (decided elsewhere, expired) says what happened; the live body brings the outcome
+      setDeciding((d) => ({ ...d, [approval.approvalId]: messageOf(err) }));
+      api.approvals(sid).then((body) => body.approvals.forEach(put), () => {});
+    }
+  }
+
+  if (error) return html`<p class="error approvals-error">Approvals could not be loaded: ${error}</p>`;
+  if (!approvals) return null;
+  const shown = showEnded ? approvals : approvals.filter((a) => a.status === 'pending' || a.approvalId in deciding);
+  if (!shown.length) return showEnded ? html`<p class="muted">No tool approvals asked.</p>` : null;
+  return html`<ul class="approvals">
+    ${shown.map((a) => html`<li class="approval" key=${a.approvalId} data-approval-id=${a.approvalId} data-status=${a.status}>
+      <div class="approval-what">
+        <span class="approval-tool">${a.tool}</span>
+        <code class="approval-input" title=${toolSummary(a.tool, a.input)}>${toolSummary(a.tool, a.input)}</code>
+      </div>
+      ${a.cwd && html`<div class="approval-cwd muted">in <span class="path" title=${a.cwd}>${displayPath(a.cwd, store.get(sid)?.metadata.value ?? {}, hub)}</span></div>`}
+      ${a.status === 'pending'
+        ? canDecide
+          ? html`<div class="approval-actions">
+              <button type="button" class="allow" data-decision="allow" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'allow')}>Allow</button>
+              <button type="button" class="deny" data-decision="deny" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'deny')}>Deny</button>
+              <span class="muted">asked <${RelTime} at=${a.createdAt} now=${now} /></span>
+            </div>`
+          : html`<div class="approval-outcome muted">waiting for approval (asked <${RelTime} at=${a.createdAt} now=${now} />)</div>`
+        : html`<div class="approval-outcome" data-outcome=${a.status}>
+            <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>
+            ${a.decidedBy && html` by token <code class="decided-by">${a.decidedBy}</code>`}
+            ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
+            ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
+          </div>`}
+      ${deciding[a.approvalId] && html`<p class="error">${deciding[a.approvalId]}</p>`}
+    </li>`)}
+  </ul>`;
+}

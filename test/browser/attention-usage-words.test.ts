@@ -1,0 +1,84 @@
+/**
+ * The page's pure helpers for attention (hub/dashboard/attention.js) and usage (hub/dashboard/usage.js):
+ * every attention kind the protocol defines has plain words; a model without a price is never given
+ * a number; per-model sums over turns keep "no price" when one turn had none.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AttentionKindSchema } from '../../shared/protocol/session.js';
+import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
+
+const DASHBOARD = join(import.meta.dirname, '..', '..', 'hub', 'dashboard');
+// plain JS under the page's CSP: loaded by URL (the TS project does not type-check the page)
+const attention = (await import(pathToFileURL(join(DASHBOARD, 'attention.js')).href)) as {
+  sayAttention(a: { kind: string; tool: string | null }): string;
+  needingYou<T extends { sid: string; attention: { since: number } | null }>(sessions: T[]): T[];
+  pageTitle(count: number): string;
+  attentionKey(s: { sid: string; attention: { kind: string; since: number } | null }): string | null;
+};
+const usage = (await import(pathToFileURL(join(DASHBOARD, 'usage.js')).href)) as {
+  sayCost(totals: UsageTotals): string;
+  usageByModel(turns: { usage?: ModelUsage[] }[]): ModelUsage[];
+  formatTokens(n: number): string;
+};
+
+const totals = (over: Partial<UsageTotals>): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 0, ...over });
+const model = (name: string, inputTokens: number, costUsd: number | null): ModelUsage => ({ model: name, inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd });
+
+describe('attention words', () => {
+  const WORDS: Record<string, string> = {
+    permission: 'wants approval to run Bash',
+    question: 'asks you something',
+    done: 'finished',
+    failed: 'stopped on an error',
+  };
+  it.each(AttentionKindSchema.options)('says %s in plain words', (kind) => {
+    expect(attention.sayAttention({ kind, tool: 'Bash' })).toBe(WORDS[kind]);
+  });
+
+  it('names the tool that wants approval', () => {
+    expect(attention.sayAttention({ kind: 'permission', tool: 'Bash' })).toBe('wants approval to run Bash');
+    expect(attention.sayAttention({ kind: 'permission', tool: null })).toBe('wants approval to run a tool');
+  });
+
+  it('orders the longest waiting first and counts them in the title', () => {
+    const list = [
+      { sid: 'b', attention: { since: 20 } },
+      { sid: 'a', attention: null },
+      { sid: 'c', attention: { since: 10 } },
+    ];
+    expect(attention.needingYou(list).map((s) => s.sid)).toEqual(['c', 'b']);
+    expect(attention.pageTitle(2)).toBe('(2) Session Hub');
+    expect(attention.pageTitle(0)).toBe('Session Hub');
+  });
+
+  it('keys a notification by the attention change', () => {
+    expect(attention.attentionKey({ sid: 's', attention: null })).toBeNull();
+    const first = attention.attentionKey({ sid: 's', attention: { kind: 'done', since: 1 } });
+    expect(attention.attentionKey({ sid: 's', attention: { kind: 'done', since: 2 } })).not.toBe(first);
+    expect(attention.attentionKey({ sid: 's', attention: { kind: 'done', since: 1 } })).toBe(first);
+  });
+});
+
+describe('cost words', () => {
+  it('never guesses a price', () => {
+    expect(usage.sayCost(totals({}))).toBe('');
+    expect(usage.sayCost(totals({ inputTokens: 500, unpricedTokens: 500 }))).toBe('no price known');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 1.2 }))).toBe('$1.20');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.001 }))).toBe('<$0.01');
+    expect(usage.sayCost(totals({ inputTokens: 20_000, costUsd: 0.5, unpricedTokens: 12_000 }))).toBe('$0.50 + 12k tokens with no price known');
+  });
+
+  it('sums per model over turns, most tokens first, and keeps a model unpriced if one turn was', () => {
+    const byModel = usage.usageByModel([
+      { usage: [model('sonnet', 100, 0.3), model('local', 10, null)] },
+      { usage: [model('sonnet', 200, 0.6), model('local', 10, null)] },
+      {},
+    ]);
+    expect(byModel.map((m) => [m.model, m.inputTokens, m.costUsd])).toEqual([
+      ['sonnet', 300, expect.closeTo(0.9, 10)],
+      ['local', 20, null],
+    ]);
+  });
+});

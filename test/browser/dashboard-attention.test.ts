@@ -1,0 +1,243 @@
+/**
+ * The page's attention loop on a real hub: "needs you" (plain words, waited time, the count in the
+ * title), tool approvals decided from the page (operator) or only watched (dashboard), browser
+ * notifications once per attention change, and usage (cost per session, per model, the usage view).
+ * Attention is set through the SDK's RunnerClient; approvals are opened through the approvals
+ * service on the test hub (as the hook path does); decisions go over the page's real HTTP calls.
+ */
+import { createHash } from 'node:crypto';
+import type { Page, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApproval } from '../../hub/services/approvals.js';
+import type { Actor } from '../../hub/services/deps.js';
+import { RunnerClient } from '../../shared/client/runner-client.js';
+import type { RunnerSocket } from '../helpers/clients.js';
+import type { TestHub } from '../helpers/hub.js';
+import { useDashboardPages, screenshot, signIn, textOf, waitForText } from './browser.js';
+
+let hub: TestHub;
+let runner: RunnerSocket;
+let page: Page;
+let context: BrowserContext;
+let sdk: RunnerClient;
+
+useDashboardPages({
+  suite: (started) => ({ hub, runner } = started),
+  test: (opened) => ({ page, context } = opened),
+});
+beforeAll(async () => {
+  // the suite hook above starts the hub first (beforeAll hooks run in order)
+  sdk = await RunnerClient.connect({ url: hub.url, token: hub.tokens.runner });
+});
+afterAll(() => sdk?.close());
+
+const hookActor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
+const tokenId = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 12);
+
+async function startSession(tag: string, metadata: Record<string, unknown> = { path: '/work/app', claudeSessionId: 'abc' }): Promise<string> {
+  const ack = await runner.emitWithAck('session-start', { tag, flavor: 'claude', source: 'startup', metadata: metadata as never });
+  if (!ack.ok) throw new Error(`session-start failed: ${ack.error.message}`);
+  return ack.session.sid;
+}
+
+async function prompt(sid: string, text: string) {
+  expect((await runner.emitWithAck('prompt-submit', { sid, prompt: text })).ok).toBe(true);
+}
+
+/** Clears every attention left by an earlier test, so each test counts its own. */
+async function clearAll() {
+  const res = await fetch(`${hub.url}/api/sessions?limit=500`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
+  const body = (await res.json()) as { sessions: { sid: string; attention: unknown }[] };
+  for (const s of body.sessions) if (s.attention) await sdk.setAttention(s.sid, null);
+}
+
+describe('needs you', () => {
+  it('lists waiting sessions first in plain words, counts them in the title, and opens one on a click', async () => {
+    await clearAll();
+    const asks = await startSession(`asks-${Date.now()}`);
+    await prompt(asks, 'Pick a branch');
+    const failed = await startSession(`fails-${Date.now()}`);
+    await prompt(failed, 'Run the migration');
+    await sdk.setAttention(asks, 'question', { message: 'Which branch should I use?' });
+    await sdk.setAttention(failed, 'failed');
+
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.waitForSelector(`#needs-you li[data-sid="${asks}"]`);
+    await waitForText(page, `#needs-you li[data-sid="${asks}"] .attention-badge`, 'asks you something');
+    await waitForText(page, `#needs-you li[data-sid="${failed}"] .attention-badge`, 'stopped on an error');
+    expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .attention-message`)).toBe('Which branch should I use?');
+    expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .waited`)).toMatch(/^waiting \d+ (ms|s)/);
+    await page.waitForFunction(() => document.title === '(2) Session Hub');
+    // the list row says it too
+    await waitForText(page, `#sessions li[data-sid="${failed}"] .attention-line`, 'stopped on an error');
+
+    await sdk.setAttention(failed, null);
+    await page.waitForFunction(() => document.title === '(1) Session Hub');
+    await page.waitForSelector(`#needs-you li[data-sid="${failed}"]`, { state: 'detached' });
+
+    await sdk.setAttention(failed, 'done');
+    await waitForText(page, `#needs-you li[data-sid="${failed}"] .attention-badge`, 'finished');
+    await screenshot(page, 'needs-you');
+    await page.locator(`#needs-you li[data-sid="${asks}"] .waited`).click();
+    await page.waitForSelector('#detail .summary h2');
+    expect(page.url()).toContain(`#/s/${asks}`);
+    await waitForText(page, '#detail .attention-line', 'asks you something');
+  });
+});
+
+describe('approvals', () => {
+  it('lets an operator allow from the needs-you row and shows the outcome, and a deny in the detail with who decided', async () => {
+    await clearAll();
+    const sid = await startSession(`approve-${Date.now()}`);
+    await prompt(sid, 'Clean up');
+    const first = await openApproval(hub.deps, hookActor, { sid, tool: 'Bash', input: { command: 'rm -rf node_modules' }, cwd: '/work/app', message: 'Claude needs your permission to use Bash' });
+
+    await signIn(page, hub.url, hub.tokens.operator);
+    const row = `#needs-you li[data-sid="${sid}"]`;
+    await waitForText(page, `${row} .attention-badge`, 'wants approval to run Bash');
+    const item = `${row} [data-approval-id="${first.approvalId}"]`;
+    await waitForText(page, `${item} .approval-input`, 'rm -rf node_modules');
+    await waitForText(page, `${item} .approval-cwd`, '/work/app');
+    await page.waitForFunction(() => document.title === '(1) Session Hub');
+    await screenshot(page, 'needs-you-approval');
+    await page.locator(`${item} button[data-decision="allow"]`).click();
+    // decided at once; the hub clears the attention and the row leaves
+    await page.waitForFunction(() => document.title === 'Session Hub');
+    const stored = await fetch(`${hub.url}/api/sessions/${sid}/approvals`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } });
+    expect(((await stored.json()) as { approvals: { status: string; decidedBy: string }[] }).approvals[0]).toMatchObject({ status: 'allowed', decidedBy: tokenId(hub.tokens.operator) });
+
+    // a second one, opened live while the detail is open
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await page.waitForSelector('#detail .summary h2');
+    await waitForText(page, `#session-approvals [data-approval-id="${first.approvalId}"] .approval-outcome`, 'allowed');
+    const second = await openApproval(hub.deps, hookActor, { sid, tool: 'Write', input: { file_path: '/work/app/.env', content: 'x' }, cwd: '/work/app' });
+    const secondItem = `#session-approvals [data-approval-id="${second.approvalId}"]`;
+    await waitForText(page, `${secondItem} .approval-input`, '/work/app/.env');
+    await page.locator(`${secondItem} button[data-decision="deny"]`).click();
+    await page.waitForSelector(`${secondItem}[data-status="denied"]`);
+    await waitForText(page, `${secondItem} .approval-outcome`, 'denied');
+    expect(await textOf(page, `${secondItem} .decided-by`)).toBe(tokenId(hub.tokens.operator));
+    expect(await page.locator(`${secondItem} button`).count()).toBe(0);
+    await screenshot(page, 'detail-approvals');
+  });
+
+  it('shows a watch-only token "waiting for approval" without buttons', async () => {
+    await clearAll();
+    const sid = await startSession(`watch-${Date.now()}`);
+    const approval = await openApproval(hub.deps, hookActor, { sid, tool: 'Bash', input: { command: 'make deploy' }, cwd: '/work/app' });
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    const item = `#needs-you [data-approval-id="${approval.approvalId}"]`;
+    await waitForText(page, `${item} .approval-outcome`, 'waiting for approval');
+    expect(await page.locator(`${item} button`).count()).toBe(0);
+  });
+});
+
+describe('notifications', () => {
+  it('offers a one-click opt-in and notifies once per attention change, titled with the session', async () => {
+    await clearAll();
+    await context.grantPermissions(['notifications'], { origin: hub.url });
+    // record what the page shows through the browser's Notification API (headless shows nothing)
+    await page.addInitScript(() => {
+      const shown: { title: string; body: string }[] = [];
+      (window as unknown as { shownNotifications: typeof shown }).shownNotifications = shown;
+      const Real = window.Notification;
+      class Recording extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          shown.push({ title, body: options?.body ?? '' });
+        }
+      }
+      Object.defineProperty(window, 'Notification', { value: Recording });
+    });
+    const sid = await startSession(`notify-${Date.now()}`);
+    await prompt(sid, 'Refactor the parser');
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.locator('#notify-toggle').click();
+    await waitForText(page, '#notify-toggle', 'Notifications on');
+
+    await sdk.setAttention(sid, 'question', { message: 'Keep the old API?' });
+    await page.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 1);
+    // more changes of the same session that do not change its attention: no second notification
+    await prompt(sid, 'Also the lexer');
+    await sdk.setAttention(sid, 'question', { message: 'Keep the old API?' });
+    await waitForText(page, `#sessions li[data-sid="${sid}"] .prompt`, 'Also the lexer');
+    const shown = await page.evaluate(() => (window as unknown as { shownNotifications: { title: string; body: string }[] }).shownNotifications);
+    expect(shown).toEqual([{ title: 'Refactor the parser', body: 'asks you something' }]);
+    await sdk.setAttention(sid, 'done');
+    await page.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 2);
+    expect((await page.evaluate(() => (window as unknown as { shownNotifications: { body: string }[] }).shownNotifications))[1]!.body).toBe('finished');
+    // the push module is not on this branch: no push button, and no page error (checked after each test)
+    expect(await page.locator('#push-toggle').count()).toBe(0);
+  });
+});
+
+describe('web push opt-in', () => {
+  it('shows the push button once the page has its push module, and hands it the token', async () => {
+    // the module another branch adds (hub/dashboard/push.js), served here as the browser would get it
+    await page.route('**/dashboard/push.js', (route) =>
+      route.fulfill({
+        contentType: 'text/javascript; charset=utf-8',
+        body: 'export async function enablePush(token) { window.pushCalls = [...(window.pushCalls ?? []), ["enable", token]]; }\n' +
+          'export async function disablePush() { window.pushCalls = [...(window.pushCalls ?? []), ["disable"]]; }\n',
+      }),
+    );
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    await page.locator('#push-toggle').click();
+    await waitForText(page, '#push-toggle', 'Push on');
+    await page.locator('#push-toggle').click();
+    await page.waitForSelector('#push-toggle[aria-pressed="false"]');
+    expect(await page.evaluate(() => (window as unknown as { pushCalls: unknown[] }).pushCalls)).toEqual([['enable', hub.tokens.dashboard], ['disable']]);
+  });
+});
+
+describe('usage', () => {
+  it('shows cost per session, tokens per model with "no price known", and the usage view with a daily chart', async () => {
+    const sid = await startSession(`usage-${Date.now()}`);
+    await prompt(sid, 'Write the docs');
+    const stop = await runner.emitWithAck('turn-stop', {
+      sid,
+      usage: [
+        { model: 'claude-sonnet-4-5', inputTokens: 100_000, outputTokens: 10_000 },
+        { model: 'local-llm', inputTokens: 500, outputTokens: 20 },
+      ],
+    });
+    expect(stop.ok).toBe(true);
+    await signIn(page, hub.url, hub.tokens.dashboard);
+    // 100k input at $3/M + 10k output at $15/M = $0.45, plus the unpriced local model's tokens
+    await waitForText(page, `#sessions li[data-sid="${sid}"] .cost`, '$0.45 + 520 tokens with no price known');
+    await page.locator(`#sessions li[data-sid="${sid}"] a.title`).click();
+    await page.waitForSelector('#session-usage tr[data-model="local-llm"]');
+    expect(await textOf(page, '#session-usage tr[data-model="local-llm"] .model-cost')).toBe('no price known');
+    expect(await textOf(page, '#session-usage tr[data-model="claude-sonnet-4-5"] .model-cost')).toBe('$0.45');
+
+    await page.locator('#nav-usage').click();
+    await page.waitForSelector('#usage-chart rect.bar', { state: 'attached' });
+    await waitForText(page, '#usage-total', '$0.45');
+    expect(await page.locator('#usage-chart rect.bar').count()).toBe(30);
+    await page.locator('#usage-group').selectOption('model');
+    await page.waitForSelector('#usage-groups tr[data-key="local-llm"]');
+    expect(await textOf(page, '#usage-groups tr[data-key="local-llm"] td:last-child')).toBe('no price known');
+    await screenshot(page, 'usage-view');
+  });
+});
+
+describe('phone width', () => {
+  it('fits 390 px with needs-you, approvals, filters and the usage view', async () => {
+    await clearAll();
+    const sid = await startSession(`phone-${'long'.repeat(30)}-${Date.now()}`);
+    await openApproval(hub.deps, hookActor, { sid, tool: 'Bash', input: { command: `echo ${'x'.repeat(300)}` }, cwd: `/work/${'deep/'.repeat(40)}app` });
+    await page.setViewportSize({ width: 390, height: 800 });
+    await signIn(page, hub.url, hub.tokens.operator);
+    await page.waitForSelector('#needs-you [data-approval-id] button[data-decision="allow"]');
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(page, 'phone-needs-you');
+    await page.locator(`#needs-you li[data-sid="${sid}"] a.title`).click();
+    await page.waitForSelector('#session-approvals [data-approval-id]');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.locator('#nav-usage').click();
+    await page.waitForSelector('#usage-chart');
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(page, 'phone-usage');
+  });
+});
