@@ -32,6 +32,8 @@ const ConfigSchema = z.object({
   webhookRetryMaxMs: z.coerce.number().int().positive().default(300_000),
   webhookPauseAfter: z.coerce.number().int().positive().default(20),
   webhookPollMs: z.coerce.number().int().positive().default(1_000),
+  /** How long a synchronous approval hook (Claude Code's PermissionRequest) waits for a decision before it ends `expired`. */
+  approvalWaitMs: z.coerce.number().int().positive().default(50_000),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -65,6 +67,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   webhookRetryMaxMs: 'SESSION_HUB_WEBHOOK_RETRY_MAX_MS',
   webhookPauseAfter: 'SESSION_HUB_WEBHOOK_PAUSE_AFTER',
   webhookPollMs: 'SESSION_HUB_WEBHOOK_POLL_MS',
+  approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

@@ -129,10 +129,17 @@ export async function decideApproval(
   return decided;
 }
 
-/** Inside a unit of work: every pending approval of the session ends `superseded` (the agent moved on). */
-export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<string[]> {
+/**
+ * Inside a unit of work: the session's pending approvals end `superseded` (the agent moved on).
+ * `openedBefore`: only those opened before that time — a hook event supersedes what was asked before
+ * it, not an approval its own tool call opened a moment earlier (Claude Code's async PreToolUse can
+ * reach the hub after the PermissionRequest of the same call).
+ */
+export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number, options: { openedBefore?: number } = {}): Promise<string[]> {
   const ended: string[] = [];
+  const openedBefore = options.openedBefore ?? Infinity;
   for (const approval of await listPendingApprovals(tx, session.sid)) {
+    if (approval.createdAt >= openedBefore) continue;
     if (await finish(tx, changes, session.namespace, approval, { status: 'superseded', at: now, decidedBy: null, message: null })) ended.push(approval.approvalId);
   }
   return ended;
