@@ -201,3 +201,21 @@ describe('the bundled bridge', () => {
     expect(bundle).not.toMatch(/\bzod\b/);
   });
 });
+
+describe('POST /api/hooks: a sync event\'s wait', () => {
+  it('refuses a waitMs that is not a positive number of ms up to 10 minutes, naming the field, and applies nothing', async () => {
+    for (const waitMs of [0, -5, 600_001, 1.5]) {
+      const response = await fetch(`${hub.url}/api/hooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub.tokens.runner}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [{ id: `bad-wait-${waitMs}`, flavor: 'claude', firedAt: Date.now(), seq: 0, sync: true, waitMs, payload: payload('claude-permission-request', 'bad-wait') }] }),
+      });
+      expect(response.status, String(waitMs)).toBe(400);
+      const body = (await response.json()) as { error: string; message: string };
+      expect(body.error).toBe('invalid_payload');
+      expect(body.message).toContain('waitMs');
+    }
+    const { sessions } = await get<{ sessions: SessionSnapshot[] }>('/api/sessions?limit=500');
+    expect(sessions.filter((s) => s.tag === 'bad-wait')).toEqual([]);
+  });
+});
