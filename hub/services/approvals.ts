@@ -165,6 +165,15 @@ function waitersOf(deps: HubDeps): Map<string, Set<() => void>> {
   return waiters;
 }
 
+/** Hubs shutting down: their waiters stop waiting (the approval expires; the agent asks in its terminal). */
+const closingStores = new WeakSet<Store>();
+
+/** At shutdown: every waiter of this hub answers now, its approval `expired`, so no request holds the stop. */
+export function releaseApprovalWaiters(deps: HubDeps): void {
+  closingStores.add(deps.store);
+  for (const waiters of [...waitersOf(deps).values()]) for (const waiter of [...waiters]) waiter();
+}
+
 function wake(deps: HubDeps, approvalId: string): void {
   for (const waiter of waitersOf(deps).get(approvalId) ?? []) waiter();
 }
@@ -212,7 +221,7 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
     if (!found) throw new ApprovalNotFound(approvalId);
     if (found.approval.status !== 'pending') return outcomeOf(found.approval);
     const remaining = deadline - performance.now();
-    if (remaining <= 0) return expire(deps, found.namespace, found.approval);
+    if (remaining <= 0 || closingStores.has(deps.store)) return expire(deps, found.namespace, found.approval);
     await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
   }
 }

@@ -6,14 +6,16 @@
  * session's attention and UserPromptSubmit / PreToolUse clear it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { permissionRequestStdout } from '../../shared/permission-output.js';
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { runCli } from '../helpers/cli.js';
-import type { TestHub } from '../helpers/hub.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { releaseDatabaseOf } from '../helpers/test-store.js';
 import { deadUrl, fixture, useBridgeHub } from './run-cli.js';
 
 const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
@@ -157,6 +159,43 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
     expect(session.attention).toMatchObject({ kind: 'permission', message: 'Claude needs your permission to use Bash' });
     expect((await decide(sid, approval.approvalId, { decision: 'allow' })).status).toBe(200);
     expect((await waiting).stdout).toBe(permissionRequestStdout({ decision: 'allow' }));
+  });
+});
+
+describe('the hub stops while a hook process waits', () => {
+  it('the hook process gets no decision at once (nothing printed, exit 0) and the approval is expired after the restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-stop-'));
+    try {
+      const first = await startTestHub({ dataDir });
+      const waiting = hookProcess(payload('claude-permission-request', 'appr-stop'), { ...env(first.url) });
+      let approvalId: string | undefined;
+      let sid: string | undefined;
+      for (let tries = 0; tries < 300 && approvalId === undefined; tries++) {
+        const headers = { authorization: `Bearer ${first.tokens.operator}` };
+        const { sessions } = (await (await fetch(`${first.url}/api/sessions?limit=500`, { headers })).json()) as { sessions: SessionSnapshot[] };
+        sid = sessions.find((s) => s.tag === 'appr-stop')?.sid;
+        if (sid !== undefined) approvalId = ((await (await fetch(`${first.url}/api/sessions/${sid}/approvals`, { headers })).json()) as { approvals: Approval[] }).approvals[0]?.approvalId;
+        if (approvalId === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(approvalId).toBeDefined();
+      const stopping = performance.now();
+      await first.close();
+      const run = await waiting;
+      expect(run).toMatchObject({ code: 0, stdout: '' });
+      // well within the 50 s the hub would otherwise have waited
+      expect(performance.now() - stopping).toBeLessThan(10_000);
+
+      const second = await startTestHub({ dataDir });
+      try {
+        const response = await fetch(`${second.url}/api/sessions/${sid}/approvals`, { headers: { authorization: `Bearer ${second.tokens.operator}` } });
+        expect(((await response.json()) as { approvals: Approval[] }).approvals.map((a) => a.status)).toEqual(['expired']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      await releaseDatabaseOf(dataDir);
+    }
   });
 });
 
