@@ -4,7 +4,9 @@
  * fired (clamped: never after the hub's clock, never before the session's previous event), once per
  * event id. What the bridge used to keep on the user's machine lives here: the session found by tag
  * (get-or-create, detached runs), a session the hub ended reopened by the next event, the turn
- * counter behind derived prompt ids.
+ * counter behind derived prompt ids. Every event also sets or clears the session's attention through
+ * the registry in the same unit of work; an approval hook the bridge waits on (`sync`) opens an
+ * approval, and its result carries the decision (`answer`) once made, or none after the wait.
  */
 import { attentionFromHook } from '../../shared/attention-hooks.js';
 import { getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
@@ -200,11 +202,9 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       const applied = await runWrite(deps, applyOne(deps, actor, event));
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);
-      if (applied.approvalId !== undefined) {
-        const { result, approvalId } = { result: applied.result, approvalId: applied.approvalId };
-        // every event of the batch is applied first; the answers are awaited together
-        waits.push(answerOf(deps, event, approvalId).then((answer) => void (answer && (result.answer = answer))));
-      }
+      const { result, approvalId } = applied;
+      // every event of the batch is applied first; the answers are awaited together
+      if (approvalId !== undefined) waits.push(answerOf(deps, event, approvalId).then((answer) => void (answer && (result.answer = answer))));
     } catch (error) {
       if (error instanceof HubError && error.code !== 'internal') {
         await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }));
