@@ -5,13 +5,17 @@
  * sending the POST to the waiter holding the decision. Baseline, measured in the same run: the HTTP
  * round trip of `GET /healthz` on the same hub. A second line decides through another store of the
  * same database, so the waiter learns of it only by reading the store (another hub process's case;
- * `APPROVAL_POLL_MS`). The hook end-to-end number comes with the hook path.
+ * `APPROVAL_POLL_MS`). The last line goes through real hook processes: a `node dist/hook-bridge.mjs
+ * claude` process fed a PermissionRequest waits on the hub; from sending the decision POST to that
+ * process's stdout holding the decision.
  *
- *   npm run build && node dist/bench/approvals.js [--approvals 200]
+ *   npm run build && node dist/bench/approvals.js [--approvals 200] [--hook-approvals 200]
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../hub/config.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
@@ -19,10 +23,15 @@ import { createLogger } from '../hub/log.js';
 import { startHub } from '../hub/main.js';
 import { decideApproval, openApproval, waitForDecision } from '../hub/services/approvals.js';
 import type { Actor, HubDeps } from '../hub/services/deps.js';
+import { listPendingApprovals } from '../hub/store/approvals.js';
+import { getSessionByTag } from '../hub/store/sessions.js';
 import { SqliteStore } from '../hub/store/sqlite/sqlite-store.js';
 import { fixed, percentile } from './stats.js';
 
 const OPERATOR = 'bench-operator-token-0001';
+const RUNNER = 'bench-runner-token-0001';
+const BRIDGE = join(dirname(fileURLToPath(import.meta.url)), '..', 'hook-bridge.mjs');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const actor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
 
 function line(name: string, values: number[], baselineP50?: number): string {
@@ -31,20 +40,53 @@ function line(name: string, values: number[], baselineP50?: number): string {
   return `${name.padEnd(44)} p50 ${fixed(p50, 2).padStart(7)} ms  p99 ${fixed(percentile(values, 99), 2).padStart(7)} ms${ratio}`;
 }
 
+/**
+ * One approval through a real hook process: it is spawned with Claude Code's PermissionRequest
+ * payload, the hub opens the approval (read from the store), the decision POST is sent, and the
+ * time runs until the process's stdout holds the decision.
+ */
+async function throughHookProcess(url: string, deps: HubDeps, spoolDir: string, i: number, decide: (sid: string, approvalId: string) => Promise<Response>): Promise<number> {
+  const tag = 'bench-hook-approvals';
+  const payload = { session_id: tag, cwd: '/tmp/bench', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: `echo ${i}` } };
+  const child = spawn(process.execPath, [BRIDGE, 'claude'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SESSION_HUB_URL: url, SESSION_HUB_TOKEN: RUNNER, SESSION_HUB_SPOOL_DIR: spoolDir }, stdio: ['pipe', 'pipe', 'ignore'] });
+  let printed: () => void = () => undefined;
+  const output = new Promise<void>((resolveOutput) => (printed = resolveOutput));
+  child.stdout.on('data', () => printed());
+  const exited = new Promise((resolveExit) => child.once('close', resolveExit));
+  child.stdin.end(JSON.stringify(payload));
+  for (let tries = 0; ; tries++) {
+    const session = await getSessionByTag(deps.store, { namespace: 'default', tag });
+    const pending = session === undefined ? [] : await listPendingApprovals(deps.store, session.sid);
+    if (session !== undefined && pending.length > 0) {
+      const start = performance.now();
+      const answer = decide(session.sid, pending[0]!.approvalId);
+      await output;
+      const took = performance.now() - start;
+      await (await answer).arrayBuffer();
+      await exited;
+      return took;
+    }
+    if (tries > 2000) throw new Error(`hook process ${i} opened no approval`);
+    await sleep(2);
+  }
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { approvals: { type: 'string', default: '200' } } });
+  const { values } = parseArgs({ options: { approvals: { type: 'string', default: '200' }, 'hook-approvals': { type: 'string', default: '200' } } });
   const count = Number(values.approvals);
+  const hookCount = Number(values['hook-approvals']);
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-approvals-'));
-  const config = loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, tokens: `operator:default:${OPERATOR},runner:default:bench-runner-token-0001`, logLevel: 'silent', rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
+  const config = loadConfig({}, { host: '127.0.0.1', port: 0, dataDir, tokens: `operator:default:${OPERATOR},runner:default:${RUNNER}`, logLevel: 'silent', rateLimitPerSecond: 100_000, rateLimitBurst: 100_000 });
   const hub = await startHub(config, { log: createLogger('silent') });
   try {
     const { session } = await startSession(hub.deps, actor, { tag: 'bench-approvals', flavor: 'claude', source: 'startup' });
-    const decide = (approvalId: string) =>
-      fetch(`${hub.url}/api/sessions/${session.sid}/approvals/${approvalId}`, {
+    const decideFor = (sid: string, approvalId: string) =>
+      fetch(`${hub.url}/api/sessions/${sid}/approvals/${approvalId}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${OPERATOR}`, 'content-type': 'application/json' },
         body: '{"decision":"allow"}',
       });
+    const decide = (approvalId: string) => decideFor(session.sid, approvalId);
 
     // warm-up: JIT, connection pool, statement caches
     for (let i = 0; i < 20; i++) {
@@ -91,10 +133,19 @@ async function main(): Promise<void> {
       await otherStore.close();
     }
 
+    const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-spool-'));
+    const hooked: number[] = [];
+    try {
+      for (let i = 0; i < hookCount; i++) hooked.push(await throughHookProcess(hub.url, hub.deps, spoolDir, i, decideFor));
+    } finally {
+      rmSync(spoolDir, { recursive: true, force: true });
+    }
+
     process.stdout.write(`approvals: ${count} decided over HTTP, one at a time (SQLite, loopback)\n`);
     process.stdout.write(`${line('baseline: GET /healthz round trip', baseline)}\n`);
     process.stdout.write(`${line('decision POST sent -> waiter has it', http, percentile(baseline, 50))}\n`);
     process.stdout.write(`${line(`decided on another store (${polled.length}) -> waiter`, polled, percentile(baseline, 50))}\n`);
+    process.stdout.write(`${line(`decision POST sent -> hook stdout (${hooked.length})`, hooked, percentile(baseline, 50))}\n`);
   } finally {
     await hub.close();
     rmSync(dataDir, { recursive: true, force: true });

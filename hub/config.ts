@@ -46,6 +46,8 @@ const ConfigSchema = z.object({
   /** How often the sending process looks for attention changes, and the first retry's wait (doubling, 3 tries). */
   pushPollMs: z.coerce.number().int().positive().default(1_000),
   pushRetryMs: z.coerce.number().int().positive().default(2_000),
+  /** How long a synchronous approval hook (Claude Code's PermissionRequest) waits for a decision before it ends `expired`. */
+  approvalWaitMs: z.coerce.number().int().positive().default(50_000),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -84,6 +86,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   vapidSubject: 'SESSION_HUB_VAPID_SUBJECT',
   pushPollMs: 'SESSION_HUB_PUSH_POLL_MS',
   pushRetryMs: 'SESSION_HUB_PUSH_RETRY_MS',
+  approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

@@ -20,6 +20,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { createPushMetrics } from './push/metrics.js';
 import { createPusher } from './push/pusher.js';
 import { loadVapid } from './push/vapid.js';
+import { releaseApprovalWaiters } from './services/approvals.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';
@@ -155,6 +156,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       await tokenWatch?.stop();
       publisher.close?.();
       runnerPresence?.close();
+      // hook processes waiting for a decision get their answer now (none: expired), not at the wait's end
+      releaseApprovalWaiters(deps);
       // a connection that stays open (a browser's keep-alive or a long-poll caught mid-upgrade) must
       // not hold the shutdown: what is in flight gets this long, then every connection is closed
       const forceClose = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -15,7 +15,10 @@ export type HookAction =
   | 'turn-stop'
   | 'session-end'
   | 'session-finalize'
-  /** The agent notified its user (waiting for input, ...): for now only a sign of life of the session. */
+  /**
+   * The agent notified its user (waiting for input, ...): a sign of life of the session; its effect
+   * is on attention. Hooks mapped to no action that set attention or wait for an approval apply as this.
+   */
   | 'notification';
 
 /** Where a flavor's hook payload keeps each field the bridge needs (dot paths allowed). */
@@ -97,6 +100,13 @@ export interface HookConfigDeclaration {
    * `systemMessage`): the bridge says there, once per session, that its token is refused.
    */
   userMessageField?: string;
+  /**
+   * Hooks the agent waits on for an answer: a tool call asking for approval (Claude Code's
+   * `PermissionRequest`). Installed synchronous with a timeout above the bridge's wait; the bridge
+   * sends them `sync` outside its spool lock, the hub opens an approval and answers with the
+   * decision (shared/permission-output.ts), or with nothing when nobody decides in time.
+   */
+  approvalHooks?: readonly string[];
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -142,7 +152,7 @@ const CLAUDE_ATTENTION: Record<string, AttentionRule> = {
 /**
  * Claude Code's hooks reference (code.claude.com/docs/en/hooks): PreToolUse, PostToolUse and
  * PostToolUseFailure carry `tool_use_id`, so a started tool is paired with its end. PermissionRequest
- * is left out: its answer is a decision (the approvals of the attention work).
+ * and StopFailure map to no action: they act through `attention` and `hookConfig.approvalHooks`.
  */
 const CLAUDE_CODE_HOOKS = {
   ...CLAUDE_STYLE_HOOKS,
@@ -156,7 +166,7 @@ const declarations: FlavorDeclaration[] = [
     id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_CODE_HOOKS,
     // SessionEnd stays synchronous: Claude Code kills async hooks still running when a `-p` run
     // ends, and it fires once per session (one bridge call, ~2x a bare node start)
-    hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage' },
+    hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
     attention: CLAUDE_ATTENTION,
   },
   { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
@@ -210,6 +220,19 @@ export function resumeTokenKeyOf(flavorId: string | null | undefined): string | 
 
 export function sessionEndIsTurnBoundary(flavorId: string | null | undefined): boolean {
   return getFlavor(flavorId)?.sessionEndIsTurnBoundary ?? false;
+}
+
+/** True when the flavor's agent waits on this hook for an approval decision (`hookConfig.approvalHooks`). */
+export function isApprovalHook(flavorId: string, hookName: string | undefined): boolean {
+  return hookName !== undefined && (getFlavor(flavorId)?.hookConfig?.approvalHooks ?? []).includes(hookName);
+}
+
+/**
+ * Every hook of the flavor the hub has a use for: mapped to an action, setting or clearing
+ * attention, or waiting for an approval (what `hook install` writes).
+ */
+export function hookNamesOf(flavor: FlavorDeclaration): string[] {
+  return [...new Set([...Object.keys(flavor.hooks), ...Object.keys(flavor.attention ?? {}), ...(flavor.hookConfig?.approvalHooks ?? [])])];
 }
 
 export function hookFieldsOf(flavorId: string): HookFields {

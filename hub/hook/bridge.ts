@@ -37,7 +37,8 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   const budget = Number(process.env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   // once the event is spooled, whatever happens, the agent gets its hook back within the budget;
   // never before: a process starved of CPU (many async hooks at once) must not lose its event
-  const onSpooled = () => setTimeout(() => process.exit(0), budget + 1500).unref();
+  // (an approval hook: once the hub has it, within the bridge's approval bound instead)
+  const onSpooled = (limitMs = budget) => setTimeout(() => process.exit(0), limitMs + 1500).unref();
   try {
     // the timer only guards against a caller that never closes stdin (an agent always does)
     const payload = await readStdin(5000);

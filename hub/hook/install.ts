@@ -4,8 +4,9 @@
  * Where the agent can run a hook in the background (`hookConfig.async`), every hook but the
  * flavor's `syncHooks` is written `"async": true`: the agent never waits on observation.
  */
-import type { FlavorDeclaration, HookAction } from '../../shared/flavors.js';
+import { hookNamesOf, type FlavorDeclaration, type HookAction } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
+import { DEFAULT_APPROVAL_BOUND_MS } from './approval-hook.js';
 
 type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean };
 type Matcher = { matcher?: string; hooks: CommandHook[] };
@@ -20,15 +21,28 @@ export function hookCommandFor(flavor: string, options: { base?: string; bundle:
   return options.base !== undefined ? `${options.base} hook ${flavor}` : `node ${JSON.stringify(options.bundle)} ${flavor}`;
 }
 
-/** The `hooks` block: one command entry per agent hook event the flavor maps to a hub action. */
+/**
+ * Seconds the agent waits for an approval hook: above the bridge's own bound, so the bridge always
+ * answers (or gives up, printing nothing) before the agent kills it.
+ */
+export const APPROVAL_HOOK_TIMEOUT_S = Math.ceil(DEFAULT_APPROVAL_BOUND_MS / 1000) + 5;
+
+/**
+ * The `hooks` block: one command entry per agent hook event the hub has a use for (mapped to an
+ * action, setting or clearing attention, or waiting for an approval). Approval hooks are written
+ * synchronous, with a timeout above the bridge's wait: the agent reads their answer.
+ */
 export function buildHooksBlock(flavor: FlavorDeclaration, command: string): HooksBlock {
   const block: HooksBlock = {};
-  const sync = new Set(flavor.hookConfig?.syncHooks ?? []);
-  for (const [hookName, action] of Object.entries(flavor.hooks)) {
+  const approval = new Set(flavor.hookConfig?.approvalHooks ?? []);
+  const sync = new Set([...(flavor.hookConfig?.syncHooks ?? []), ...approval]);
+  for (const hookName of hookNamesOf(flavor)) {
     const background = flavor.hookConfig?.async === true && !sync.has(hookName);
-    const hook: CommandHook = { type: 'command', command, timeout: HOOK_TIMEOUT_S, ...(background ? { async: true } : {}) };
-    // tool hooks filter by tool name: match every tool
-    block[hookName] = [{ ...(TOOL_ACTIONS.has(action) ? { matcher: '*' } : {}), hooks: [hook] }];
+    const timeout = approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
+    const hook: CommandHook = { type: 'command', command, timeout, ...(background ? { async: true } : {}) };
+    // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
+    const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');
+    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook] }];
   }
   return block;
 }

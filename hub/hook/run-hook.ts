@@ -5,7 +5,9 @@
  * the registry's plain data only).
  */
 import { randomUUID } from 'node:crypto';
-import { getFlavor, hookFieldsOf } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { readText } from '../../shared/json-path.js';
+import { askHub } from './approval-hook.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
 import { spawnDrainer } from './drainer.js';
 import { refusalAdvice } from './refusal.js';
@@ -38,7 +40,8 @@ export async function runHook(
   flavor: string,
   rawPayload: string,
   env: NodeJS.ProcessEnv,
-  options: { firedAt: number; entry: string; onSpooled?: () => void },
+  /** `onSpooled(limitMs)`: the event is safe (spooled, or taken by the hub); the process may end within limitMs (default: the budget). */
+  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void },
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
@@ -52,10 +55,22 @@ export async function runHook(
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
   const event = { id: randomUUID(), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
 
+  // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
+  let seq: number | undefined;
+  const url = env.SESSION_HUB_URL;
+  const token = env.SESSION_HUB_TOKEN;
+  if (url && token && isApprovalHook(flavor, readText(payload, hookFieldsOf(flavor).event))) {
+    const asked = await askHub(spool, event, { url, token }, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
+    outcome.errors.push(...asked.errors);
+    if (asked.kind === 'answered') return { ...outcome, received: 'spooled', delivered: 1, ...(asked.answer ? { stdout: asked.answer } : {}), errors: [...outcome.errors, ...spool.problems] };
+    seq = asked.seq;
+  }
+
   const recorded = await spool.locked(budget / 2, () => {
     const state = spool.state();
     spool.adoptParts(state);
-    spool.append(event, state);
+    if (seq === undefined) spool.append(event, state);
+    else spool.appendTaken({ ...event, seq });
     spool.saveState(state);
   });
   if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
@@ -64,11 +79,9 @@ export async function runHook(
   if (recorded === null) {
     // a drainer sends it
     await spawnDrainer(options.entry, flavor, env);
-    return { ...outcome, errors: ['spool busy; the event is queued and a drainer sends it', ...spool.problems] };
+    return { ...outcome, errors: [...outcome.errors, 'spool busy; the event is queued and a drainer sends it', ...spool.problems] };
   }
 
-  const url = env.SESSION_HUB_URL;
-  const token = env.SESSION_HUB_TOKEN;
   if (!url || !token) {
     await spool.locked(budget / 2, () => {
       const state = spool.state();

@@ -115,13 +115,18 @@ export class Spool {
 
   /** Appends one event, its seq taken now: the order of the spool is the order of the seqs. */
   append(event: Omit<SpooledEvent, 'seq'>, state: SpoolState): SpooledEvent {
-    const spooled = { ...event, seq: this.nextSeq(state, event.tag, event.firedAt) };
+    return this.appendTaken({ ...event, seq: this.nextSeq(state, event.tag, event.firedAt) });
+  }
+
+  /** Appends an event whose seq was taken before (a sync event the hub did not answer for). */
+  appendTaken(spooled: SpooledEvent): SpooledEvent {
     mkdirSync(this.dir, { recursive: true });
     appendFileSync(this.file, `${JSON.stringify(spooled)}\n`);
     return spooled;
   }
 
-  private nextSeq(state: SpoolState, tag: string | null, at: number): number {
+  /** Takes the event's seq without spooling it (a sync event, sent on its own). */
+  nextSeq(state: SpoolState, tag: string | null, at: number): number {
     const key = tag ?? '';
     // a session the state forgot (state file lost or damaged): go on after its spooled events
     const entry = (state.seqs[key] ??= { next: this.lastSpooledSeq(tag) + 1, touchedAt: at });

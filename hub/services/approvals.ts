@@ -129,10 +129,17 @@ export async function decideApproval(
   return decided;
 }
 
-/** Inside a unit of work: every pending approval of the session ends `superseded` (the agent moved on). */
-export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<string[]> {
+/**
+ * Inside a unit of work: the session's pending approvals end `superseded` (the agent moved on).
+ * `openedBefore`: only those opened before that time — a hook event supersedes what was asked before
+ * it, not an approval its own tool call opened a moment earlier (Claude Code's async PreToolUse can
+ * reach the hub after the PermissionRequest of the same call).
+ */
+export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number, options: { openedBefore?: number } = {}): Promise<string[]> {
   const ended: string[] = [];
+  const openedBefore = options.openedBefore ?? Infinity;
   for (const approval of await listPendingApprovals(tx, session.sid)) {
+    if (approval.createdAt >= openedBefore) continue;
     if (await finish(tx, changes, session.namespace, approval, { status: 'superseded', at: now, decidedBy: null, message: null })) ended.push(approval.approvalId);
   }
   return ended;
@@ -156,6 +163,15 @@ function waitersOf(deps: HubDeps): Map<string, Set<() => void>> {
   let waiters = waitersByStore.get(deps.store);
   if (!waiters) waitersByStore.set(deps.store, (waiters = new Map()));
   return waiters;
+}
+
+/** Hubs shutting down: their waiters stop waiting (the approval expires; the agent asks in its terminal). */
+const closingStores = new WeakSet<Store>();
+
+/** At shutdown: every waiter of this hub answers now, its approval `expired`, so no request holds the stop. */
+export function releaseApprovalWaiters(deps: HubDeps): void {
+  closingStores.add(deps.store);
+  for (const waiters of [...waitersOf(deps).values()]) for (const waiter of [...waiters]) waiter();
 }
 
 function wake(deps: HubDeps, approvalId: string): void {
@@ -205,7 +221,7 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
     if (!found) throw new ApprovalNotFound(approvalId);
     if (found.approval.status !== 'pending') return outcomeOf(found.approval);
     const remaining = deadline - performance.now();
-    if (remaining <= 0) return expire(deps, found.namespace, found.approval);
+    if (remaining <= 0 || closingStores.has(deps.store)) return expire(deps, found.namespace, found.approval);
     await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
   }
 }

@@ -6,6 +6,7 @@
 import type { AttentionFromHook } from '../../shared/attention-hooks.js';
 import type { AttentionPayload } from '../../shared/protocol/attention.js';
 import type { Attention, AttentionKind } from '../../shared/protocol/session.js';
+import { listPendingApprovals } from '../store/approvals.js';
 import { updateAttention, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import { supersedeOpenIn } from './approvals.js';
@@ -48,7 +49,7 @@ export async function applyAttention(tx: Tx, changes: ChangeSet, session: Stored
  * What a hook payload said (shared/attention-hooks.ts), applied inside the hook applier's unit of
  * work; null changes nothing. A clearing hook means the agent moved on (a tool ran, a prompt came,
  * the session ended), so a permission still pending here was answered elsewhere: its approvals end
- * `superseded`. Returns their ids: after the commit, `wakeApprovalWaiters(deps, ids)`.
+ * `superseded` (those opened before `now`; attention stays while one opened at `now` waits). Returns their ids: after the commit, `wakeApprovalWaiters(deps, ids)`.
  */
 export async function applyHookAttention(tx: Tx, changes: ChangeSet, session: StoredSession, effect: AttentionFromHook, now: number): Promise<string[]> {
   if (effect === null) return [];
@@ -56,8 +57,10 @@ export async function applyHookAttention(tx: Tx, changes: ChangeSet, session: St
     await applyAttention(tx, changes, session, effect.set, now);
     return [];
   }
-  await applyAttention(tx, changes, session, null, now);
-  return supersedeOpenIn(tx, changes, session, now);
+  const superseded = await supersedeOpenIn(tx, changes, session, now, { openedBefore: now });
+  // an approval opened at this very time (its tool call's own earlier hook arriving late) still waits
+  if ((await listPendingApprovals(tx, session.sid)).length === 0) await applyAttention(tx, changes, session, null, now);
+  return superseded;
 }
 
 /** The `/runner` event `attention`: the session's attention as stored afterwards. */

@@ -5,7 +5,7 @@
  * agent's machine loads no schema and no mapping.
  */
 import { createHash } from 'node:crypto';
-import { getFlavor, hookFieldsOf, type HookAction } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, hookNamesOf, type HookAction } from '../../shared/flavors.js';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { SessionSourceSchema, type SessionSource } from '../../shared/protocol/lifecycle.js';
 
@@ -65,7 +65,8 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
   const fields = hookFieldsOf(flavorId);
   const hookName = text(payload, fields.event);
   if (hookName === undefined) return { kind: 'ignored', why: `payload has no "${fields.event}"` };
-  const action = flavor.hooks[hookName];
+  // a hook with no action of its own that sets attention or waits for an approval is a sign of life
+  const action = flavor.hooks[hookName] ?? (hookNamesOf(flavor).includes(hookName) ? 'notification' : undefined);
   if (action === undefined) return { kind: 'ignored', why: `hook "${hookName}" is not mapped for ${flavorId}` };
   const tag = text(payload, fields.sessionId);
   if (tag === undefined) return { kind: 'ignored', why: `payload has no "${fields.sessionId}"` };
@@ -103,6 +104,10 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       break;
     }
     case 'notification':
+      // an approval hook names the tool call it asks about
+      hook.tool = text(payload, fields.toolName);
+      hook.input = read(payload, fields.toolInput);
+      hook.toolUseId = text(payload, fields.toolUseId);
       break;
   }
   return { kind: 'mapped', hook };

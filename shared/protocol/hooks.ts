@@ -21,10 +21,13 @@ export const HookEventSchema = z.object({
   /** The agent's hook JSON as it came on stdin. */
   payload: JsonObjectSchema,
   /**
-   * The bridge waits for this event's `answer` (a synchronous hook whose output the agent reads,
-   * e.g. a permission decision). No action answers yet; the field reserves the shape.
+   * The agent waits on this hook for an answer (an approval hook: Claude Code's PermissionRequest):
+   * the hub opens an approval and answers with the decision, or nothing when nobody decides in time.
+   * A sync event is sent alone, outside the bridge's spool lock.
    */
   sync: z.boolean().optional(),
+  /** How long the bridge listens for a sync event's answer (ms); the hub waits at most this and its own approval wait. */
+  waitMs: z.number().int().positive('must be positive').max(600_000, 'must be at most 600000 (10 minutes)').optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 
@@ -48,7 +51,7 @@ export const HookResultSchema = z.object({
   detail: z.string().optional(),
   /** The hub session the event went to, when it went to one. */
   sid: z.string().optional(),
-  /** For a `sync` event: the JSON the bridge prints for the agent (none is produced yet). */
+  /** For a `sync` event: the JSON the bridge prints for the agent (an approval's decision); absent when nobody decided. */
   answer: JsonObjectSchema.optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;

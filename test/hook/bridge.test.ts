@@ -141,14 +141,14 @@ describe('session-hub hook install', () => {
     const result = await runCli(['hook', 'install', 'claude']);
     expect(result.code).toBe(0);
     const { hooks } = JSON.parse(result.stdout) as { hooks: Block };
-    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit']);
     expect(hooks.PostToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
     expect(hooks.PreToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'Notification', 'PostToolUseFailure']) expect(hooks[event]![0]!.hooks[0]!.async).toBe(true);
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'StopFailure', 'Notification', 'PostToolUseFailure']) expect(hooks[event]![0]!.hooks[0]!.async).toBe(true);
     // Claude Code kills async hooks still running when a -p run ends: the last event waits
     expect(hooks.SessionEnd![0]!.hooks[0]!.async).toBeUndefined();
-    // no decision is answered yet: PermissionRequest stays out
-    expect(hooks.PermissionRequest).toBeUndefined();
+    // the agent reads PermissionRequest's answer: synchronous, every tool, a timeout above the bridge's 55 s wait
+    expect(hooks.PermissionRequest![0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command, timeout: 60 }] });
   });
 
   it('Gemini CLI runs every hook synchronously: no async written', async () => {

@@ -63,6 +63,10 @@ describe('the hook applier\'s calls', () => {
     expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash', message: 'Claude needs your permission to use Bash' });
     // the bridge's wait; the user answers in the terminal instead, so the tool runs
     const waiting = waitForDecision(harness.deps, approval!.approvalId, 30_000);
+    // the same call's PreToolUse (an async hook) arriving after it, at its time: not an answer
+    expect((await applyHook(sid, payload('claude-pre-tool-use.json'))).superseded).toEqual([]);
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    harness.clock.advance(1000);
     const { superseded } = await applyHook(sid, payload('claude-post-tool-use.json'));
     expect(superseded).toEqual([approval!.approvalId]);
     expect(await waiting).toBeNull();

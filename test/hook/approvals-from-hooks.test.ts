@@ -1,0 +1,260 @@
+/**
+ * Attention and approvals end to end through real `session-hub hook claude` processes fed Claude
+ * Code's real payloads (test/hook/fixtures/attention, each naming its source): a PermissionRequest
+ * process waits for a decision made over HTTP with an operator token and prints it; nobody deciding,
+ * or the hub being down, leaves stdout empty and exit 0; Notification / Stop / StopFailure set the
+ * session's attention and UserPromptSubmit / PreToolUse clear it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { permissionRequestStdout } from '../../shared/permission-output.js';
+import type { Approval } from '../../shared/protocol/attention.js';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { releaseDatabaseOf } from '../helpers/test-store.js';
+import { deadUrl, fixture, useBridgeHub } from './run-cli.js';
+
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+
+let hub: TestHub;
+let spoolDir: string;
+const { env, get } = useBridgeHub((started) => ({ hub, spoolDir } = started));
+
+/** A real payload of test/hook/fixtures/attention (the prompt: of claude-session.json), in an agent session of the test's own. */
+function payload(name: string, sessionId: string): Record<string, unknown> {
+  const body = name === 'claude-user-prompt-submit'
+    ? fixture('claude-session.json').find((p) => p.hook_event_name === 'UserPromptSubmit')!
+    : (JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'attention', `${name}.json`), 'utf8')) as { payload: Record<string, unknown> }).payload;
+  return { ...body, session_id: sessionId };
+}
+
+interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** ms from spawn to exit. */
+  tookMs: number;
+}
+
+/** One hook process of the bundled bridge (what `hook install` writes), started now; resolves when it exits. */
+function hookProcess(body: Record<string, unknown>, hookEnv: Record<string, string>): Promise<HookRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BRIDGE, 'claude'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...hookEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(JSON.stringify(body));
+  return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout, stderr, tookMs: performance.now() - started })));
+}
+
+async function hook(name: string, sessionId: string): Promise<void> {
+  const run = await runCli(['hook', 'claude'], { stdin: JSON.stringify(payload(name, sessionId)), env: env() });
+  expect(run, run.stderr).toMatchObject({ code: 0, stdout: '' });
+}
+
+async function sessionOf(tag: string): Promise<SessionSnapshot> {
+  const { sessions } = await get<{ sessions: SessionSnapshot[] }>('/api/sessions?limit=500');
+  const found = sessions.find((s) => s.tag === tag);
+  expect(found, `session ${tag}`).toBeDefined();
+  return get<SessionSnapshot>(`/api/sessions/${found!.sid}`);
+}
+
+/** The session's pending approval, once the waiting hook process has opened it. */
+async function pendingApproval(tag: string): Promise<{ sid: string; approval: Approval }> {
+  for (let tries = 0; tries < 300; tries++) {
+    const { sessions } = await get<{ sessions: SessionSnapshot[] }>('/api/sessions?limit=500');
+    const sid = sessions.find((s) => s.tag === tag)?.sid;
+    if (sid !== undefined) {
+      const { approvals } = await get<{ approvals: Approval[] }>(`/api/sessions/${sid}/approvals`);
+      const pending = approvals.find((a) => a.status === 'pending');
+      if (pending) return { sid, approval: pending };
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no pending approval for ${tag}`);
+}
+
+function decide(sid: string, approvalId: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${hub.url}/api/sessions/${sid}/approvals/${approvalId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('a PermissionRequest hook process waits for the dashboard\'s decision', () => {
+  it('allow: the waiting process prints Claude Code\'s allow output and exits 0; the session waited meanwhile', async () => {
+    await hook('claude-pre-tool-use', 'appr-allow');
+    const waiting = hookProcess(payload('claude-permission-request', 'appr-allow'), env());
+    const { sid, approval } = await pendingApproval('appr-allow');
+    expect(approval).toMatchObject({ tool: 'Bash', input: { command: 'rm -rf node_modules', description: 'Remove node_modules directory' }, cwd: '/Users/...' });
+    const session = await sessionOf('appr-allow');
+    expect(session.attention).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    expect(session.activity).toBe('waiting');
+
+    const response = await decide(sid, approval.approvalId, { decision: 'allow' });
+    expect(response.status).toBe(200);
+    const run = await waiting;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(permissionRequestStdout({ decision: 'allow' }));
+    expect((await sessionOf('appr-allow')).attention).toBeNull();
+  });
+
+  it('deny with a message: the process prints the deny output carrying the message', async () => {
+    const waiting = hookProcess(payload('claude-permission-request', 'appr-deny'), env());
+    const { sid, approval } = await pendingApproval('appr-deny');
+    expect((await decide(sid, approval.approvalId, { decision: 'deny', message: 'not on this machine' })).status).toBe(200);
+    const run = await waiting;
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(permissionRequestStdout({ decision: 'deny', message: 'not on this machine' }));
+  });
+
+  it('nobody decides: within the bridge\'s bound it prints nothing and exits 0; the approval ends expired, a later decision is 409', async () => {
+    const bound = 2500;
+    const run = await hookProcess(payload('claude-permission-request', 'appr-none'), { ...env(), SESSION_HUB_HOOK_WAIT_MS: String(bound) });
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    // the hub waited bound - 500 ms; the process ends within its bound (plus its own start)
+    expect(run.tookMs).toBeGreaterThan(bound - 500);
+    expect(run.tookMs).toBeLessThan(bound + 5000);
+    const session = await sessionOf('appr-none');
+    const { approvals } = await get<{ approvals: Approval[] }>(`/api/sessions/${session.sid}/approvals`);
+    expect(approvals.map((a) => a.status)).toEqual(['expired']);
+    // the agent now asks in its terminal: the session still waits for a person
+    expect(session.attention).toMatchObject({ kind: 'permission' });
+    const late = await decide(session.sid, approvals[0]!.approvalId, { decision: 'allow' });
+    expect(late.status).toBe(409);
+  });
+
+  it('the hub is down: nothing printed, exit 0 at once, the event kept in the spool', async () => {
+    const run = await hookProcess(payload('claude-permission-request', 'appr-down'), env(await deadUrl()));
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    expect(run.tookMs).toBeLessThan(5000);
+    expect(readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8')).toContain('"hook_event_name":"PermissionRequest"');
+  });
+
+  it('answered in the terminal: the tool\'s PostToolUse supersedes the approval and the waiting process ends printing nothing', async () => {
+    const waiting = hookProcess(payload('claude-permission-request', 'appr-term'), env());
+    const { sid } = await pendingApproval('appr-term');
+    await hook('claude-post-tool-use', 'appr-term');
+    const run = await waiting;
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    const { approvals } = await get<{ approvals: Approval[] }>(`/api/sessions/${sid}/approvals`);
+    expect(approvals.map((a) => a.status)).toEqual(['superseded']);
+    expect((await sessionOf('appr-term')).attention).toBeNull();
+  });
+
+  it('the wait holds no spool lock: another hook process of the same agent delivers meanwhile', async () => {
+    const waiting = hookProcess(payload('claude-permission-request', 'appr-lock'), env());
+    const { sid, approval } = await pendingApproval('appr-lock');
+    // Claude Code's own permission_prompt notification, while the PermissionRequest process waits
+    const other = await hookProcess(payload('claude-notification-permission-prompt', 'appr-lock'), env());
+    expect(other).toMatchObject({ code: 0, stdout: '' });
+    expect(other.stderr).toBe('');
+    const session = await sessionOf('appr-lock');
+    expect(session.attention).toMatchObject({ kind: 'permission', message: 'Claude needs your permission to use Bash' });
+    expect((await decide(sid, approval.approvalId, { decision: 'allow' })).status).toBe(200);
+    expect((await waiting).stdout).toBe(permissionRequestStdout({ decision: 'allow' }));
+  });
+});
+
+describe('the hub stops while a hook process waits', () => {
+  it('the hook process gets no decision at once (nothing printed, exit 0) and the approval is expired after the restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-stop-'));
+    try {
+      const first = await startTestHub({ dataDir });
+      const waiting = hookProcess(payload('claude-permission-request', 'appr-stop'), { ...env(first.url) });
+      let approvalId: string | undefined;
+      let sid: string | undefined;
+      for (let tries = 0; tries < 300 && approvalId === undefined; tries++) {
+        const headers = { authorization: `Bearer ${first.tokens.operator}` };
+        const { sessions } = (await (await fetch(`${first.url}/api/sessions?limit=500`, { headers })).json()) as { sessions: SessionSnapshot[] };
+        sid = sessions.find((s) => s.tag === 'appr-stop')?.sid;
+        if (sid !== undefined) approvalId = ((await (await fetch(`${first.url}/api/sessions/${sid}/approvals`, { headers })).json()) as { approvals: Approval[] }).approvals[0]?.approvalId;
+        if (approvalId === undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(approvalId).toBeDefined();
+      const stopping = performance.now();
+      await first.close();
+      const run = await waiting;
+      expect(run).toMatchObject({ code: 0, stdout: '' });
+      // well within the 50 s the hub would otherwise have waited
+      expect(performance.now() - stopping).toBeLessThan(10_000);
+
+      const second = await startTestHub({ dataDir });
+      try {
+        const response = await fetch(`${second.url}/api/sessions/${sid}/approvals`, { headers: { authorization: `Bearer ${second.tokens.operator}` } });
+        expect(((await response.json()) as { approvals: Approval[] }).approvals.map((a) => a.status)).toEqual(['expired']);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      await releaseDatabaseOf(dataDir);
+    }
+  });
+});
+
+describe('attention from real hook processes', () => {
+  it('Notification, Stop and StopFailure set it; UserPromptSubmit and PreToolUse clear it; activity reads waiting meanwhile', async () => {
+    const tag = 'att-1';
+    await hook('claude-notification-permission-prompt', tag);
+    let session = await sessionOf(tag);
+    expect(session.attention).toMatchObject({ kind: 'permission', message: 'Claude needs your permission to use Bash' });
+    expect(session.activity).toBe('waiting');
+
+    await hook('claude-pre-tool-use', tag);
+    expect((await sessionOf(tag)).attention).toBeNull();
+
+    await hook('claude-notification-idle-prompt', tag);
+    session = await sessionOf(tag);
+    expect(session.attention).toMatchObject({ kind: 'question' });
+    expect(session.activity).toBe('waiting');
+
+    await hook('claude-user-prompt-submit', tag);
+    session = await sessionOf(tag);
+    expect(session.attention).toBeNull();
+    expect(session.activity).not.toBe('waiting');
+
+    await hook('claude-stop', tag);
+    expect((await sessionOf(tag)).attention).toMatchObject({ kind: 'done', message: "I've completed the refactoring. Here's a summary..." });
+
+    // StopFailure maps to no lifecycle action: it still sets attention, at its own time
+    await hook('claude-stop-failure', tag);
+    session = await sessionOf(tag);
+    expect(session.attention).toMatchObject({ kind: 'failed', message: 'API Error: Rate limit reached' });
+    expect(session.activity).toBe('waiting');
+  });
+});
+
+describe('the bundled bridge', () => {
+  it('loads only node built-ins (no zod): static and dynamic imports of dist/hook-bridge.mjs', () => {
+    const bundle = readFileSync(BRIDGE, 'utf8');
+    const specifiers = [...bundle.matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]);
+    expect(specifiers.length).toBeGreaterThan(0);
+    for (const specifier of specifiers) expect(specifier, specifier).toMatch(/^node:/);
+    expect(bundle).not.toMatch(/\bzod\b/);
+  });
+});
+
+describe('POST /api/hooks: a sync event\'s wait', () => {
+  it('refuses a waitMs that is not a positive number of ms up to 10 minutes, naming the field, and applies nothing', async () => {
+    for (const waitMs of [0, -5, 600_001, 1.5]) {
+      const response = await fetch(`${hub.url}/api/hooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub.tokens.runner}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [{ id: `bad-wait-${waitMs}`, flavor: 'claude', firedAt: Date.now(), seq: 0, sync: true, waitMs, payload: payload('claude-permission-request', 'bad-wait') }] }),
+      });
+      expect(response.status, String(waitMs)).toBe(400);
+      const body = (await response.json()) as { error: string; message: string };
+      expect(body.error).toBe('invalid_payload');
+      expect(body.message).toContain('waitMs');
+    }
+    const { sessions } = await get<{ sessions: SessionSnapshot[] }>('/api/sessions?limit=500');
+    expect(sessions.filter((s) => s.tag === 'bad-wait')).toEqual([]);
+  });
+});
