@@ -78,7 +78,8 @@ describe('approving a tool call from the dashboard', () => {
 
     await signIn(page, hub.url, hub.tokens.operator);
     await page.waitForSelector(`li[data-sid="${sid}"][data-activity="waiting"]`);
-    await page.locator(`li[data-sid="${sid}"] a.title`).click();
+    // the session is listed twice, under "needs you" first: open it from there, as a person would
+    await page.locator(`li[data-sid="${sid}"] a.title`).first().click();
     const approval = page.locator(`[data-approval-id="${approvalId}"]`);
     await approval.waitFor({ timeout: 10_000 });
     expect(await approval.textContent()).toContain('Bash');
