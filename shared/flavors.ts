@@ -52,6 +52,12 @@ export interface FlavorDeclaration {
   hookConfig?: HookConfigDeclaration;
   /** Which of the agent's hooks set or clear the session's attention (docs/attention.md). */
   attention?: Readonly<Record<string, AttentionRule>>;
+  /**
+   * The agent writes a transcript with token usage (Claude Code's JSONL) at this payload field: the
+   * bridge remembers where a turn begins (at its session-start or prompt-submit hooks) and, at the
+   * turn-stop hook, reads the turn's usage from there on and sends it with the event (docs/usage.md).
+   */
+  transcriptUsage?: { pathField: string };
 }
 
 /** The attention kinds (shared/protocol/session.ts holds the wire schema; this file imports nothing). */
@@ -158,6 +164,7 @@ const declarations: FlavorDeclaration[] = [
     // ends, and it fires once per session (one bridge call, ~2x a bare node start)
     hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage' },
     attention: CLAUDE_ATTENTION,
+    transcriptUsage: { pathField: 'transcript_path' },
   },
   { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   {

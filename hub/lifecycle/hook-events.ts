@@ -78,7 +78,7 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
       await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
       break;
     case 'turn-stop':
-      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}) })(tx, changes, at);
+      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
       break;
     case 'session-end':
       await endSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
@@ -120,7 +120,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<Hoo
       await recordAppliedHookEvent(tx, { ...key, outcome: 'ignored', at: hubNow });
       return { id: event.id, outcome: 'ignored', detail: mapped.why };
     }
-    const { hook } = mapped;
+    const hook = event.usage ? { ...mapped.hook, usage: event.usage } : mapped.hook;
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
     // "the session's previous event" is its previous hook event: not its activity time, which a hub
     // restart stamps with the start (spooled events fired during the outage keep their own times)

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { getFlavor, hookFieldsOf, type HookAction } from '../../shared/flavors.js';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { SessionSourceSchema, type SessionSource } from '../../shared/protocol/lifecycle.js';
+import type { UsageReport } from '../../shared/protocol/usage.js';
 
 /** A payload read through the registry: what the hub applies. */
 export interface MappedHook {
@@ -25,6 +26,8 @@ export interface MappedHook {
   output?: JsonValue;
   response?: string;
   reason?: string;
+  /** The turn's usage the bridge read (the event's `usage`, not the payload's). */
+  usage?: UsageReport[];
 }
 
 /** A dot path into the payload (`a.b.c`). */

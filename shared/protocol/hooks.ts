@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { JsonObjectSchema } from './json.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema } from './session.js';
+import { UsageReportsSchema } from './usage.js';
 
 const HOOK_BATCH_MAX_EVENTS = LIMITS.maxHookBatchEvents;
 
@@ -25,6 +26,11 @@ export const HookEventSchema = z.object({
    * e.g. a permission decision). No action answers yet; the field reserves the shape.
    */
   sync: z.boolean().optional(),
+  /**
+   * The turn's token usage so far per model, read by the bridge from the agent's own report (Claude
+   * Code's transcript: docs/usage.md); applied to the open turn like a runner's turn-stop `usage`.
+   */
+  usage: UsageReportsSchema.optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 
