@@ -20,6 +20,11 @@ export function hookCommandFor(flavor: string, options: { base?: string; bundle:
   return options.base !== undefined ? `${options.base} hook ${flavor}` : `node ${JSON.stringify(options.bundle)} ${flavor}`;
 }
 
+/** The same command as a program and its arguments (Codex's notify, OpenCode's plugin spawn it without a shell). */
+export function hookArgvFor(flavor: string, options: { base?: string; bundle: string }): string[] {
+  return options.base !== undefined ? [...options.base.trim().split(/\s+/), 'hook', flavor] : ['node', options.bundle, flavor];
+}
+
 /** The `hooks` block: one command entry per agent hook event the flavor maps to a hub action. */
 export function buildHooksBlock(flavor: FlavorDeclaration, command: string): HooksBlock {
   const block: HooksBlock = {};
@@ -34,7 +39,7 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
 }
 
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
-function isBridgeCommand(command: unknown, flavor: string): boolean {
+export function isBridgeCommand(command: unknown, flavor: string): boolean {
   return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.mjs"? ${flavor}$`).test(command));
 }
 

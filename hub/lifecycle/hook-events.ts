@@ -77,6 +77,12 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
     case 'tool-failure':
       await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
       break;
+    case 'turn-complete': {
+      // the same promptId as this turn's agent-turn-start, if one came: then the open turn is kept
+      await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);
+      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
+      break;
+    }
     case 'turn-stop':
       await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
       break;
