@@ -72,6 +72,8 @@ export interface FlavorDeclaration {
 
 export interface HookToolDeclaration {
   tool: string;
+  /** The payload field that identifies this tool call, when not the flavor's `toolUseId` (a start and its end share it). */
+  toolUseId?: string;
   /** Fields gathered into the input object (one field: its value as it is). */
   input: readonly string[];
   output?: readonly string[];
@@ -180,7 +182,16 @@ const CLAUDE_CODE_HOOKS = {
   PreToolUse: 'tool-start',
   PostToolUseFailure: 'tool-failure',
   Notification: 'notification',
+  // a subagent works inside its parent's session (its hooks carry the parent's session_id, its tool
+  // hooks add agent_id/agent_type): shown as one activity of the parent's turn, from start to stop
+  SubagentStart: 'tool-start',
+  SubagentStop: 'tool-use',
+  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that follows reopens nothing
+  PreCompact: 'notification',
 } as const satisfies Record<string, HookAction>;
+
+/** Claude Code's SubagentStart/SubagentStop name no tool: a `Subagent` activity, paired by `agent_id`. */
+const CLAUDE_SUBAGENT_TOOL = { tool: 'Subagent', toolUseId: 'agent_id', input: ['agent_type'] } as const;
 
 const declarations: FlavorDeclaration[] = [
   {
@@ -189,6 +200,7 @@ const declarations: FlavorDeclaration[] = [
     // ends, and it fires once per session (one bridge call, ~2x a bare node start)
     hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage' },
     attention: CLAUDE_ATTENTION,
+    hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     transcriptUsage: { pathField: 'transcript_path' },
   },
   {

@@ -113,7 +113,7 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       const response = declared?.output ? gather(payload, declared.output) : read(payload, fields.toolResponse);
       hook.output = action === 'tool-failure' ? { error: read(payload, fields.toolError) ?? null } : action === 'tool-use' ? (response ?? null) : null;
       // without the agent's id, a finished tool is recorded once per identical call and result
-      hook.toolUseId = text(payload, fields.toolUseId) ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
+      hook.toolUseId = text(payload, declared?.toolUseId ?? fields.toolUseId) ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
       break;
     }
     case 'turn-stop': {
