@@ -24,6 +24,8 @@ function timed(args: string[], stdin: string, env: NodeJS.ProcessEnv): Promise<{
   const started = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
   const spawnMs = performance.now() - started;
+  // a process that exits before reading its stdin (node -e 0) closes the pipe: not an error here
+  child.stdin.on('error', () => undefined);
   child.stdin.end(stdin);
   return new Promise((resolveRun, reject) => {
     child.once('error', reject);

@@ -128,10 +128,10 @@ describe('POST /api/hooks', () => {
   });
 
   it('answers ignored for a hook the registry does not map, and for an end with no session', async () => {
-    const [unmapped, end] = events([{ ...tools[0]!, hook_event_name: 'PreCompact' }, { ...tools[0]!, hook_event_name: 'SessionEnd', reason: 'exit' }], Date.now());
+    const [unmapped, end] = events([{ ...tools[0]!, hook_event_name: 'TeammateIdle' }, { ...tools[0]!, hook_event_name: 'SessionEnd', reason: 'exit' }], Date.now());
     const { results } = await send([unmapped!, end!]);
     expect(results).toEqual([
-      { id: unmapped!.id, outcome: 'ignored', detail: 'hook "PreCompact" is not mapped for claude' },
+      { id: unmapped!.id, outcome: 'ignored', detail: 'hook "TeammateIdle" is not mapped for claude' },
       { id: end!.id, outcome: 'ignored', detail: `no session "${tag}" to end` },
     ]);
   });
