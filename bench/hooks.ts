@@ -7,7 +7,7 @@
  * Targets (docs/hooks.md): hub up, p50 <= 2x and p99 <= 3x a bare node start.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,8 @@ function timed(args: string[], stdin: string, env: NodeJS.ProcessEnv): Promise<{
   const started = performance.now();
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
   const spawnMs = performance.now() - started;
+  // a process that exits before reading its stdin (node -e 0) closes the pipe: not an error here
+  child.stdin.on('error', () => undefined);
   child.stdin.end(stdin);
   return new Promise((resolveRun, reject) => {
     child.once('error', reject);
@@ -62,6 +64,24 @@ function payload(i: number): string {
   });
 }
 
+/**
+ * Claude Code turns with a transcript: even calls a UserPromptSubmit, odd calls a Stop after the
+ * turn's answer (the real fixture's assistant lines) was appended; the transcript starts at 20 MB
+ * of earlier lines, so a Stop that read the whole file would show.
+ */
+function transcriptTurns(dir: string): (i: number) => string {
+  const transcript = join(dir, 'transcript.jsonl');
+  const lines = readFileSync(resolve(DIST, '../test/hook/fixtures/claude-transcript.jsonl'), 'utf8').trimEnd().split('\n');
+  const filler = `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', content: 'x'.repeat(2000) }] } })}\n`;
+  writeFileSync(transcript, filler.repeat(Math.ceil((20 << 20) / filler.length)));
+  const base = { session_id: 'bench-usage', transcript_path: transcript, cwd: '/work/app' };
+  return (i) => {
+    if (i % 2 === 0) return JSON.stringify({ ...base, hook_event_name: 'UserPromptSubmit', prompt: `turn ${i}` });
+    appendFileSync(transcript, lines.slice(4).map((l) => l.replace(/msg_0[0-9A-Za-z]+/g, (id) => `${id}_${i}`)).join('\n') + '\n');
+    return JSON.stringify({ ...base, hook_event_name: 'Stop', last_assistant_message: 'done' });
+  };
+}
+
 function line(name: string, values: number[], baseline: { p50: number; p99: number }): string {
   const p50 = percentile(values, 50);
   const p99 = percentile(values, 99);
@@ -84,6 +104,10 @@ async function main(): Promise<void> {
     const up = await series(() => [BRIDGE, 'claude'], payload, envFor(hub.url));
     const down = await series(() => [BRIDGE, 'claude'], payload, envFor(await deadUrl()));
     const viaBin = await series(() => [BIN, 'hook', 'claude'], payload, envFor(hub.url));
+    const usageDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-transcript-'));
+    spoolDirs.push(usageDir);
+    const turns = await series(() => [BRIDGE, 'claude'], transcriptTurns(usageDir), envFor(hub.url));
+    const stops = turns.wall.filter((_, i) => i % 2 === 1);
     const baseline = { p50: percentile(bare.wall, 50), p99: percentile(bare.wall, 99) };
 
     process.stdout.write(`hook call wall time, ${RUNS} sequential calls each (ratios: p50 / p99 against bare node -e 0, same run)\n`);
@@ -91,6 +115,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${line('hook call, hub up (node dist/hook-bridge.mjs)', up.wall, baseline)}\n`);
     process.stdout.write(`${line('hook call, hub down (spooled)', down.wall, baseline)}\n`);
     process.stdout.write(`${line('hook call, hub up, via bin/session-hub.js', viaBin.wall, baseline)}\n`);
+    process.stdout.write(`${line('Stop reading its turn of a 20 MB transcript', stops, baseline)}\n`);
     process.stdout.write(`${line('agent-visible wait, async hook (spawn only)', up.spawn, baseline)}\n`);
     const okP50 = percentile(up.wall, 50) <= 2 * baseline.p50;
     const okP99 = percentile(up.wall, 99) <= 3 * baseline.p99;

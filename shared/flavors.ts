@@ -13,6 +13,11 @@ export type HookAction =
   | 'tool-use'
   | 'tool-failure'
   | 'turn-stop'
+  /**
+   * A turn reported whole when it ends (Codex's `agent-turn-complete` carries its prompt and its
+   * answer): opens the turn with its prompt unless that turn is open already, then closes it.
+   */
+  | 'turn-complete'
   | 'session-end'
   | 'session-finalize'
   /**
@@ -51,10 +56,30 @@ export interface FlavorDeclaration {
   hooks: Readonly<Record<string, HookAction>>;
   /** Overrides of the payload field names, where they differ from Claude Code's. */
   hookFields?: Partial<HookFields>;
+  /**
+   * Tool hooks whose payload names no tool (Cursor's afterShellExecution is a shell command): the
+   * tool's name, and the payload fields (dot paths) that make its input and output.
+   */
+  hookTools?: Readonly<Record<string, HookToolDeclaration>>;
   /** How `session-hub hook install` writes this agent's hook configuration, where it knows how. */
   hookConfig?: HookConfigDeclaration;
   /** Which of the agent's hooks set or clear the session's attention (docs/attention.md). */
   attention?: Readonly<Record<string, AttentionRule>>;
+  /**
+   * The agent writes a transcript with token usage (Claude Code's JSONL) at this payload field: the
+   * bridge remembers where a turn begins (at its session-start or prompt-submit hooks) and, at the
+   * turn-stop hook, reads the turn's usage from there on and sends it with the event (docs/usage.md).
+   */
+  transcriptUsage?: { pathField: string };
+}
+
+export interface HookToolDeclaration {
+  tool: string;
+  /** The payload field that identifies this tool call, when not the flavor's `toolUseId` (a start and its end share it). */
+  toolUseId?: string;
+  /** Fields gathered into the input object (one field: its value as it is). */
+  input: readonly string[];
+  output?: readonly string[];
 }
 
 /** The attention kinds (shared/protocol/session.ts holds the wire schema; this file imports nothing). */
@@ -81,11 +106,17 @@ function clearedBy(...hooks: string[]): Record<string, AttentionRule> {
 }
 
 /**
- * An agent's hook configuration file. `settings-json`: a JSON file whose `hooks` object maps each
- * event name to `[{ matcher?, hooks: [{ type: 'command', command }] }]` (Claude Code, Gemini CLI).
+ * An agent's hook configuration file, by format:
+ * - `settings-json`: a JSON file whose `hooks` object maps each event name to
+ *   `[{ matcher?, hooks: [{ type: 'command', command }] }]` (Claude Code, Gemini CLI);
+ * - `hooks-json`: `{ version: 1, hooks: { <event>: [{ command }] } }` (Cursor's `.cursor/hooks.json`);
+ * - `notify-toml`: one `notify = [program, ...args]` entry in a TOML file, run with the payload as
+ *   its last argument (Codex's `config.toml`; Codex runs one notify program);
+ * - `plugin-js`: a JavaScript plugin file the agent loads, which runs the hook command with each
+ *   event's payload on stdin (OpenCode's `.opencode/plugin/`).
  */
 export interface HookConfigDeclaration {
-  format: 'settings-json';
+  format: 'settings-json' | 'hooks-json' | 'notify-toml' | 'plugin-js';
   /** The default file, relative to the project directory. */
   file: string;
   /**
@@ -107,6 +138,8 @@ export interface HookConfigDeclaration {
    * decision (shared/permission-output.ts), or with nothing when nobody decides in time.
    */
   approvalHooks?: readonly string[];
+  /** Where the agent puts the payload: on stdin (default), or as the command's last argument (Codex's notify). */
+  payload?: 'stdin' | 'argument';
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -159,7 +192,16 @@ const CLAUDE_CODE_HOOKS = {
   PreToolUse: 'tool-start',
   PostToolUseFailure: 'tool-failure',
   Notification: 'notification',
+  // a subagent works inside its parent's session (its hooks carry the parent's session_id, its tool
+  // hooks add agent_id/agent_type): shown as one activity of the parent's turn, from start to stop
+  SubagentStart: 'tool-start',
+  SubagentStop: 'tool-use',
+  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that follows reopens nothing
+  PreCompact: 'notification',
 } as const satisfies Record<string, HookAction>;
+
+/** Claude Code's SubagentStart/SubagentStop name no tool: a `Subagent` activity, paired by `agent_id`. */
+const CLAUDE_SUBAGENT_TOOL = { tool: 'Subagent', toolUseId: 'agent_id', input: ['agent_type'] } as const;
 
 const declarations: FlavorDeclaration[] = [
   {
@@ -168,12 +210,31 @@ const declarations: FlavorDeclaration[] = [
     // ends, and it fires once per session (one bridge call, ~2x a bare node start)
     hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
     attention: CLAUDE_ATTENTION,
+    hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
+    transcriptUsage: { pathField: 'transcript_path' },
   },
-  { id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  {
+    id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
+    // developers.openai.com/codex config `notify` (openai/codex docs/config.md, codex-rs/core/src/user_notification.rs):
+    // Codex runs one program with the notification JSON as its last argument, `type` agent-turn-complete
+    // (agent-turn-start in some versions), kebab-case fields; no session start, no tool events
+    hooks: { 'agent-turn-start': 'prompt-submit', 'agent-turn-complete': 'turn-complete' },
+    hookFields: { sessionId: 'thread-id', event: 'type', prompt: 'input-messages', response: 'last-assistant-message' },
+    // Codex reads $CODEX_HOME/config.toml (default ~/.codex)
+    hookConfig: { format: 'notify-toml', file: '~/.codex/config.toml', payload: 'argument' },
+    attention: { 'agent-turn-complete': { effect: 'done', message: ['last-assistant-message'] }, ...clearedBy('agent-turn-start') },
+  },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
     hooks: { sessionStart: 'session-start', beforeSubmitPrompt: 'prompt-submit', afterShellExecution: 'tool-use', afterFileEdit: 'tool-use', afterMCPExecution: 'tool-use', stop: 'turn-stop', sessionEnd: 'session-end' },
-    hookFields: { sessionId: 'conversation_id', toolName: 'tool_name', toolInput: 'tool_input', toolResponse: 'result_json' },
+    // cursor.com/docs/agent/hooks: common fields conversation_id, generation_id, hook_event_name,
+    // workspace_roots; shell and file hooks name no tool; hooks.json holds `{ command }` entries
+    hookFields: { sessionId: 'conversation_id', cwd: 'workspace_roots.0', toolName: 'tool_name', toolInput: 'tool_input', toolResponse: 'result_json' },
+    hookTools: {
+      afterShellExecution: { tool: 'Shell', input: ['command'], output: ['output'] },
+      afterFileEdit: { tool: 'Edit', input: ['file_path', 'edits'] },
+    },
+    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json' },
     // cursor.com/docs/agent/hooks: stop carries status completed | aborted | error
     attention: {
       stop: { byField: { path: 'status', values: { completed: 'done', aborted: 'done', error: 'failed' }, otherwise: 'done' } },
@@ -194,7 +255,17 @@ const declarations: FlavorDeclaration[] = [
       ...clearedBy('BeforeAgent', 'BeforeTool', 'AfterTool', 'SessionEnd'),
     },
   },
-  { id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
+  {
+    id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
+    // opencode.ai/docs/plugins: no hook commands; the plugin install writes (hub/hook/opencode-plugin.ts)
+    // turns these plugin events into flat payloads with Claude Code's field names
+    hooks: {
+      'session.created': 'session-start', 'chat.message': 'prompt-submit', 'tool.execute.before': 'tool-start', 'tool.execute.after': 'tool-use',
+      'session.idle': 'turn-stop', 'session.deleted': 'session-end',
+    },
+    hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js' },
+    attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted') },
+  },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   { id: 'copilot', displayName: 'GitHub Copilot CLI', resumeTokenKey: 'copilotSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   { id: 'pi', displayName: 'Pi', resumeTokenKey: 'piSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },

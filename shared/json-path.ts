@@ -1,11 +1,12 @@
-/** Reading agent hook payloads by dot path (`a.b.c`); no zod, so a bundled bridge can import it. */
+/** Reading agent hook payloads by dot path (`a.b.c`, `roots.0`); no zod, so a bundled bridge can import it. */
 
 /** The value at a dot path of a plain JSON object, or undefined. */
 export function readPath(payload: unknown, path: string): unknown {
   let value: unknown = payload;
   for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = (value as Record<string, unknown>)[part];
+    if (Array.isArray(value) && /^\d+$/.test(part)) value = value[Number(part)];
+    else if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    else value = (value as Record<string, unknown>)[part];
   }
   return value;
 }

@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FLAVORS, getFlavor } from '../../shared/flavors.js';
-import { isObjectRecord } from '../../shared/protocol/json.js';
 import { runBridgeCli } from '../hook/bridge.js';
-import { buildHooksBlock, hookCommandFor, mergeHooks } from '../hook/install.js';
+import { configPreview, InstallRefused, mergeConfig } from '../hook/config-files.js';
+import { hookArgvFor, hookCommandFor } from '../hook/install.js';
+import { lineDiff } from '../hook/line-diff.js';
 import { DEFAULT_HOOK_BUDGET_MS } from '../hook/run-hook.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
@@ -23,10 +25,13 @@ POST /api/hooks with SESSION_HUB_TOKEN (a runner token); the hub maps it through
 When the hub is away a detached drainer retries in the background (SESSION_HUB_DRAIN_FOR_MS, default
 30 min). It always exits 0 and gives up after about ${DEFAULT_HOOK_BUDGET_MS / 1000} s (SESSION_HUB_HOOK_BUDGET_MS).
 
-install prints the agent's hook configuration (async hooks where the agent allows them); --write
-merges it into the settings file (default: the flavor's own, e.g. .claude/settings.json), keeping
-every other setting and hook and replacing this bridge's earlier hooks. The command runs the bundled
-bridge directly: node ${BRIDGE_BUNDLE} <flavor>.
+install prints the agent's hook configuration in the agent's own format (async hooks where the agent
+allows them); --write merges it into the agent's file (default: the flavor's own, relative to the
+current directory: .claude/settings.json, .gemini/settings.json, .cursor/hooks.json, .codex/config.toml,
+.opencode/plugins/session-hub.js), keeping every other setting and hook and replacing this bridge's
+earlier hooks: it shows the diff and keeps the previous file as <file>.bak-<time>. A file it cannot
+merge safely (invalid JSON or TOML, JSON with comments, another notify program) is refused, untouched.
+The command runs the bundled bridge directly: node ${BRIDGE_BUNDLE} <flavor>.
 
 status prints, per flavor, the events spooled per session, the events the hub refused, the last
 error and the drainer's state.
@@ -51,39 +56,51 @@ async function install(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (!flavor.hookConfig) {
+    process.stderr.write(
+      `session-hub hook install: session-hub does not know how to wire ${flavor.displayName}'s hooks: its hook events and payloads are not verified against its documentation. ` +
+        `The flavor stays declared; the agents it can wire: ${[...FLAVORS.values()].filter((f) => f.hookConfig).map((f) => f.id).join(', ')}\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   if (values.command === undefined && !existsSync(BRIDGE_BUNDLE)) {
     process.stderr.write(`session-hub hook install: ${BRIDGE_BUNDLE} is missing; run "npm run build" first (or pass --command)\n`);
     process.exitCode = 1;
     return;
   }
-  const command = hookCommandFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE });
-  const block = buildHooksBlock(flavor, command);
+  const command = { line: hookCommandFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE }), argv: hookArgvFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE }) };
   if (!values.write) {
-    if (!flavor.hookConfig) process.stdout.write(`# ${flavor.displayName}: run "${command}" with the payload on stdin for these hook events:\n`);
-    process.stdout.write(`${JSON.stringify({ hooks: block }, null, 2)}\n`);
+    process.stdout.write(configPreview(flavor, command));
     return;
   }
-  const target = values.file ?? flavor.hookConfig?.file;
-  if (!target) {
-    process.stderr.write(`session-hub hook install: no known settings file for ${flavor.displayName}; pass --file or configure by hand (run without --write)\n`);
-    process.exitCode = 2;
+  // a declared file under ~ is the user's (Codex reads ~/.codex/config.toml), else relative to here
+  const declared = flavor.hookConfig.file.startsWith('~/') ? join(homedir(), flavor.hookConfig.file.slice(2)) : flavor.hookConfig.file;
+  const file = resolve(values.file ?? declared);
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  let merged;
+  try {
+    merged = mergeConfig(flavor, command, existing, file);
+  } catch (error) {
+    if (!(error instanceof InstallRefused)) throw error;
+    process.stderr.write(`session-hub hook install: ${error.message}\n`);
+    process.exitCode = 1;
     return;
   }
-  const file = resolve(target);
-  let settings: Record<string, unknown> = {};
-  if (existsSync(file)) {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (!isObjectRecord(parsed)) throw new Error(`${file} does not hold a JSON object`);
-    settings = parsed;
-  }
-  const merged = mergeHooks(settings, block, flavor.id);
   if (merged.added.length === 0) {
     process.stdout.write(`${file}: already set up, nothing changed\n`);
     return;
   }
+  // the user sees what changes, and keeps the file as it was
+  process.stdout.write(`--- ${file}\n+++ ${file} (session-hub hook install ${flavor.id})\n${lineDiff(existing ?? '', merged.text).join('\n')}\n`);
   mkdirSync(dirname(file), { recursive: true });
-  atomicWrite(file, `${JSON.stringify(merged.settings, null, 2)}\n`);
-  process.stdout.write(`${file}: added ${merged.added.join(', ')}\n`);
+  let backup = '';
+  if (existing !== undefined) {
+    backup = `${file}.bak-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    copyFileSync(file, backup);
+  }
+  atomicWrite(file, merged.text);
+  process.stdout.write(`${file}: added ${merged.added.join(', ')}${backup ? `; the previous file is kept as ${backup}` : ''}\n`);
 }
 
 function status(argv: string[]): void {

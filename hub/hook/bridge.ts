@@ -1,11 +1,12 @@
 /**
  * The hook bridge's entry: `session-hub hook <flavor>` (the agent runs it once per hook event, the
- * payload on stdin) and `--drain <flavor>` (the detached drainer). `npm run build` bundles it with
+ * payload on stdin, or as the last argument where the flavor declares so) and `--drain <flavor>` (the detached drainer). `npm run build` bundles it with
  * esbuild into dist/hook-bridge.mjs, one file loading only node built-ins, which the installed hook
  * command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getFlavor } from '../../shared/flavors.js';
 import { runDrainer } from './drainer.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
 
@@ -40,8 +41,9 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // (an approval hook: once the hub has it, within the bridge's approval bound instead)
   const onSpooled = (limitMs = budget) => setTimeout(() => process.exit(0), limitMs + 1500).unref();
   try {
-    // the timer only guards against a caller that never closes stdin (an agent always does)
-    const payload = await readStdin(5000);
+    // an agent that passes the payload as the last argument (Codex's notify) leaves stdin as it is:
+    // it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
+    const payload = getFlavor(first)?.hookConfig?.payload === 'argument' ? (args.length > 1 ? args.at(-1)! : '') : await readStdin(5000);
     const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)

@@ -27,6 +27,11 @@ export function hookCommandFor(flavor: string, options: { base?: string; bundle:
  */
 export const APPROVAL_HOOK_TIMEOUT_S = Math.ceil(DEFAULT_APPROVAL_BOUND_MS / 1000) + 5;
 
+/** The same command as a program and its arguments (Codex's notify, OpenCode's plugin spawn it without a shell). */
+export function hookArgvFor(flavor: string, options: { base?: string; bundle: string }): string[] {
+  return options.base !== undefined ? [...options.base.trim().split(/\s+/), 'hook', flavor] : ['node', options.bundle, flavor];
+}
+
 /**
  * The `hooks` block: one command entry per agent hook event the hub has a use for (mapped to an
  * action, setting or clearing attention, or waiting for an approval). Approval hooks are written
@@ -48,7 +53,7 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
 }
 
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
-function isBridgeCommand(command: unknown, flavor: string): boolean {
+export function isBridgeCommand(command: unknown, flavor: string): boolean {
   return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.mjs"? ${flavor}$`).test(command));
 }
 

@@ -12,6 +12,7 @@ import { deliverSpool, type DeliveryReport } from './deliver.js';
 import { spawnDrainer } from './drainer.js';
 import { refusalAdvice } from './refusal.js';
 import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
+import { turnUsage } from './turn-usage.js';
 
 export interface HookOutcome {
   /** What happened to this payload: spooled (and maybe delivered), or unreadable. */
@@ -50,25 +51,29 @@ export async function runHook(
 
   const payload = parsePayload(rawPayload);
   if (payload === null) return { ...outcome, errors: ['stdin is not a JSON object; nothing spooled'] };
-  const tagValue = payload[hookFieldsOf(flavor).sessionId];
-  const tag = typeof tagValue === 'string' && tagValue !== '' ? tagValue : null;
+  const fields = hookFieldsOf(flavor);
+  const tag = readText(payload, fields.sessionId) ?? null;
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
-  const event = { id: randomUUID(), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
+  const event: Omit<SpooledEvent, 'seq'> = { id: randomUUID(), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
 
   // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
   let seq: number | undefined;
   const url = env.SESSION_HUB_URL;
   const token = env.SESSION_HUB_TOKEN;
-  if (url && token && isApprovalHook(flavor, readText(payload, hookFieldsOf(flavor).event))) {
+  if (url && token && isApprovalHook(flavor, readText(payload, fields.event))) {
     const asked = await askHub(spool, event, { url, token }, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
     outcome.errors.push(...asked.errors);
     if (asked.kind === 'answered') return { ...outcome, received: 'spooled', delivered: 1, ...(asked.answer ? { stdout: asked.answer } : {}), errors: [...outcome.errors, ...spool.problems] };
     seq = asked.seq;
   }
 
-  const recorded = await spool.locked(budget / 2, () => {
+  const recorded = await spool.locked(budget / 2, async () => {
     const state = spool.state();
     spool.adoptParts(state);
+    // the turn's usage from the agent's transcript, where the flavor keeps one (its offsets live in the state)
+    const read = await turnUsage(flavor, payload, tag, state, readText(payload, fields.event));
+    if (read.usage) event.usage = read.usage;
+    if (read.problem) outcome.errors.push(read.problem);
     if (seq === undefined) spool.append(event, state);
     else spool.appendTaken({ ...event, seq });
     spool.saveState(state);

@@ -25,6 +25,8 @@ export interface SpoolState {
   told: Record<string, number>;
   lastError?: { at: number; kind: ErrorKind; message: string };
   lastDelivery?: { at: number; delivered: number };
+  /** Per agent session: its transcript and the byte offset where the current turn began (hub/hook/turn-usage.ts). */
+  turnStarts?: Record<string, { path: string; offset: number; touchedAt: number }>;
 }
 
 /** Remembered sessions; the least recently touched are forgotten beyond this. */
@@ -156,7 +158,8 @@ export class Spool {
     const newest = <T>(record: Record<string, T>, at: (value: T) => number) =>
       Object.fromEntries(Object.entries(record).sort(([, a], [, b]) => at(b) - at(a)).slice(0, MAX_SESSIONS));
     mkdirSync(this.dir, { recursive: true });
-    atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at) }));
+    const turnStarts = state.turnStarts && newest(state.turnStarts, (t) => t.touchedAt);
+    atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at), ...(turnStarts ? { turnStarts } : {}) }));
   }
 
   /** Keeps refused events aside, the newest MAX_REJECTED of them. */

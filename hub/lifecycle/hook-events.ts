@@ -84,8 +84,14 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
     case 'tool-failure':
       await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
       break;
+    case 'turn-complete': {
+      // the same promptId as this turn's agent-turn-start, if one came: then the open turn is kept
+      await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);
+      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
+      break;
+    }
     case 'turn-stop':
-      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}) })(tx, changes, at);
+      await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
       break;
     case 'session-end':
       await endSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
@@ -148,7 +154,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
       await recordAppliedHookEvent(tx, { ...key, outcome: 'ignored', at: hubNow });
       return { result: { id: event.id, outcome: 'ignored', detail: mapped.why }, superseded: [] };
     }
-    const { hook } = mapped;
+    const hook = event.usage ? { ...mapped.hook, usage: event.usage } : mapped.hook;
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
     // "the session's previous event" is its previous hook event: not its activity time, which a hub
     // restart stamps with the start (spooled events fired during the outage keep their own times)

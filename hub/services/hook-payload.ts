@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { getFlavor, hookFieldsOf, hookNamesOf, type HookAction } from '../../shared/flavors.js';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { SessionSourceSchema, type SessionSource } from '../../shared/protocol/lifecycle.js';
+import type { UsageReport } from '../../shared/protocol/usage.js';
 
 /** A payload read through the registry: what the hub applies. */
 export interface MappedHook {
@@ -25,21 +26,36 @@ export interface MappedHook {
   output?: JsonValue;
   response?: string;
   reason?: string;
+  /** The turn's usage the bridge read (the event's `usage`, not the payload's). */
+  usage?: UsageReport[];
 }
 
-/** A dot path into the payload (`a.b.c`). */
+/** A dot path into the payload (`a.b.c`; a number steps into an array: `workspace_roots.0`). */
 function read(payload: JsonObject, path: string): JsonValue | undefined {
   let value: JsonValue | undefined = payload;
   for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    value = value[part];
+    if (Array.isArray(value) && /^\d+$/.test(part)) value = value[Number(part)];
+    else if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    else value = value[part];
   }
   return value;
 }
 
+/** The text at a path: a non-empty string, or a list of strings joined by blank lines (Codex's `input-messages`). */
 function text(payload: JsonObject, path: string): string | undefined {
   const value = read(payload, path);
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  const joined = Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join('\n\n') : value;
+  return typeof joined === 'string' && joined !== '' ? joined : undefined;
+}
+
+/** The value of one field, or an object of several (a hookTools declaration's input or output). */
+function gather(payload: JsonObject, paths: readonly string[]): JsonValue | undefined {
+  if (paths.length === 1) return read(payload, paths[0]!);
+  const entries = paths.flatMap((path) => {
+    const value = read(payload, path);
+    return value === undefined ? [] : [[path, value] as const];
+  });
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 
 function digest(...parts: (JsonValue | undefined)[]): string {
@@ -82,14 +98,23 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       hook.prompt = text(payload, fields.prompt) ?? '';
       hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;
       break;
+    case 'turn-complete': {
+      hook.prompt = text(payload, fields.prompt) ?? '';
+      hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;
+      const response = text(payload, fields.response);
+      if (response !== undefined) hook.response = response;
+      break;
+    }
     case 'tool-start':
     case 'tool-use':
     case 'tool-failure': {
-      hook.tool = text(payload, fields.toolName) ?? 'unknown';
-      hook.input = read(payload, fields.toolInput) ?? null;
-      hook.output = action === 'tool-failure' ? { error: read(payload, fields.toolError) ?? null } : action === 'tool-use' ? (read(payload, fields.toolResponse) ?? null) : null;
+      const declared = flavor.hookTools?.[hookName];
+      hook.tool = text(payload, fields.toolName) ?? declared?.tool ?? 'unknown';
+      hook.input = (declared ? gather(payload, declared.input) : read(payload, fields.toolInput)) ?? null;
+      const response = declared?.output ? gather(payload, declared.output) : read(payload, fields.toolResponse);
+      hook.output = action === 'tool-failure' ? { error: read(payload, fields.toolError) ?? null } : action === 'tool-use' ? (response ?? null) : null;
       // without the agent's id, a finished tool is recorded once per identical call and result
-      hook.toolUseId = text(payload, fields.toolUseId) ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
+      hook.toolUseId = text(payload, declared?.toolUseId ?? fields.toolUseId) ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
       break;
     }
     case 'turn-stop': {
@@ -115,5 +140,5 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
 
 /** Actions after which the next prompt belongs to a new turn. */
 export function endsTurn(action: HookAction): boolean {
-  return action === 'turn-stop' || action === 'session-end' || action === 'session-finalize';
+  return action === 'turn-stop' || action === 'turn-complete' || action === 'session-end' || action === 'session-finalize';
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { JsonObjectSchema } from './json.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema } from './session.js';
+import { UsageReportsSchema } from './usage.js';
 
 const HOOK_BATCH_MAX_EVENTS = LIMITS.maxHookBatchEvents;
 
@@ -28,6 +29,11 @@ export const HookEventSchema = z.object({
   sync: z.boolean().optional(),
   /** How long the bridge listens for a sync event's answer (ms); the hub waits at most this and its own approval wait. */
   waitMs: z.number().int().positive('must be positive').max(600_000, 'must be at most 600000 (10 minutes)').optional(),
+  /**
+   * The turn's token usage so far per model, read by the bridge from the agent's own report (Claude
+   * Code's transcript: docs/usage.md); applied to the open turn like a runner's turn-stop `usage`.
+   */
+  usage: UsageReportsSchema.optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 

@@ -102,7 +102,7 @@ describe('session-hub hook claude', () => {
     const garbage = await runCli(['hook', 'claude'], { stdin: 'not json', env: env() });
     expect(garbage).toMatchObject({ code: 0, stdout: '' });
     // mapping is the hub's: an unmapped hook is sent, answered `ignored`, and leaves the spool
-    const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'PreCompact' }), env: env() });
+    const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'TeammateIdle' }), env: env() });
     expect(unmapped).toMatchObject({ code: 0, stdout: '' });
     expect((await get<ListSessionsResponse>('/api/sessions')).sessions).toHaveLength(0);
     expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
@@ -141,7 +141,7 @@ describe('session-hub hook install', () => {
     const result = await runCli(['hook', 'install', 'claude']);
     expect(result.code).toBe(0);
     const { hooks } = JSON.parse(result.stdout) as { hooks: Block };
-    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit']);
+    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
     expect(hooks.PostToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
     expect(hooks.PreToolUse![0]).toMatchObject({ matcher: '*', hooks: [{ type: 'command', command, async: true }] });
     for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'StopFailure', 'Notification', 'PostToolUseFailure']) expect(hooks[event]![0]!.hooks[0]!.async).toBe(true);

@@ -110,11 +110,28 @@ describe('POST /api/hooks', () => {
     expect(at.toolu_future).toBeLessThanOrEqual(after);
   });
 
+  it('applies a turn-stop event\'s usage (read by the bridge) to the turn it closes, priced by the hub', async () => {
+    const start = Date.now() - 10_000;
+    const batch = events(tools.slice(0, 2), start);
+    const stop = { ...tools[1]!, hook_event_name: 'Stop', last_assistant_message: 'Done.' };
+    const usage = [{ model: 'claude-opus-4-6', inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, { model: 'no-such-model', inputTokens: 7, outputTokens: 3 }];
+    const [stopEvent] = events([stop], start + 5000, { firstSeq: 2 });
+    const { results } = await send([...batch, { ...stopEvent!, usage }]);
+    expect(results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    const [turn] = await turnsOf(await sessionByTag(tag));
+    expect(turn!.status).toBe('completed');
+    expect(turn!.usage.map((u) => [u.model, u.inputTokens, u.outputTokens, u.costUsd]).sort()).toEqual([
+      ['claude-opus-4-6', 1_000_000, 0, 5],
+      // an unknown model keeps its tokens and gets no cost
+      ['no-such-model', 7, 3, null],
+    ]);
+  });
+
   it('answers ignored for a hook the registry does not map, and for an end with no session', async () => {
-    const [unmapped, end] = events([{ ...tools[0]!, hook_event_name: 'PreCompact' }, { ...tools[0]!, hook_event_name: 'SessionEnd', reason: 'exit' }], Date.now());
+    const [unmapped, end] = events([{ ...tools[0]!, hook_event_name: 'TeammateIdle' }, { ...tools[0]!, hook_event_name: 'SessionEnd', reason: 'exit' }], Date.now());
     const { results } = await send([unmapped!, end!]);
     expect(results).toEqual([
-      { id: unmapped!.id, outcome: 'ignored', detail: 'hook "PreCompact" is not mapped for claude' },
+      { id: unmapped!.id, outcome: 'ignored', detail: 'hook "TeammateIdle" is not mapped for claude' },
       { id: end!.id, outcome: 'ignored', detail: `no session "${tag}" to end` },
     ]);
   });
@@ -158,6 +175,8 @@ describe('POST /api/hooks', () => {
         [{ events: [{ ...one()[0], seq: -1 }] }, /events\.0\.seq/],
         [{ events: [{ ...one()[0], payload: 'SessionStart' }] }, /events\.0\.payload/],
         [{ events: [{ ...one()[0], id: '' }] }, /events\.0\.id/],
+        [{ events: [{ ...one()[0], usage: [{ model: 'claude-opus-4-6', inputTokens: -1, outputTokens: 0 }] }] }, /events\.0\.usage\.0\.inputTokens.*negative/],
+        [{ events: [{ ...one()[0], usage: [{ model: 'm', inputTokens: 1, outputTokens: 1 }, { model: 'm', inputTokens: 2, outputTokens: 2 }] }] }, /events\.0\.usage\.1\.model.*named twice/],
       ];
       for (const [body, message] of cases) {
         const response = await post(body);

@@ -1,0 +1,62 @@
+/**
+ * The plugin file `hook install` writes for an agent that loads JavaScript plugins instead of
+ * running hook commands (OpenCode: opencode.ai/docs/plugins, `.opencode/plugins/*.js`). The plugin
+ * turns each plugin hook it listens to into one flat JSON payload, named as the flavor's registry
+ * entry reads it (Claude Code's field names), and runs the bridge command with it on stdin, one at a
+ * time in the order they came (the spool's seq is taken in arrival order), never making the agent
+ * wait. Which hooks it listens to is the flavor's `hooks` list: nothing here names a flavor.
+ */
+import type { FlavorDeclaration } from '../../shared/flavors.js';
+
+/** Marks a file as written by install: another file of the same name is the user's and is never replaced. */
+export const PLUGIN_MARKER = '// session-hub hook plugin';
+
+/**
+ * The plugin source. Payload shapes, from OpenCode's plugin API (packages/plugin/src/index.ts):
+ * `event({ event })` with `event.type` and `event.properties` (session.created/deleted:
+ * `properties.info.id`; session.idle: `properties.sessionID`); `chat.message(input { sessionID },
+ * output { message, parts })`, the prompt being its text parts; `tool.execute.before(input { tool,
+ * sessionID, callID }, output { args })`; `tool.execute.after(input, output { title, output, metadata })`.
+ */
+export function opencodePlugin(flavor: FlavorDeclaration, argv: readonly string[]): string {
+  const listened = Object.keys(flavor.hooks);
+  return `${PLUGIN_MARKER} for ${flavor.displayName} (session-hub hook install ${flavor.id}): rewritten by install, edits are lost
+import { spawn } from 'node:child_process';
+
+const COMMAND = ${JSON.stringify(argv)};
+const LISTENED = new Set(${JSON.stringify(listened)});
+
+export const SessionHub = async ({ directory }) => {
+  let queue = Promise.resolve();
+  const run = (payload) =>
+    new Promise((done) => {
+      const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
+      child.on('error', done);
+      child.on('close', done);
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(JSON.stringify(payload));
+    });
+  const send = (name, sessionId, fields) => {
+    if (!LISTENED.has(name) || typeof sessionId !== 'string') return;
+    const payload = { hook_event_name: name, session_id: sessionId, cwd: directory, ...fields };
+    queue = queue.then(() => run(payload));
+  };
+  return {
+    event: async ({ event }) => {
+      const properties = event.properties ?? {};
+      send(event.type, properties.sessionID ?? properties.info?.id, { properties });
+    },
+    'chat.message': async (input, output) => {
+      const prompt = (output.parts ?? []).filter((part) => part.type === 'text' && !part.synthetic).map((part) => part.text).join('\\n\\n');
+      send('chat.message', input.sessionID, { prompt, message_id: input.messageID });
+    },
+    'tool.execute.before': async (input, output) => {
+      send('tool.execute.before', input.sessionID, { tool_name: input.tool, tool_use_id: input.callID, tool_input: output.args });
+    },
+    'tool.execute.after': async (input, output) => {
+      send('tool.execute.after', input.sessionID, { tool_name: input.tool, tool_use_id: input.callID, tool_response: { title: output.title, output: output.output } });
+    },
+  };
+};
+`;
+}

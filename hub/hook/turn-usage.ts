@@ -1,0 +1,60 @@
+/**
+ * The turn's token usage, read by the bridge from the agent's transcript where the flavor declares
+ * one (`transcriptUsage` in shared/flavors.ts; docs/usage.md). The spool state remembers, per agent
+ * session, the transcript and the byte offset where the current turn began: set at the first
+ * session-start or prompt-submit seen (what came before is not this hub's to count), moved on at
+ * each turn-stop to where that read ended. So each turn is read once, from its start, never the
+ * whole file; a turn-stop with no remembered start sends no usage rather than the whole history.
+ * Part of the bridge bundle: node built-ins and the registry's plain data only.
+ */
+import { statSync } from 'node:fs';
+import { getFlavor } from '../../shared/flavors.js';
+import { readText } from '../../shared/json-path.js';
+import type { UsageReport } from '../../shared/protocol/usage.js';
+import type { SpoolState } from './spool.js';
+import { readUsageSince } from './transcript-usage.js';
+
+/** The hub refuses more (UsageReportsSchema). */
+const MAX_MODELS = 32;
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // not written yet: the turn starts at its beginning
+  }
+}
+
+/**
+ * Updates the state's turn start for this payload and returns the usage to send with it (only at a
+ * turn-stop with a remembered start and tokens read). Runs under the spool lock; never throws.
+ */
+export async function turnUsage(flavorId: string, payload: Record<string, unknown>, tag: string | null, state: SpoolState, hookName: string | undefined): Promise<{ usage?: UsageReport[]; problem?: string }> {
+  const flavor = getFlavor(flavorId);
+  const pathField = flavor?.transcriptUsage?.pathField;
+  const action = hookName === undefined ? undefined : flavor?.hooks[hookName];
+  const path = pathField === undefined ? undefined : readText(payload, pathField);
+  if (path === undefined || tag === null || action === undefined) return {};
+  const turns = (state.turnStarts ??= {});
+  const held = turns[tag]?.path === path ? turns[tag] : undefined;
+  const now = Date.now();
+  if (action === 'session-start' || action === 'prompt-submit') {
+    if (held === undefined) turns[tag] = { path, offset: sizeOf(path), touchedAt: now };
+    return {};
+  }
+  if (action !== 'turn-stop') return {};
+  if (held === undefined) {
+    turns[tag] = { path, offset: sizeOf(path), touchedAt: now };
+    return {};
+  }
+  try {
+    const { usageByModel, newOffset } = await readUsageSince(path, held.offset);
+    turns[tag] = { path, offset: newOffset, touchedAt: now };
+    const usage = Object.entries(usageByModel)
+      .slice(0, MAX_MODELS)
+      .map(([model, tokens]) => ({ model, ...tokens }));
+    return usage.length > 0 ? { usage } : {};
+  } catch (error) {
+    return { problem: `the transcript ${path} could not be read (${(error as Error).message}); the turn is sent without usage` };
+  }
+}
