@@ -2,7 +2,7 @@
  * What the page says (issue 17), in Chromium at desktop width and at 390 px: a hook-driven Claude Code
  * session made by real hook processes (`session-hub hook claude` fed the payload fixtures of
  * test/hook/fixtures) and SDK sessions (a runner socket). The title, the activity through working,
- * idle, ended and lost, the tool summaries, the closing message, the order by last activity, words in
+ * idle, waiting, ended and lost, the tool summaries, the closing message, the order by last activity, words in
  * place of codes, and no sideways scrolling. The fixture fails a test on any page error or CSP refusal.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -131,7 +131,8 @@ async function walkThrough(page: Page, label: string): Promise<void> {
   expect(await textOf(page, 'li.turn .response')).toBe('Added --verbose; tests pass.');
   expect(await textOf(page, 'li.turn .turn-status')).toBe('Done');
   expect(await textOf(page, 'li.turn .turn-duration')).toMatch(/^\d+ (ms|s)$/);
-  await page.waitForSelector('.detail-title .activity-badge[data-activity="idle"]');
+  // Claude Code's Stop also says the agent now waits for its next prompt (attention `done`): waiting, not idle
+  await page.waitForSelector('.detail-title .activity-badge[data-activity="waiting"]');
   await screenshot(page, `words-detail-${label}`);
   await noSidewaysScroll(page);
 
