@@ -89,6 +89,9 @@ export class DashboardClient extends HubLink<DashboardClientToServerEvents, Dash
     return HubLink.open('/dashboard', options, (link: Link<DashboardSocket>) => new DashboardClient(link, options));
   }
 
+  /** The largest seq handed to `update` listeners (a replay the snapshots already hold is still handed over, once). */
+  private emittedSeq: number | undefined;
+
   /** The largest broadcast seq the map includes. */
   get lastSeq(): number | undefined {
     return this.seq;
@@ -195,8 +198,15 @@ export class DashboardClient extends HubLink<DashboardClientToServerEvents, Dash
   }
 
   private onUpdate(event: UpdateEvent): void {
-    if (this.seq !== undefined && event.seq <= this.seq) return; // already in the snapshots
-    if (this.seq === undefined || event.seq > this.seq) this.seq = event.seq;
+    if (this.emittedSeq !== undefined && event.seq <= this.emittedSeq) return; // seen already
+    this.emittedSeq = event.seq;
+    // a replayed event the snapshots already include: listeners still get it, in seq order and with
+    // no gap, but the map keeps the snapshot (re-applying would roll back what updates do not version)
+    if (this.seq !== undefined && event.seq <= this.seq) {
+      this.listeners.emit('update', event);
+      return;
+    }
+    this.seq = event.seq;
     const { body } = event;
     const held = this.sessions.get(body.sid);
     if (body.t === 'session-created') this.put(newerSnapshot(held, body.session));
@@ -213,6 +223,7 @@ export class DashboardClient extends HubLink<DashboardClientToServerEvents, Dash
     if (!this.replayRequested) return;
     this.replayRequested = false;
     this.seq = undefined;
+    this.emittedSeq = undefined;
     void this.resubscribe(false).then((ok) => ok && this.listeners.emit('resync'));
   }
 }
