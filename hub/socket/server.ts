@@ -8,6 +8,7 @@ import type { HubMetrics } from '../metrics/metrics.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
 import { registerDashboardHandlers } from './dashboard-handlers.js';
+import { FairWebSocketServer } from './fair-websocket-server.js';
 import { InFlightEvents } from './in-flight-events.js';
 import type { RateLimiter } from './rate-limit.js';
 import { registerRunnerHandlers } from './runner-handlers.js';
@@ -32,6 +33,7 @@ export function createSocketServer(httpServer: HttpServer): SocketServer {
     serveClient: true,
     pingInterval: 10_000,
     pingTimeout: 10_000,
+    wsEngine: FairWebSocketServer,
   });
   io.of('/').use((_socket, next) => next(new Error('use the /runner or /dashboard namespace')));
   const connections = new Set<EngineSocket>();

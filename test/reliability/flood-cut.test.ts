@@ -64,6 +64,33 @@ describe('a flooding socket', () => {
     expect(hub.output()).not.toContain('event rejected');
   });
 
+  it('does not hold up another client while the hub works through what it sent in one go', async () => {
+    const hub = await spawnHub();
+    const flooder = await connectRunner(hub.url, hub.tokens.runner);
+    const bystander = await connectRunner(hub.url, hub.tokens.otherRunner);
+    const flooded = await startSession(flooder);
+    const quiet = await startSession(bystander);
+    // 8,000 events written at once: they reach the hub as a few large TCP reads, most to be refused
+    const BURST = 8000;
+    let flooderAcks = 0;
+    const allAnswered = new Promise<void>((resolve) => {
+      for (let i = 0; i < BURST; i++) {
+        flooder.emit('session-alive', { sid: flooded.sid, time: 0 }, () => {
+          if (++flooderAcks === BURST) resolve();
+        });
+      }
+    });
+    // once the hub has begun answering the burst
+    await waitFor(() => flooderAcks > 0, 5000, 'the first answer to the burst');
+    const ack = await bystander.emitWithAck('session-alive', { sid: quiet.sid, time: Date.now() });
+    const flooderAcksBefore = flooderAcks;
+    await allAnswered;
+    expect(ack).toEqual({ ok: true });
+    // the hub hands on one frame of a read per turn of its event loop (fair-websocket-server.ts), so
+    // the bystander's event is answered among the first of the burst, not after all of it
+    expect(flooderAcksBefore).toBeLessThan(BURST / 2);
+  });
+
   it('the SDK waits before reconnecting after such a cut (not at once)', async () => {
     const hub = await spawnHub();
     const client = await RunnerClient.connect({ url: hub.url, token: hub.tokens.runner, socketOptions: { reconnectionDelay: 50, reconnectionDelayMax: 2000, randomizationFactor: 0 } });

@@ -131,6 +131,8 @@ describe('delivery', () => {
     expect(new Set(receiver.posts.slice(0, 4).map((p) => p.eventId)).size).toBe(1);
     expect(receiver.accepted().map((p) => p.body.sid)).toEqual(sids);
     expect(receiver.posts.every((p) => p.signed)).toBe(true);
+    // the receiver answers before the hub stores the delivery: wait for the stored row, not the POST
+    await waitFor(async () => (await webhookNow(webhook.id)).delivered === 3, 2000, 'three deliveries stored');
     expect(await webhookNow(webhook.id)).toMatchObject({ failures: 0, pausedAt: null, lastError: null });
     const metrics = await scrape(hub.url);
     expect(sample(metrics, 'session_hub_webhook_deliveries_total', { result: 'failed' })).toBe(3);
@@ -147,7 +149,9 @@ describe('delivery', () => {
       ['hang', sid],
       [200, sid],
     ]);
-    expect((await webhookNow(webhook.id)).delivered).toBe(1);
+    // stored after the receiver's 200 reached the hub: wait for the row (PostgreSQL takes a moment)
+    await waitFor(async () => (await webhookNow(webhook.id)).delivered === 1, 2000, 'the delivery stored');
+    expect(await webhookNow(webhook.id)).toMatchObject({ delivered: 1, failures: 0, lastError: null });
   });
 
   it('pauses a webhook that keeps failing; doctor and /metrics show it; resume delivers what waited', async () => {
