@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import type { Clock } from '../../hub/clock.js';
+import { ManualClock, type Clock } from '../../hub/clock.js';
 import { loadConfig, type HubConfig } from '../../hub/config.js';
 import { createLogger } from '../../hub/log.js';
 import { startHub, type RunningHub } from '../../hub/main.js';
-import { closeAllClients } from './clients.js';
+import { closeAllClients, connectRunner, startSession, type RunnerSocket } from './clients.js';
 import { databaseUrlFor, releaseDatabaseOf } from './test-store.js';
 import { TEST_TOKEN_SPEC, TEST_TOKENS } from './tokens.js';
 
@@ -62,4 +62,29 @@ export function useTestHub(setUp: (hub: TestHub) => unknown, options: () => Test
     await setUp(await startTestHub(options()));
   });
   closeTestHubsAfterEach();
+}
+
+/** What `useHubWithRunner` hands each test; its fields are replaced before every test. */
+export interface HubWithRunner {
+  hub: TestHub;
+  clock: ManualClock;
+  runner: RunnerSocket;
+  /** The session started on `runner` (set only with `withSession`). */
+  sid: string;
+}
+
+/**
+ * Per test: a fresh hub on a ManualClock at `startAt` (default 1_700_000_000_000), a runner
+ * connected to it and, with `withSession`, a session started on that runner. Many suites open
+ * this way; this keeps that setup in one place. The returned object is filled anew before each
+ * test, so read its fields when a test runs (`t.hub`, `t.runner`), never copy them at module level.
+ */
+export function useHubWithRunner(options: { startAt?: number; withSession?: boolean } = {}): HubWithRunner {
+  const t = {} as HubWithRunner;
+  useTestHub(async (started) => {
+    t.hub = started;
+    t.runner = await connectRunner(started.url, started.tokens.runner);
+    if (options.withSession) t.sid = (await startSession(t.runner)).sid;
+  }, () => ({ clock: (t.clock = new ManualClock(options.startAt ?? 1_700_000_000_000)) }));
+  return t;
 }

@@ -5,22 +5,15 @@
  * A ManualClock makes "many sessions with the same updatedAt" exact instead of hoped for.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../hub/clock.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { useTestHub, type TestHub } from '../helpers/hub.js';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { useHubWithRunner } from '../helpers/hub.js';
 
-let hub: TestHub;
-let clock: ManualClock;
-let runner: RunnerSocket;
-useTestHub(async (started) => {
-  hub = started;
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
+const t = useHubWithRunner();
 
-function get(path: string, token: string | undefined = hub.tokens.dashboard) {
-  return fetch(`${hub.url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+function get(path: string, token: string | undefined = t.hub.tokens.dashboard) {
+  return fetch(`${t.hub.url}${path}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
 }
 
 async function list(query: string, token?: string): Promise<ListSessionsResponse> {
@@ -51,7 +44,7 @@ const sidsOf = (sessions: SessionSnapshot[]) => sessions.map((s) => s.sid);
 
 async function startMany(count: number, prefix: string, flavor = 'claude') {
   const started = [];
-  for (let i = 0; i < count; i++) started.push(await startSession(runner, { tag: `${prefix}-${i}`, flavor }));
+  for (let i = 0; i < count; i++) started.push(await startSession(t.runner, { tag: `${prefix}-${i}`, flavor }));
   return started;
 }
 
@@ -59,18 +52,18 @@ describe('filters', () => {
   it('filters by each lifecycle state and by flavor, alone and combined, and never lists another tenant', async () => {
     const sessions: Record<string, string> = {};
     for (const flavor of ['claude', 'codex']) {
-      for (const state of ['running', 'idle', 'ended', 'archived']) sessions[`${flavor}/${state}`] = (await startSession(runner, { tag: `${flavor}-${state}`, flavor })).sid;
-      expect(await runner.emitWithAck('session-end', { sid: sessions[`${flavor}/ended`]!, reason: 'exit' })).toMatchObject({ ok: true });
-      expect(await runner.emitWithAck('session-archive', { sid: sessions[`${flavor}/archived`]!, reason: 'done' })).toMatchObject({ ok: true });
+      for (const state of ['running', 'idle', 'ended', 'archived']) sessions[`${flavor}/${state}`] = (await startSession(t.runner, { tag: `${flavor}-${state}`, flavor })).sid;
+      expect(await t.runner.emitWithAck('session-end', { sid: sessions[`${flavor}/ended`]!, reason: 'exit' })).toMatchObject({ ok: true });
+      expect(await t.runner.emitWithAck('session-archive', { sid: sessions[`${flavor}/archived`]!, reason: 'done' })).toMatchObject({ ok: true });
     }
     // everything goes quiet for the idle time but the two that should stay running
-    clock.advance(hub.deps.config.idleMs);
+    t.clock.advance(t.hub.deps.config.idleMs);
     for (const flavor of ['claude', 'codex']) {
-      expect(await runner.emitWithAck('prompt-submit', { sid: sessions[`${flavor}/running`]!, prompt: 'still here' })).toMatchObject({ ok: true });
+      expect(await t.runner.emitWithAck('prompt-submit', { sid: sessions[`${flavor}/running`]!, prompt: 'still here' })).toMatchObject({ ok: true });
     }
-    expect((await hub.sweepNow()).sessionsIdled).toBe(2);
+    expect((await t.hub.sweepNow()).sessionsIdled).toBe(2);
     // another tenant with sessions of every flavor and the running state, at the same instant
-    const foreign = await connectRunner(hub.url, hub.tokens.otherRunner);
+    const foreign = await connectRunner(t.hub.url, t.hub.tokens.otherRunner);
     const foreignSids = [(await startSession(foreign, { tag: 'f-claude' })).sid, (await startSession(foreign, { tag: 'f-codex', flavor: 'codex' })).sid];
 
     const expectSids = async (query: string, keys: string[]) => {
@@ -93,8 +86,8 @@ describe('filters', () => {
     await expectSids('?state=running&flavor=nobody', []);
 
     // each token sees its own namespace only, whatever its role
-    for (const token of [hub.tokens.runner, hub.tokens.admin]) expect(new Set(sidsOf((await list('', token)).sessions))).toEqual(new Set(Object.values(sessions)));
-    for (const token of [hub.tokens.otherDashboard, hub.tokens.otherRunner, hub.tokens.otherAdmin]) {
+    for (const token of [t.hub.tokens.runner, t.hub.tokens.admin]) expect(new Set(sidsOf((await list('', token)).sessions))).toEqual(new Set(Object.values(sessions)));
+    for (const token of [t.hub.tokens.otherDashboard, t.hub.tokens.otherRunner, t.hub.tokens.otherAdmin]) {
       expect(new Set(sidsOf((await list('?limit=500', token)).sessions))).toEqual(new Set(foreignSids));
       expect(sidsOf((await list('?state=archived', token)).sessions)).toEqual([]);
     }
@@ -132,7 +125,7 @@ describe('pagination', () => {
     // three bursts created at one instant each: most neighbours share their updatedAt exactly
     for (let burst = 0; burst < 3; burst++) {
       await startMany(9, `b${burst}`, burst === 1 ? 'codex' : 'claude');
-      clock.advance(1000);
+      t.clock.advance(1000);
     }
     const everything = (await list('?limit=500')).sessions;
     expect(everything).toHaveLength(27);
@@ -154,14 +147,14 @@ describe('pagination', () => {
   it('with sessions updated between pages: no session left alone during the walk is missed or repeated; an updated one moves to the front', async () => {
     for (let i = 0; i < 4; i++) {
       await startMany(5, `g${i}`);
-      clock.advance(1000);
+      t.clock.advance(1000);
     }
     const before = sidsOf((await list('?limit=500')).sessions);
     expect(before).toHaveLength(20);
     const version = async (sid: string) => ((await (await get(`/api/sessions/${sid}`)).json()) as SessionSnapshot).metadata.version;
     const touch = async (sid: string) => {
-      clock.advance(1);
-      expect(await runner.emitWithAck('update-metadata', { sid, expectedVersion: await version(sid), patch: { touched: clock.now() } })).toMatchObject({ result: 'success' });
+      t.clock.advance(1);
+      expect(await t.runner.emitWithAck('update-metadata', { sid, expectedVersion: await version(sid), patch: { touched: t.clock.now() } })).toMatchObject({ result: 'success' });
     };
 
     const seenBeforeUpdate = before.slice(0, 5); // page 1 of 4
@@ -211,21 +204,21 @@ describe('pagination', () => {
   });
 
   it("a cursor from one tenant's list only positions another tenant's walk: it lists their own sessions", async () => {
-    const foreign = await connectRunner(hub.url, hub.tokens.otherRunner);
+    const foreign = await connectRunner(t.hub.url, t.hub.tokens.otherRunner);
     const theirs = [];
     for (let i = 0; i < 3; i++) theirs.push((await startSession(foreign, { tag: `theirs-${i}` })).sid);
-    clock.advance(1000);
+    t.clock.advance(1000);
     await startMany(3, 'mine');
     const mine = await list('?limit=1');
     // the position is newer than all of theirs, so their walk from it is all of theirs and nothing of mine
-    const body = await list(`?limit=500&cursor=${encodeURIComponent(mine.nextCursor!)}`, hub.tokens.otherDashboard);
+    const body = await list(`?limit=500&cursor=${encodeURIComponent(mine.nextCursor!)}`, t.hub.tokens.otherDashboard);
     expect(new Set(sidsOf(body.sessions))).toEqual(new Set(theirs));
   });
 });
 
 describe('auth', () => {
   it('answers 401 unauthorized on every endpoint without a token or with an unknown one, and changes nothing', async () => {
-    const session = await startSession(runner);
+    const session = await startSession(t.runner);
     const endpoints: [method: 'GET' | 'POST', path: string, body?: unknown][] = [
       ['GET', '/api/sessions'],
       ['GET', `/api/sessions/${session.sid}`],
@@ -237,8 +230,8 @@ describe('auth', () => {
     ];
     const before = await (await get(`/api/sessions/${session.sid}`)).json();
     for (const [method, path, body] of endpoints) {
-      for (const authorization of [undefined, 'Bearer not-a-token', hub.tokens.admin /* no Bearer scheme */]) {
-        const response = await fetch(`${hub.url}${path}`, {
+      for (const authorization of [undefined, 'Bearer not-a-token', t.hub.tokens.admin /* no Bearer scheme */]) {
+        const response = await fetch(`${t.hub.url}${path}`, {
           method,
           headers: { ...(authorization ? { authorization } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),

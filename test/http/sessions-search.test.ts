@@ -5,21 +5,14 @@
  * metadata writes; `sort=activity` orders by last activity; every bad parameter is a 400 naming it.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../hub/clock.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
-import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { useTestHub, type TestHub } from '../helpers/hub.js';
+import { startSession } from '../helpers/clients.js';
+import { useHubWithRunner } from '../helpers/hub.js';
 
-let hub: TestHub;
-let clock: ManualClock;
-let runner: RunnerSocket;
-useTestHub(async (started) => {
-  hub = started;
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-}, () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
+const t = useHubWithRunner();
 
-async function get(query: string, token: string = hub.tokens.dashboard) {
-  const response = await fetch(`${hub.url}/api/sessions${query}`, { headers: { authorization: `Bearer ${token}` } });
+async function get(query: string, token: string = t.hub.tokens.dashboard) {
+  const response = await fetch(`${t.hub.url}/api/sessions${query}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: (await response.json()) as ListSessionsResponse & { error?: string; message?: string } };
 }
 async function tags(query: string): Promise<string[]> {
@@ -30,8 +23,8 @@ async function tags(query: string): Promise<string[]> {
 
 async function seed() {
   const start = async (tag: string, metadata: Record<string, string>, flavor = 'claude') => {
-    clock.advance(1000);
-    return (await startSession(runner, { tag, flavor, metadata })).sid;
+    t.clock.advance(1000);
+    return (await startSession(t.runner, { tag, flavor, metadata })).sid;
   };
   const ids = {
     login: await start('login-fix', { path: '/work/app/web', projectRoot: '/work/app', title: 'Fix the LOGIN page' }),
@@ -39,8 +32,8 @@ async function seed() {
     lib: await start('lib', { path: '/work/lib' }),
     other: await start('misc', { path: '/tmp/scratch' }, 'gemini'),
   };
-  clock.advance(1000);
-  expect(await runner.emitWithAck('prompt-submit', { sid: ids.lib, prompt: 'Rename the Login helper in utils' })).toMatchObject({ ok: true });
+  t.clock.advance(1000);
+  expect(await t.runner.emitWithAck('prompt-submit', { sid: ids.lib, prompt: 'Rename the Login helper in utils' })).toMatchObject({ ok: true });
   return ids;
 }
 
@@ -63,7 +56,7 @@ describe('GET /api/sessions: finding sessions', () => {
     expect(new Set(await tags(`?project=${encodeURIComponent('/work/app')}`))).toEqual(new Set(['login-fix', 'ci']));
     expect(await tags(`?project=${encodeURIComponent('/work/app/web')}`)).toEqual([]);
     const snapshot = (await get(`?q=lib`)).body.sessions[0]!;
-    const ack = await runner.emitWithAck('update-metadata', { sid: ids.lib, expectedVersion: snapshot.metadata.version, patch: { projectRoot: '/work/app', title: 'Shared helpers' } });
+    const ack = await t.runner.emitWithAck('update-metadata', { sid: ids.lib, expectedVersion: snapshot.metadata.version, patch: { projectRoot: '/work/app', title: 'Shared helpers' } });
     expect(ack).toMatchObject({ result: 'success' });
     expect(new Set(await tags(`?project=${encodeURIComponent('/work/app')}`))).toEqual(new Set(['login-fix', 'ci', 'lib']));
     expect(await tags('?q=shared%20HELPERS')).toEqual(['lib']);

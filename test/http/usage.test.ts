@@ -5,31 +5,24 @@
  * answered 400 naming it.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../hub/clock.js';
 import type { UsageResponse } from '../../shared/protocol/http.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
-import { connectRunner, startSession, type RunnerSocket } from '../helpers/clients.js';
-import { useTestHub, type TestHub } from '../helpers/hub.js';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { useHubWithRunner } from '../helpers/hub.js';
 
 const DAY = 86_400_000;
 /** 2026-11-24T10:00:00Z */
 const START = Date.parse('2026-11-24T10:00:00Z');
 
-let hub: TestHub;
-let clock: ManualClock;
-let runner: RunnerSocket;
-useTestHub(async (started) => {
-  hub = started;
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-}, () => ({ clock: (clock = new ManualClock(START)) }));
+const t = useHubWithRunner({ startAt: START });
 
 async function turn(sid: string, usage: UsageReport[]) {
-  expect(await runner.emitWithAck('prompt-submit', { sid, prompt: 'go' })).toMatchObject({ ok: true });
-  expect(await runner.emitWithAck('turn-stop', { sid, usage })).toMatchObject({ ok: true });
+  expect(await t.runner.emitWithAck('prompt-submit', { sid, prompt: 'go' })).toMatchObject({ ok: true });
+  expect(await t.runner.emitWithAck('turn-stop', { sid, usage })).toMatchObject({ ok: true });
 }
 
-async function usage(query: string, token: string = hub.tokens.dashboard): Promise<{ status: number; body: UsageResponse & { error?: string; message?: string } }> {
-  const response = await fetch(`${hub.url}/api/usage${query}`, { headers: { authorization: `Bearer ${token}` } });
+async function usage(query: string, token: string = t.hub.tokens.dashboard): Promise<{ status: number; body: UsageResponse & { error?: string; message?: string } }> {
+  const response = await fetch(`${t.hub.url}/api/usage${query}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: (await response.json()) as UsageResponse & { error?: string; message?: string } };
 }
 
@@ -38,13 +31,13 @@ const cost = (inputTokens: number) => (inputTokens * 3) / 1_000_000;
 
 /** Day 1: app (claude) 1000 sonnet; lib (codex) 2000 sonnet + 50 unpriced. Day 2: app 4000 sonnet. Another tenant: 7 sonnet. */
 async function seed() {
-  const app = (await startSession(runner, { tag: 'app', metadata: { path: '/work/app/sub', projectRoot: '/work/app' } })).sid;
-  const lib = (await startSession(runner, { tag: 'lib', flavor: 'codex', metadata: { path: '/work/lib' } })).sid;
+  const app = (await startSession(t.runner, { tag: 'app', metadata: { path: '/work/app/sub', projectRoot: '/work/app' } })).sid;
+  const lib = (await startSession(t.runner, { tag: 'lib', flavor: 'codex', metadata: { path: '/work/lib' } })).sid;
   await turn(app, [sonnet(1000)]);
   await turn(lib, [sonnet(2000), { model: 'local-llm', inputTokens: 30, outputTokens: 20 }]);
-  clock.advance(DAY);
+  t.clock.advance(DAY);
   await turn(app, [sonnet(4000)]);
-  const foreign = await connectRunner(hub.url, hub.tokens.otherRunner);
+  const foreign = await connectRunner(t.hub.url, t.hub.tokens.otherRunner);
   const other = (await startSession(foreign, { tag: 'theirs' })).sid;
   expect(await foreign.emitWithAck('prompt-submit', { sid: other, prompt: 'x' })).toMatchObject({ ok: true });
   expect(await foreign.emitWithAck('turn-stop', { sid: other, usage: [sonnet(7)] })).toMatchObject({ ok: true });
@@ -79,7 +72,7 @@ describe('GET /api/usage', () => {
       { key: 'local-llm', ...totals(30, null, 50, 20) },
     ]);
     // another tenant sees its own only
-    expect((await usage('?groupBy=model', hub.tokens.otherDashboard)).body.groups).toEqual([{ key: 'claude-sonnet-4-5', ...totals(7, cost(7)) }]);
+    expect((await usage('?groupBy=model', t.hub.tokens.otherDashboard)).body.groups).toEqual([{ key: 'claude-sonnet-4-5', ...totals(7, cost(7)) }]);
   });
 
   it('takes from (inclusive) and to (exclusive) as dates, ISO date-times or epoch ms; an empty range has no groups and zero totals', async () => {
@@ -109,6 +102,6 @@ describe('GET /api/usage', () => {
   }
 
   it('needs a token', async () => {
-    expect((await fetch(`${hub.url}/api/usage`)).status).toBe(401);
+    expect((await fetch(`${t.hub.url}/api/usage`)).status).toBe(401);
   });
 });

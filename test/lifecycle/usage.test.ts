@@ -5,21 +5,13 @@
  * session's new totals, the snapshot's totals, and every bad report refused naming its field.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../hub/clock.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
-import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
-import { useTestHub, type TestHub } from '../helpers/hub.js';
+import { collectUpdates, connectDashboard, startSession, waitFor } from '../helpers/clients.js';
+import { useHubWithRunner } from '../helpers/hub.js';
 import { fetchSession, fetchTurns } from './http.js';
 
-let hub: TestHub;
-let runner: RunnerSocket;
-let sid: string;
-useTestHub(async (started) => {
-  hub = started;
-  runner = await connectRunner(hub.url, hub.tokens.runner);
-  sid = (await startSession(runner)).sid;
-}, () => ({ clock: new ManualClock(1_700_000_000_000) }));
+const t = useHubWithRunner({ withSession: true });
 
 /** claude-sonnet-4-5 (hub/usage/price-table.ts): $3 input, $15 output, $0.30 cache read, $3.75 cache write per million. */
 const SONNET = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
@@ -27,26 +19,26 @@ const costOf = (r: { inputTokens: number; outputTokens: number; cacheReadTokens:
   (r.inputTokens * p.input + r.outputTokens * p.output + r.cacheReadTokens * p.cacheRead + r.cacheWriteTokens * p.cacheWrite) / 1_000_000;
 
 async function submit(prompt = 'do it'): Promise<string> {
-  const ack = await runner.emitWithAck('prompt-submit', { sid, prompt });
+  const ack = await t.runner.emitWithAck('prompt-submit', { sid: t.sid, prompt });
   if (!ack.ok) throw new Error(ack.error.message);
   return ack.turnId;
 }
 
 async function report(usage: UsageReport[], turnId?: string) {
-  const ack = await runner.emitWithAck('usage', { sid, usage, ...(turnId === undefined ? {} : { turnId }) });
+  const ack = await t.runner.emitWithAck('usage', { sid: t.sid, usage, ...(turnId === undefined ? {} : { turnId }) });
   if (!ack.ok) throw new Error(ack.error.message);
   return ack.turn;
 }
 
 describe('usage on turn-stop', () => {
   it('stores the closing turn usage per model with the hub cost, in the ack, the broadcast, the turns and the snapshot totals', async () => {
-    const dashboard = await connectDashboard(hub.url, hub.tokens.dashboard);
+    const dashboard = await connectDashboard(t.hub.url, t.hub.tokens.dashboard);
     await dashboard.emitWithAck('subscribe', {});
     const seen = collectUpdates(dashboard);
     const turnId = await submit();
     const sonnet = { model: 'claude-sonnet-4-5-20250929', inputTokens: 1200, outputTokens: 340, cacheReadTokens: 50_000, cacheWriteTokens: 8000 };
     const haiku = { model: 'claude-haiku-4-5', inputTokens: 10, outputTokens: 20 };
-    const ack = await runner.emitWithAck('turn-stop', { sid, response: 'done', usage: [sonnet, haiku] });
+    const ack = await t.runner.emitWithAck('turn-stop', { sid: t.sid, response: 'done', usage: [sonnet, haiku] });
     if (!ack.ok) throw new Error(ack.error.message);
 
     const expected = [
@@ -55,10 +47,10 @@ describe('usage on turn-stop', () => {
     ];
     expect(ack.turn).toMatchObject({ turnId, status: 'completed' });
     expect(ack.turn!.usage).toEqual(expected);
-    expect((await fetchTurns(hub, sid))[0]!.usage).toEqual(expected);
+    expect((await fetchTurns(t.hub, t.sid))[0]!.usage).toEqual(expected);
 
     const totalCost = expected[0]!.costUsd + expected[1]!.costUsd;
-    const session = await fetchSession(hub, sid);
+    const session = await fetchSession(t.hub, t.sid);
     expect(session.usage).toEqual({ inputTokens: 1210, outputTokens: 360, cacheReadTokens: 50_000, cacheWriteTokens: 8000, costUsd: expect.closeTo(totalCost, 12), unpricedTokens: 0 });
 
     // dashboards see the closed turn with its usage and the session's new totals in one event
@@ -70,16 +62,16 @@ describe('usage on turn-stop', () => {
 
   it('keeps tokens of a model without a price and gives it no cost; the totals count them as unpriced', async () => {
     await submit();
-    const ack = await runner.emitWithAck('turn-stop', { sid, usage: [{ model: 'some-local-model', inputTokens: 100, outputTokens: 50, cacheReadTokens: 5 }] });
+    const ack = await t.runner.emitWithAck('turn-stop', { sid: t.sid, usage: [{ model: 'some-local-model', inputTokens: 100, outputTokens: 50, cacheReadTokens: 5 }] });
     if (!ack.ok) throw new Error(ack.error.message);
     expect(ack.turn!.usage).toEqual([{ model: 'some-local-model', inputTokens: 100, outputTokens: 50, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: null }]);
-    expect((await fetchSession(hub, sid)).usage).toEqual({ inputTokens: 100, outputTokens: 50, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 155 });
+    expect((await fetchSession(t.hub, t.sid)).usage).toEqual({ inputTokens: 100, outputTokens: 50, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 155 });
   });
 
   it('prices only exact ids and dated snapshots of them: a newer model of a known family gets no guessed price', async () => {
     await submit();
-    const ack = await runner.emitWithAck('turn-stop', {
-      sid,
+    const ack = await t.runner.emitWithAck('turn-stop', {
+      sid: t.sid,
       usage: [
         { model: 'claude-opus-4-99', inputTokens: 1, outputTokens: 1 },
         { model: 'claude-opus-4-20250514', inputTokens: 1_000_000, outputTokens: 0 },
@@ -92,9 +84,9 @@ describe('usage on turn-stop', () => {
   it('a turn-stop with usage and no open turn stores nothing (a repeated turn-stop does not count twice)', async () => {
     await submit();
     const usage = [{ model: 'claude-sonnet-4-5', inputTokens: 100, outputTokens: 10 }];
-    expect(await runner.emitWithAck('turn-stop', { sid, usage })).toMatchObject({ ok: true });
-    expect(await runner.emitWithAck('turn-stop', { sid, usage: [{ ...usage[0]!, inputTokens: 999 }] })).toMatchObject({ ok: true, turn: null });
-    expect((await fetchSession(hub, sid)).usage.inputTokens).toBe(100);
+    expect(await t.runner.emitWithAck('turn-stop', { sid: t.sid, usage })).toMatchObject({ ok: true });
+    expect(await t.runner.emitWithAck('turn-stop', { sid: t.sid, usage: [{ ...usage[0]!, inputTokens: 999 }] })).toMatchObject({ ok: true, turn: null });
+    expect((await fetchSession(t.hub, t.sid)).usage.inputTokens).toBe(100);
   });
 });
 
@@ -107,30 +99,30 @@ describe('the usage event', () => {
     const second = await report([{ model: 'claude-sonnet-4-5', inputTokens: 80, outputTokens: 30, cacheReadTokens: 7 }]);
     expect(second.usage).toEqual([{ model: 'claude-sonnet-4-5', inputTokens: 100, outputTokens: 30, cacheReadTokens: 7, cacheWriteTokens: 0, costUsd: costOf({ inputTokens: 100, outputTokens: 30, cacheReadTokens: 7, cacheWriteTokens: 0 }) }]);
     expect(await report([{ model: 'claude-sonnet-4-5', inputTokens: 100, outputTokens: 30, cacheReadTokens: 7 }])).toEqual(second);
-    const ack = await runner.emitWithAck('turn-stop', { sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 150, outputTokens: 30 }] });
+    const ack = await t.runner.emitWithAck('turn-stop', { sid: t.sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 150, outputTokens: 30 }] });
     if (!ack.ok) throw new Error(ack.error.message);
     expect(ack.turn!.usage).toMatchObject([{ inputTokens: 150, outputTokens: 30, cacheReadTokens: 7 }]);
-    expect((await fetchSession(hub, sid)).usage).toMatchObject({ inputTokens: 150, outputTokens: 30, cacheReadTokens: 7 });
+    expect((await fetchSession(t.hub, t.sid)).usage).toMatchObject({ inputTokens: 150, outputTokens: 30, cacheReadTokens: 7 });
   });
 
   it('goes to the named turn, even a closed one, and the session totals follow', async () => {
     const early = await submit('first');
-    await runner.emitWithAck('turn-stop', { sid });
+    await t.runner.emitWithAck('turn-stop', { sid: t.sid });
     await submit('second');
     const turn = await report([{ model: 'gpt-5-codex', inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000 }], early);
     expect(turn).toMatchObject({ turnId: early, status: 'completed', usage: [{ model: 'gpt-5-codex', costUsd: 1.25 + 10 + 0.125 }] });
-    expect((await fetchSession(hub, sid)).usage.costUsd).toBeCloseTo(11.375, 9);
+    expect((await fetchSession(t.hub, t.sid)).usage.costUsd).toBeCloseTo(11.375, 9);
   });
 
   it('refuses a turnId of another session, or no turn at all, naming turnId', async () => {
-    const other = (await startSession(runner, { tag: 'other' })).sid;
-    const otherTurn = await runner.emitWithAck('prompt-submit', { sid: other, prompt: 'x' });
+    const other = (await startSession(t.runner, { tag: 'other' })).sid;
+    const otherTurn = await t.runner.emitWithAck('prompt-submit', { sid: other, prompt: 'x' });
     if (!otherTurn.ok) throw new Error('prompt');
     for (const turnId of [otherTurn.turnId, 'no-such-turn']) {
-      const ack = await runner.emitWithAck('usage', { sid, turnId, usage: [{ model: 'm', inputTokens: 1, outputTokens: 1 }] });
+      const ack = await t.runner.emitWithAck('usage', { sid: t.sid, turnId, usage: [{ model: 'm', inputTokens: 1, outputTokens: 1 }] });
       expect(ack).toMatchObject({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/^turnId: no turn/) } });
     }
-    expect((await fetchSession(hub, other)).usage.inputTokens).toBe(0);
+    expect((await fetchSession(t.hub, other)).usage.inputTokens).toBe(0);
   });
 });
 
@@ -149,17 +141,17 @@ describe('bad usage reports', () => {
     it(`refuses ${what} with invalid_payload naming the field, on turn-stop and on usage, and stores nothing`, async () => {
       await submit();
       for (const event of ['usage', 'turn-stop'] as const) {
-        const ack = await runner.emitWithAck(event, { sid, usage } as never);
+        const ack = await t.runner.emitWithAck(event, { sid: t.sid, usage } as never);
         expect(ack, event).toMatchObject({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(message) } });
       }
-      const session = await fetchSession(hub, sid);
+      const session = await fetchSession(t.hub, t.sid);
       expect(session.currentTurn).not.toBeNull();
       expect(session.usage.inputTokens + session.usage.outputTokens).toBe(0);
     });
   }
 
   it('refuses a usage event that names no model', async () => {
-    const ack = await runner.emitWithAck('usage', { sid, usage: [] });
+    const ack = await t.runner.emitWithAck('usage', { sid: t.sid, usage: [] });
     expect(ack).toMatchObject({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/^usage: must name at least one model/) } });
   });
 });
