@@ -4,7 +4,8 @@
  * and, for the spool lock, whatever the pid says, once older than STALE_MS (its holders are short:
  * a request is bounded well under it). The drainer's lock has no age rule: a drainer lives long.
  */
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { removeFileIfPresent } from './remove-file.js';
 
 const STALE_MS = 10_000;
 const POLL_MS = 15;
@@ -59,7 +60,7 @@ function holderIsGone(path: string): boolean {
 
 function breakIfStale(path: string, staleMs: number): void {
   try {
-    if (Date.now() - statSync(path).mtimeMs > staleMs || holderIsGone(path)) rmSync(path, { force: true });
+    if (Date.now() - statSync(path).mtimeMs > staleMs || holderIsGone(path)) removeFileIfPresent(path);
   } catch {
     // gone already
   }
@@ -69,7 +70,7 @@ function breakIfStale(path: string, staleMs: number): void {
 export async function acquireLock(path: string, waitMs: number, staleMs = STALE_MS): Promise<(() => void) | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (tryCreate(path)) return () => rmSync(path, { force: true });
+    if (tryCreate(path)) return () => removeFileIfPresent(path);
     breakIfStale(path, staleMs);
     if (Date.now() >= deadline) return null;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

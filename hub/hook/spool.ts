@@ -8,10 +8,11 @@
  * Every read-modify-write happens under the spool lock and lands by atomic rename, so concurrent
  * hook processes neither lose nor tear a line.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HookEvent } from '../../shared/protocol/hooks.js';
+import { removeFileIfPresent } from './remove-file.js';
 import { acquireLock } from './spool-lock.js';
 
 /** An event as spooled: the wire event plus its agent session (for status), when the payload names one. */
@@ -111,7 +112,7 @@ export class Spool {
   }
 
   write(events: SpooledEvent[]): void {
-    if (events.length === 0) rmSync(this.file, { force: true });
+    if (events.length === 0) removeFileIfPresent(this.file);
     else atomicWrite(this.file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   }
 
@@ -203,7 +204,7 @@ export class Spool {
         this.problems.push(`an unreadable part file was moved to ${path}.corrupt`);
         continue;
       }
-      rmSync(path, { force: true });
+      removeFileIfPresent(path);
     }
     if (!given) this.saveState(state);
   }
