@@ -15,7 +15,7 @@ Commands:
   hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>"
   doctor     list sessions, runs and turns that need attention (reads the database)
   repair     restore resume tokens (or other keys) lost from metadata, from history
-  token      create a token (stored hashed, shown once) or list the stored ones
+  token      create a token (stored hashed, shown once), list the stored ones, or revoke one
   webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
 
 Run "session-hub <command> --help" for a command's options.`;
