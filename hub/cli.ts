@@ -12,8 +12,8 @@ const HELP = `session-hub <command> [options]
 
 Commands:
   start      start the hub (default when no command is given)
-  hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>"
-  doctor     list sessions, runs and turns that need attention (reads the database)
+  hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>", "hook status"
+  doctor     what needs attention: sessions, runs, turns, webhooks, refused hook events
   repair     restore resume tokens (or other keys) lost from metadata, from history
   token      create a token (stored hashed, shown once), list the stored ones, or revoke one
   webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
