@@ -113,7 +113,7 @@ describe('readUsageSince', () => {
   }, 120_000);
 
   it('is bundled into the hook bridge: it and the readers it shares import Node built-ins only (no zod, nothing of the hub)', () => {
-    const readers = ['transcript-usage.ts', 'transcript-lines.ts', 'message-counter.ts'];
+    const readers = ['transcript-usage.ts', 'transcript-lines.ts', 'message-counter.ts', 'gemini-transcript-usage.ts'];
     for (const file of readers) {
       const source = readFileSync(join(import.meta.dirname, '..', '..', 'hub', 'hook', file), 'utf8');
       const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((match) => match[1]!);
