@@ -1,17 +1,19 @@
 /**
- * Gemini CLI usage from the bridge (docs/usage.md): real `session-hub hook gemini` processes, fed
+ * Gemini CLI usage from the bridge (docs/usage.md): real `node dist/hook-bridge.mjs gemini` processes
+ * (the command `hook install` writes into .gemini/settings.json), fed
  * Gemini CLI's BeforeAgent and AfterAgent payloads (fixtures/attention/gemini-*.json, from its hooks
  * reference) whose `transcript_path` names a session file written as Gemini CLI writes it
  * (fixtures/gemini-transcript.jsonl: its first line names the source). The bridge remembers the
  * turn's start at BeforeAgent and reads from there at AfterAgent; the hub's turns get the tokens and
  * their cost, none for a model without a price.
  */
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
-import { sendHooks, useBridgeHub } from './run-cli.js';
+import { useBridgeHub } from './run-cli.js';
 
 const { env, get, sessionByTag } = useBridgeHub();
 const FIXTURES = resolve(import.meta.dirname, 'fixtures');
@@ -34,6 +36,20 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+// what `hook install` writes: node runs the bundled bridge directly
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+
+/** One hook call as Gemini CLI makes it (payload on stdin), waited for as Gemini CLI waits for it. */
+function bridge(payload: Record<string, unknown>, hookEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BRIDGE, 'gemini'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...hookEnv } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(JSON.stringify(payload));
+  return new Promise((resolveExit) => child.once('close', (code) => resolveExit({ code, stdout, stderr })));
+}
+
 const text = (list: string[]) => list.map((l) => `${l}\n`).join('');
 const hook = (p: Record<string, unknown>, tag: string) => ({ ...p, session_id: tag, transcript_path: transcript });
 
@@ -41,15 +57,14 @@ describe('the bridge reads a turn’s usage from the Gemini CLI session file', (
   it('sends each turn’s own tokens at AfterAgent; the hub prices them, and leaves a model without a price unpriced', async () => {
     const tag = 'gemini-usage-0001';
     writeFileSync(transcript, text(lines.slice(0, 3)));
-    await sendHooks('gemini', [hook(beforeAgent, tag)], env());
+    await bridge(hook(beforeAgent, tag), env());
     appendFileSync(transcript, text(lines.slice(3, 9)));
-    const stopped = await sendHooks('gemini', [hook(afterAgent, tag)], env());
-    expect(stopped[0]).toMatchObject({ code: 0, stderr: '' });
+    expect(await bridge(hook(afterAgent, tag), env())).toMatchObject({ code: 0, stderr: '' });
 
     // the second turn on a model the price table does not have
-    await sendHooks('gemini', [hook(beforeAgent, tag)], env());
+    await bridge(hook(beforeAgent, tag), env());
     appendFileSync(transcript, text(lines.slice(9).map((l) => l.replace('"model":"gemini-2.5-flash"', '"model":"gemini-3.1-pro-preview"'))));
-    await sendHooks('gemini', [hook(afterAgent, tag)], env());
+    await bridge(hook(afterAgent, tag), env());
 
     const found = await sessionByTag(tag);
     const turns = await get<TurnWithActivity[]>(`/api/sessions/${found.sid}/turns`);
@@ -63,10 +78,10 @@ describe('the bridge reads a turn’s usage from the Gemini CLI session file', (
     const tag = 'gemini-legacy-0001';
     transcript = join(dir, 'session-2026-01-15T10-22-c0ffee00.json');
     writeFileSync(transcript, JSON.stringify({ sessionId: tag, projectHash: 'h', messages: [] }, null, 2));
-    await sendHooks('gemini', [hook(beforeAgent, tag)], env());
-    const stopped = await sendHooks('gemini', [hook(afterAgent, tag)], env());
-    expect(stopped[0]!.code).toBe(0);
-    expect(stopped[0]!.stderr).toMatch(/whole-JSON session file/);
+    await bridge(hook(beforeAgent, tag), env());
+    const stopped = await bridge(hook(afterAgent, tag), env());
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toMatch(/whole-JSON session file/);
     const found = await sessionByTag(tag);
     const turns = await get<TurnWithActivity[]>(`/api/sessions/${found.sid}/turns`);
     expect(turns.map((t) => [t.status, t.usage])).toEqual([['completed', []]]);
