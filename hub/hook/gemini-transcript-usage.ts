@@ -51,8 +51,8 @@ export function geminiTokens(tokens: Record<string, unknown>): Counted['tokens']
 
 /** The usage a model message line reports, or undefined for any other line (or one that is not JSON). */
 function usageOfLine(line: string): (Counted & { key: string }) | undefined {
-  // message records start with their id (JSON.stringify of the record); `$set` and header lines are skipped unparsed
-  if (!line.startsWith('{"id":') || !line.includes('"tokens":{')) return undefined;
+  // `$set` / `$rewindTo` lines and records without tokens (the header, user messages) are skipped unparsed
+  if (line.startsWith('{"$') || !line.includes('"tokens"')) return undefined;
   let record: unknown;
   try {
     record = JSON.parse(line);

@@ -18,8 +18,8 @@ import { readUsageSince, type TranscriptUsage } from './transcript-usage.js';
 
 /** The reader of each transcript format the registry may declare. */
 const READERS: Record<TranscriptFormat, (path: string, offset: number) => Promise<TranscriptUsage>> = {
-  'claude-jsonl': (path, offset) => readUsageSince(path, offset),
-  'gemini-jsonl': (path, offset) => readGeminiUsageSince(path, offset),
+  'claude-jsonl': readUsageSince,
+  'gemini-jsonl': readGeminiUsageSince,
 };
 
 /** The hub refuses more (UsageReportsSchema). */
