@@ -66,12 +66,19 @@ export interface FlavorDeclaration {
   /** Which of the agent's hooks set or clear the session's attention (docs/attention.md). */
   attention?: Readonly<Record<string, AttentionRule>>;
   /**
-   * The agent writes a transcript with token usage (Claude Code's JSONL) at this payload field: the
-   * bridge remembers where a turn begins (at its session-start or prompt-submit hooks) and, at the
-   * turn-stop hook, reads the turn's usage from there on and sends it with the event (docs/usage.md).
+   * The agent writes a transcript with token usage at this payload field, in this format (which
+   * picks the bridge's reader: hub/hook/turn-usage.ts): the bridge remembers where a turn begins (at
+   * its session-start or prompt-submit hooks) and, at the turn-stop hook, reads the turn's usage from
+   * there on and sends it with the event (docs/usage.md).
    */
-  transcriptUsage?: { pathField: string };
+  transcriptUsage?: { pathField: string; format: TranscriptFormat };
 }
+
+/**
+ * Transcript formats the hook bridge reads: Claude Code's JSONL (a line per content block, usage
+ * repeated), Gemini CLI's session JSONL (whole message records re-appended as they change).
+ */
+export type TranscriptFormat = 'claude-jsonl' | 'gemini-jsonl';
 
 export interface HookToolDeclaration {
   tool: string;
@@ -211,7 +218,7 @@ const declarations: FlavorDeclaration[] = [
     hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
-    transcriptUsage: { pathField: 'transcript_path' },
+    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },
   },
   {
     id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
@@ -248,6 +255,8 @@ const declarations: FlavorDeclaration[] = [
     hookFields: { response: 'prompt_response' },
     // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
     hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage' },
+    // every hook payload's transcript_path is the ChatRecordingService's session file (hookEventHandler.ts createBaseInput)
+    transcriptUsage: { pathField: 'transcript_path', format: 'gemini-jsonl' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent
     attention: {
       Notification: { byField: { path: 'notification_type', values: { ToolPermission: 'permission' } }, message: ['message'] },

@@ -5,14 +5,22 @@
  * session-start or prompt-submit seen (what came before is not this hub's to count), moved on at
  * each turn-stop to where that read ended. So each turn is read once, from its start, never the
  * whole file; a turn-stop with no remembered start sends no usage rather than the whole history.
+ * The registry's `transcriptUsage.format` picks the reader; no code here names an agent.
  * Part of the bridge bundle: node built-ins and the registry's plain data only.
  */
 import { statSync } from 'node:fs';
-import { getFlavor } from '../../shared/flavors.js';
+import { getFlavor, type TranscriptFormat } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
 import type { SpoolState } from './spool.js';
-import { readUsageSince } from './transcript-usage.js';
+import { readGeminiUsageSince } from './gemini-transcript-usage.js';
+import { readUsageSince, type TranscriptUsage } from './transcript-usage.js';
+
+/** The reader of each transcript format the registry may declare. */
+const READERS: Record<TranscriptFormat, (path: string, offset: number) => Promise<TranscriptUsage>> = {
+  'claude-jsonl': readUsageSince,
+  'gemini-jsonl': readGeminiUsageSince,
+};
 
 /** The hub refuses more (UsageReportsSchema). */
 const MAX_MODELS = 32;
@@ -32,9 +40,10 @@ function sizeOf(path: string): number {
 export async function turnUsage(flavorId: string, payload: Record<string, unknown>, tag: string | null, state: SpoolState, hookName: string | undefined): Promise<{ usage?: UsageReport[]; problem?: string }> {
   const flavor = getFlavor(flavorId);
   const pathField = flavor?.transcriptUsage?.pathField;
+  const read = flavor?.transcriptUsage ? READERS[flavor.transcriptUsage.format] : undefined;
   const action = hookName === undefined ? undefined : flavor?.hooks[hookName];
   const path = pathField === undefined ? undefined : readText(payload, pathField);
-  if (path === undefined || tag === null || action === undefined) return {};
+  if (path === undefined || read === undefined || tag === null || action === undefined) return {};
   const turns = (state.turnStarts ??= {});
   const held = turns[tag]?.path === path ? turns[tag] : undefined;
   const now = Date.now();
@@ -48,12 +57,12 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
     return {};
   }
   try {
-    const { usageByModel, newOffset } = await readUsageSince(path, held.offset);
+    const { usageByModel, newOffset, problem } = await read(path, held.offset);
     turns[tag] = { path, offset: newOffset, touchedAt: now };
     const usage = Object.entries(usageByModel)
       .slice(0, MAX_MODELS)
       .map(([model, tokens]) => ({ model, ...tokens }));
-    return usage.length > 0 ? { usage } : {};
+    return { ...(usage.length > 0 ? { usage } : {}), ...(problem === undefined ? {} : { problem }) };
   } catch (error) {
     return { problem: `the transcript ${path} could not be read (${(error as Error).message}); the turn is sent without usage` };
   }

@@ -112,10 +112,13 @@ describe('readUsageSince', () => {
     expect(peak).toBeLessThan(64 * 1024 * 1024);
   }, 120_000);
 
-  it('is bundled into the hook bridge: it imports Node built-ins only (no zod, nothing of the hub)', () => {
-    const source = readFileSync(join(import.meta.dirname, '..', '..', 'hub', 'hook', 'transcript-usage.ts'), 'utf8');
-    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((match) => match[1]);
-    expect(imports.length).toBeGreaterThan(0);
-    for (const specifier of imports) expect(specifier, specifier).toMatch(/^node:/);
+  it('is bundled into the hook bridge: it and the readers it shares import Node built-ins only (no zod, nothing of the hub)', () => {
+    const readers = ['transcript-usage.ts', 'transcript-lines.ts', 'message-counter.ts', 'gemini-transcript-usage.ts'];
+    for (const file of readers) {
+      const source = readFileSync(join(import.meta.dirname, '..', '..', 'hub', 'hook', file), 'utf8');
+      const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((match) => match[1]!);
+      // a sibling import is one of these readers, checked in turn
+      for (const specifier of imports) expect(readers.map((r) => `./${r.replace(/\.ts$/, '.js')}`).includes(specifier) || specifier.startsWith('node:'), `${file}: ${specifier}`).toBe(true);
+    }
   });
 });
