@@ -11,6 +11,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { readDrainerState } from '../hub/hook/drainer.js';
 import { fixed, percentile } from './stats.js';
 import { startHubTarget } from './targets.js';
 
@@ -122,7 +123,12 @@ async function main(): Promise<void> {
     process.stdout.write(`target hub up: p50 <= 2x ${okP50 ? 'met' : 'NOT met'}, p99 <= 3x ${okP99 ? 'met' : 'NOT met'}\n`);
   } finally {
     await hub.stop();
-    for (const dir of spoolDirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of spoolDirs) {
+      // the hub-down series left a drainer waiting to retry: the bench leaves nothing running
+      const drainer = readDrainerState(dir, 'claude');
+      if (drainer?.alive) process.kill(drainer.pid);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
