@@ -18,8 +18,8 @@
  *
  * Bundled into the bridge: Node built-ins and sibling readers only.
  */
-import { count, MessageCounter, type Counted } from './message-counter.js';
-import { readLinesSince, type LineReadOptions } from './transcript-lines.js';
+import { count, countUsageSince, type Counted } from './message-counter.js';
+import type { LineReadOptions } from './transcript-lines.js';
 import type { TranscriptUsage } from './transcript-usage.js';
 
 export interface GeminiReadOptions extends LineReadOptions {
@@ -72,22 +72,12 @@ function usageOfLine(line: string): (Counted & { key: string }) | undefined {
  */
 export async function readGeminiUsageSince(path: string, offset: number, options: GeminiReadOptions = {}): Promise<TranscriptUsage> {
   const { maxTurnBytes = MAX_TURN_BYTES, ...lineOptions } = options;
-  const messages = new MessageCounter();
   let problem: string | undefined;
   const refuse = (size: number): boolean => {
     if (path.endsWith('.json')) problem = `the Gemini CLI transcript ${path} is a whole-JSON session file (Gemini CLI before JSONL recording); its usage is not read`;
     else if (size - offset > maxTurnBytes) problem = `the Gemini CLI transcript ${path} grew by ${MiB(size - offset)} this turn, over the ${MiB(maxTurnBytes)} read at a turn's end; the turn is sent without usage`;
     return problem !== undefined;
   };
-  const { newOffset } = await readLinesSince(
-    path,
-    offset,
-    (line) => {
-      const counted = usageOfLine(line);
-      if (counted) messages.add(counted);
-    },
-    lineOptions,
-    refuse,
-  );
-  return { usageByModel: messages.totals(), newOffset, ...(problem === undefined ? {} : { problem }) };
+  const { usageByModel, newOffset } = await countUsageSince(path, offset, usageOfLine, lineOptions, refuse);
+  return { usageByModel, newOffset, ...(problem === undefined ? {} : { problem }) };
 }

@@ -3,6 +3,7 @@
  * repeat it (Claude Code writes a line per content block; Gemini CLI re-appends a message whenever
  * it changes). Shared by the transcript readers of the hook bridge: Node built-ins only.
  */
+import { readLinesSince, type LineReadOptions } from './transcript-lines.js';
 
 export interface TokenCounts {
   inputTokens: number;
@@ -69,4 +70,30 @@ export class MessageCounter {
     this.recent.clear();
     return this.byModel;
   }
+}
+
+/**
+ * The token sums per model of the lines from `offset` to the last complete one, each message once:
+ * `usageOfLine` says what a line reports (undefined for a line that reports nothing). `skipFrom`
+ * as in readLinesSince.
+ */
+export async function countUsageSince(
+  path: string,
+  offset: number,
+  usageOfLine: (line: string) => (Counted & { key: string | undefined }) | undefined,
+  options: LineReadOptions = {},
+  skipFrom?: (size: number) => boolean,
+): Promise<{ usageByModel: Record<string, TokenCounts>; newOffset: number }> {
+  const messages = new MessageCounter();
+  const { newOffset } = await readLinesSince(
+    path,
+    offset,
+    (line) => {
+      const counted = usageOfLine(line);
+      if (counted) messages.add(counted);
+    },
+    options,
+    skipFrom,
+  );
+  return { usageByModel: messages.totals(), newOffset };
 }

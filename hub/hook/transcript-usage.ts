@@ -9,8 +9,8 @@
  * per content block of an assistant message, each repeating the message's `id`, the `requestId` and
  * the `usage` — so a message is counted once, with the largest of each count its lines carry.
  */
-import { count, MessageCounter, type Counted, type TokenCounts } from './message-counter.js';
-import { readLinesSince, type LineReadOptions } from './transcript-lines.js';
+import { count, countUsageSince, type Counted, type TokenCounts } from './message-counter.js';
+import type { LineReadOptions } from './transcript-lines.js';
 
 export type { TokenCounts } from './message-counter.js';
 
@@ -55,15 +55,5 @@ function usageOfLine(line: string): (Counted & { key: string | undefined }) | un
  * counted and reading resumes at its end. Memory: one chunk and one line at a time.
  */
 export async function readUsageSince(path: string, offset: number, options: ReadOptions = {}): Promise<TranscriptUsage> {
-  const messages = new MessageCounter();
-  const { newOffset } = await readLinesSince(
-    path,
-    offset,
-    (line) => {
-      const counted = usageOfLine(line);
-      if (counted) messages.add(counted);
-    },
-    options,
-  );
-  return { usageByModel: messages.totals(), newOffset };
+  return countUsageSince(path, offset, usageOfLine, options);
 }
