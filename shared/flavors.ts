@@ -80,6 +80,12 @@ export interface FlavorDeclaration {
  */
 export type TranscriptFormat = 'claude-jsonl' | 'gemini-jsonl';
 
+/**
+ * The `type` of a model's message in Gemini CLI's session JSONL (chatRecordingService.ts): the
+ * record the reader counts. Kept here, with the agents' other names, as the one place that spells it.
+ */
+export const GEMINI_JSONL_MODEL_MESSAGE_TYPE = 'gemini';
+
 export interface HookToolDeclaration {
   tool: string;
   /** The payload field that identifies this tool call, when not the flavor's `toolUseId` (a start and its end share it). */

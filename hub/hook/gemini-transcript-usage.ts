@@ -16,8 +16,9 @@
  * one whole JSON document (`session-*.json`, rewritten at each change); that file is refused with a
  * problem, not read whole (Gemini CLI itself migrates it to `.jsonl` when the session is resumed).
  *
- * Bundled into the bridge: Node built-ins and sibling readers only.
+ * Bundled into the bridge: Node built-ins, the registry's plain data and sibling readers only.
  */
+import { GEMINI_JSONL_MODEL_MESSAGE_TYPE } from '../../shared/flavors.js';
 import { count, countUsageSince, type Counted } from './message-counter.js';
 import type { LineReadOptions } from './transcript-lines.js';
 import type { TranscriptUsage } from './transcript-usage.js';
@@ -60,7 +61,7 @@ function usageOfLine(line: string): (Counted & { key: string }) | undefined {
     return undefined;
   }
   const { id, type, model, tokens } = (record ?? {}) as { id?: unknown; type?: unknown; model?: unknown; tokens?: unknown };
-  if (type !== 'gemini' || typeof id !== 'string' || typeof model !== 'string' || model === '' || typeof tokens !== 'object' || tokens === null) return undefined;
+  if (type !== GEMINI_JSONL_MODEL_MESSAGE_TYPE || typeof id !== 'string' || typeof model !== 'string' || model === '' || typeof tokens !== 'object' || tokens === null) return undefined;
   return { key: id, model, tokens: geminiTokens(tokens as Record<string, unknown>) };
 }
 
