@@ -17,14 +17,10 @@ export interface LineReadOptions {
 export interface LinesRead {
   /** Where the next read starts: after the last complete line (a partly written last line is left for later). */
   newOffset: number;
-  /** The file's size when read (0 when missing). */
-  size: number;
-  /** False when the file does not exist (yet). */
-  exists: boolean;
 }
 
 const NEWLINE = 0x0a;
-export const LINE_DEFAULTS = { chunkBytes: 1 << 20, maxLineBytes: 64 << 20 };
+const LINE_DEFAULTS = { chunkBytes: 1 << 20, maxLineBytes: 64 << 20 };
 
 /**
  * Calls `onLine` with each complete line from `offset` on. A missing file reads as empty (the agent
@@ -39,12 +35,12 @@ export async function readLinesSince(path: string, offset: number, onLine: (line
   try {
     file = await open(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { newOffset: offset, size: 0, exists: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { newOffset: offset };
     throw error;
   }
   try {
     const { size } = await file.stat();
-    if (size < offset || skipFrom?.(size)) return { newOffset: size, size, exists: true };
+    if (size < offset || skipFrom?.(size)) return { newOffset: size };
     const chunk = Buffer.alloc(chunkBytes);
     /** The start of the line being read, and its bytes so far (unless it is being skipped). */
     let lineStart = offset;
@@ -79,7 +75,7 @@ export async function readLinesSince(path: string, offset: number, onLine: (line
       }
       position += bytesRead;
     }
-    return { newOffset: lineStart, size, exists: true };
+    return { newOffset: lineStart };
   } finally {
     await file.close();
   }
