@@ -5,7 +5,7 @@
  * sending the POST to the waiter holding the decision. Baseline, measured in the same run: the HTTP
  * round trip of `GET /healthz` on the same hub. A second line decides through another store of the
  * same database, so the waiter learns of it only by reading the store (another hub process's case;
- * `APPROVAL_POLL_MS`). The last line goes through real hook processes: a `node dist/hook-bridge.mjs
+ * `APPROVAL_POLL_MS`). The last line goes through real hook processes: a `node dist/hook-bridge.cjs
  * claude` process fed a PermissionRequest waits on the hub; from sending the decision POST to that
  * process's stdout holding the decision.
  *
@@ -30,7 +30,7 @@ import { fixed, percentile } from './stats.js';
 
 const OPERATOR = 'bench-operator-token-0001';
 const RUNNER = 'bench-runner-token-0001';
-const BRIDGE = join(dirname(fileURLToPath(import.meta.url)), '..', 'hook-bridge.mjs');
+const BRIDGE = join(dirname(fileURLToPath(import.meta.url)), '..', 'hook-bridge.cjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const actor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
 

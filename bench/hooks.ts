@@ -1,6 +1,6 @@
 /**
  * `npm run bench:hooks`: the wall time of one hook call as the agent runs it (the bundled bridge,
- * `node dist/hook-bridge.mjs claude`, payload on stdin), hub up and hub down, beside a bare
+ * `node dist/hook-bridge.cjs claude`, payload on stdin), hub up and hub down, beside a bare
  * `node -e 0` measured in the same run, as p50/p99 and ratios; the installed `bin/session-hub.js
  * hook claude` path; and the agent-visible wait of an async hook (Claude Code `"async": true`):
  * the time until the hook process is spawned, after which the agent goes on.
@@ -17,7 +17,7 @@ import { startHubTarget } from './targets.js';
 
 const RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 50);
 const DIST = resolve(import.meta.dirname, '..');
-const BRIDGE = join(DIST, 'hook-bridge.mjs');
+const BRIDGE = join(DIST, 'hook-bridge.cjs');
 const BIN = resolve(DIST, '../bin/session-hub.js');
 
 /** Runs a process to its end: its wall time in ms, and the time until spawn() returned (what an async hook costs the agent). */
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`hook call wall time, ${RUNS} sequential calls each (ratios: p50 / p99 against bare node -e 0, same run)\n`);
     process.stdout.write(`${line('node -e 0 (baseline)', bare.wall, baseline)}\n`);
-    process.stdout.write(`${line('hook call, hub up (node dist/hook-bridge.mjs)', up.wall, baseline)}\n`);
+    process.stdout.write(`${line('hook call, hub up (node dist/hook-bridge.cjs)', up.wall, baseline)}\n`);
     process.stdout.write(`${line('hook call, hub down (spooled)', down.wall, baseline)}\n`);
     process.stdout.write(`${line('hook call, hub up, via bin/session-hub.js', viaBin.wall, baseline)}\n`);
     process.stdout.write(`${line('Stop reading its turn of a 20 MB transcript', stops, baseline)}\n`);

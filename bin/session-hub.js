@@ -5,10 +5,11 @@ const [command, sub] = process.argv.slice(2);
 // without loading the CLI
 const hookCall = command === 'hook' && sub !== undefined && !sub.startsWith('-') && sub !== 'install' && sub !== 'status';
 const load = hookCall
-  ? import('../dist/hook-bridge.mjs').then((bridge) => bridge.runBridgeCli(process.argv.slice(3)))
+  ? // require, not import(): the bundle is CommonJS, and import() would translate it through the ESM loader
+    import('node:module').then(({ createRequire }) => createRequire(import.meta.url)('../dist/hook-bridge.cjs').runBridgeCli(process.argv.slice(3)))
   : import('../dist/hub/cli.js');
 load.catch((error) => {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND') {
+  if (error && (error.code === 'ERR_MODULE_NOT_FOUND' || error.code === 'MODULE_NOT_FOUND')) {
     process.stderr.write('session-hub: not built yet; run "npm run build" (npm start builds for you)\n');
     process.exit(1);
   }

@@ -12,8 +12,8 @@ import { DEFAULT_HOOK_BUDGET_MS } from '../hook/run-hook.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
 
-/** The bundled bridge (npm run build): dist/hook-bridge.mjs, beside dist/hub/. */
-const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.mjs', import.meta.url));
+/** The bundled bridge (npm run build): dist/hook-bridge.cjs, beside dist/hub/. */
+const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.cjs', import.meta.url));
 
 export const HOOK_HELP = `session-hub hook <flavor>            (reads one hook payload on stdin)
 session-hub hook install <flavor> [--write] [--file PATH] [--command CMD]

@@ -1,8 +1,8 @@
 /**
  * The hook bridge's entry: `session-hub hook <flavor>` (the agent runs it once per hook event, the
  * payload on stdin, or as the last argument where the flavor declares so) and `--drain <flavor>` (the detached drainer). `npm run build` bundles it with
- * esbuild into dist/hook-bridge.mjs, one file loading only node built-ins, which the installed hook
- * command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
+ * esbuild into dist/hook-bridge.cjs, one CommonJS file loading only node built-ins (no ESM loader
+ * at start-up), which the installed hook command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,8 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
     return;
   }
   // the hook process started when the agent fired the hook: that is the event's time
-  const firedAt = Math.round(performance.timeOrigin);
+  // (process.uptime, not performance.timeOrigin: the `performance` global loads perf_hooks)
+  const firedAt = Math.round(Date.now() - process.uptime() * 1000);
   const budget = Number(process.env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   // once the event is spooled, whatever happens, the agent gets its hook back within the budget;
   // never before: a process starved of CPU (many async hooks at once) must not lose its event

@@ -54,7 +54,7 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
 
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
 export function isBridgeCommand(command: unknown, flavor: string): boolean {
-  return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.mjs"? ${flavor}$`).test(command));
+  return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(command));
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -4,13 +4,13 @@
  * events stay spooled, a detached drainer takes over. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
-import { randomUUID } from 'node:crypto';
 import { getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
 import { spawnDrainer } from './drainer.js';
 import { refusalAdvice } from './refusal.js';
+import { newEventId } from './event-id.js';
 import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
 import { turnUsage } from './turn-usage.js';
 
@@ -54,7 +54,7 @@ export async function runHook(
   const fields = hookFieldsOf(flavor);
   const tag = readText(payload, fields.sessionId) ?? null;
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
-  const event: Omit<SpooledEvent, 'seq'> = { id: randomUUID(), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
+  const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
 
   // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
   let seq: number | undefined;

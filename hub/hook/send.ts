@@ -1,10 +1,11 @@
 /**
- * One POST /api/hooks with plain node:http(s) (part of the bridge bundle: no client library, no
- * schema). The answer is classified so the bridge can tell a hub that is away (keep the events,
- * retry) from one that refuses the token (401/403: a misconfigured hook) or the request itself.
+ * One POST /api/hooks (part of the bridge bundle: no client library, no schema; the request goes
+ * out through ./http-post.ts). The answer is classified so the bridge can tell a hub that is away
+ * (keep the events, retry) from one that refuses the token (401/403: a misconfigured hook) or the
+ * request itself.
  */
-import { request as httpRequest } from 'node:http';
 import type { HookResult } from '../../shared/protocol/hooks.js';
+import { postJson } from './http-post.js';
 
 export type SendOutcome =
   | { kind: 'answered'; results: HookResult[] }
@@ -31,48 +32,22 @@ export async function postHooks(url: string, token: string, body: string, timeou
   } catch {
     return { kind: 'unreachable', message: `SESSION_HUB_URL "${url}" is not a URL` };
   }
-  // TLS costs a hook call tens of ms to load: only for an https hub
-  const send = target.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (outcome: SendOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(outcome);
-    };
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        // no keep-alive: the process exits as soon as the answer is in
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, connection: 'close' },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => done({ kind: 'unreachable', message: error.message }));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status === 200) {
-            try {
-              done({ kind: 'answered', results: (JSON.parse(text) as { results: HookResult[] }).results });
-            } catch {
-              done({ kind: 'unreachable', message: 'the hub answered 200 with a body that is not JSON (a proxy in between?)' });
-            }
-          } else if (status === 401 || status === 403) done({ kind: 'refused', status, message: errorMessage(status, text) });
-          else if (status === 400 || status === 413) done({ kind: 'unreadable', status, message: errorMessage(status, text) });
-          else done({ kind: 'unreachable', message: errorMessage(status, text) });
-        });
-      },
-    );
-    const timer = setTimeout(() => {
-      req.destroy();
-      done({ kind: 'unreachable', message: `no answer within ${timeoutMs} ms` });
-    }, timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => done({ kind: 'unreachable', message: `${error.code ?? 'error'}: ${error.message}` }));
-    req.end(body);
-  });
+  let answer;
+  try {
+    answer = await postJson(target, { authorization: `Bearer ${token}` }, body, timeoutMs);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return { kind: 'unreachable', message: code ? `${code}: ${message}` : message };
+  }
+  const { status, body: text } = answer;
+  if (status === 200) {
+    try {
+      return { kind: 'answered', results: (JSON.parse(text) as { results: HookResult[] }).results };
+    } catch {
+      return { kind: 'unreachable', message: 'the hub answered 200 with a body that is not JSON (a proxy in between?)' };
+    }
+  }
+  if (status === 401 || status === 403) return { kind: 'refused', status, message: errorMessage(status, text) };
+  if (status === 400 || status === 413) return { kind: 'unreadable', status, message: errorMessage(status, text) };
+  return { kind: 'unreachable', message: errorMessage(status, text) };
 }

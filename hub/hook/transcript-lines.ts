@@ -5,8 +5,6 @@
  *
  * Bundled into the bridge: Node built-ins only.
  */
-import { open } from 'node:fs/promises';
-
 export interface LineReadOptions {
   /** Bytes read at a time. */
   chunkBytes?: number;
@@ -31,6 +29,8 @@ const LINE_DEFAULTS = { chunkBytes: 1 << 20, maxLineBytes: 64 << 20 };
 export async function readLinesSince(path: string, offset: number, onLine: (line: string) => void, options: LineReadOptions = {}, skipFrom?: (size: number) => boolean): Promise<LinesRead> {
   const { chunkBytes, maxLineBytes } = { ...LINE_DEFAULTS, ...options };
   if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`offset: must be a byte position (a whole number >= 0), got ${offset}`);
+  // loaded here, not at the top: most hook calls read no transcript, and the module costs start-up time
+  const { open } = await import('node:fs/promises');
   let file;
   try {
     file = await open(path, 'r');

@@ -18,7 +18,7 @@ import type { TestHub } from '../helpers/hub.js';
 import { stopDrainers } from '../hook/run-cli.js';
 import { screenshot, signIn, useDashboardPages } from './browser.js';
 
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 const REQUEST = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../hook/fixtures/attention/claude-permission-request.json'), 'utf8')) as { payload: Record<string, unknown> }).payload;
 
 let hub: TestHub;

@@ -18,7 +18,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { releaseDatabaseOf } from '../helpers/test-store.js';
 import { deadUrl, fixture, useBridgeHub } from './run-cli.js';
 
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 
 let hub: TestHub;
 let spoolDir: string;
@@ -232,9 +232,9 @@ describe('attention from real hook processes', () => {
 });
 
 describe('the bundled bridge', () => {
-  it('loads only node built-ins (no zod): static and dynamic imports of dist/hook-bridge.mjs', () => {
+  it('loads only node built-ins (no zod): static and dynamic imports of dist/hook-bridge.cjs', () => {
     const bundle = readFileSync(BRIDGE, 'utf8');
-    const specifiers = [...bundle.matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]);
+    const specifiers = [...bundle.matchAll(/\bfrom\s*["']([^"']+)["']|\b(?:import|require)\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2]);
     expect(specifiers.length).toBeGreaterThan(0);
     for (const specifier of specifiers) expect(specifier, specifier).toMatch(/^node:/);
     expect(bundle).not.toMatch(/\bzod\b/);

@@ -133,7 +133,7 @@ describe('session-hub hook hermes', () => {
 });
 
 describe('session-hub hook install', () => {
-  const BUNDLE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+  const BUNDLE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
   const command = `node ${JSON.stringify(BUNDLE)} claude`;
   type Block = Record<string, { matcher?: string; hooks: { command: string; async?: boolean }[] }[]>;
 

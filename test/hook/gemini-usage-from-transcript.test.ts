@@ -1,5 +1,5 @@
 /**
- * Gemini CLI usage from the bridge (docs/usage.md): real `node dist/hook-bridge.mjs gemini` processes
+ * Gemini CLI usage from the bridge (docs/usage.md): real `node dist/hook-bridge.cjs gemini` processes
  * (the command `hook install` writes into .gemini/settings.json), fed
  * Gemini CLI's BeforeAgent and AfterAgent payloads (fixtures/attention/gemini-*.json, from its hooks
  * reference) whose `transcript_path` names a session file written as Gemini CLI writes it
@@ -37,7 +37,7 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 // what `hook install` writes: node runs the bundled bridge directly
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 
 /** One hook call as Gemini CLI makes it (payload on stdin), waited for as Gemini CLI waits for it. */
 function bridge(payload: Record<string, unknown>, hookEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {

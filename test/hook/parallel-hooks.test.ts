@@ -11,7 +11,7 @@ import type { TestHub } from '../helpers/hub.js';
 import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 // what `hook install` writes: node runs the bundled bridge directly
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.mjs');
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 const COUNT = 50;
 
 let hub: TestHub;
