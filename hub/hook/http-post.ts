@@ -1,7 +1,7 @@
 /**
  * One HTTP/1.1 POST for the hook bridge, written on a plain TCP socket. Why not node:http: loading
  * it (its agent, parser glue, server half and their streams) costs every hook call about 7 ms of
- * start-up on this machine, a sixth of the bridge's whole budget (docs/hooks.md, "Wall time").
+ * start-up on this machine, a fifth of the room a 2x-of-bare-node target leaves (docs/hooks.md, "Wall time").
  * The exchange is narrow and ours at both ends: one POST with `Connection: close`, so the answer
  * is whatever the hub writes before it closes: a status line, headers, and a body framed by
  * Content-Length or chunked. An https hub goes through node:https, loaded only then (TLS costs far

@@ -9,8 +9,8 @@ import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
 import { spawnDrainer } from './drainer.js';
-import { refusalAdvice } from './refusal.js';
 import { newEventId } from './event-id.js';
+import { refusalAdvice } from './refusal.js';
 import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
 import { turnUsage } from './turn-usage.js';
 
