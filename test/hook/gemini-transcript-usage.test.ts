@@ -5,11 +5,11 @@
  * from where the first ended; a missing file, a partly written or invalid line, a model without a
  * price, and the files it refuses to read (legacy whole JSON, a turn over the size cap).
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { geminiTokens, readGeminiUsageSince } from '../../hub/hook/gemini-transcript-usage.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 
 const lines = readFileSync(join(import.meta.dirname, 'fixtures', 'gemini-transcript.jsonl'), 'utf8').trimEnd().split('\n');
 /** Source, header and the $set of the session context; then turn 1 (lines 3-8) and turn 2 (lines 9-12). */
@@ -26,11 +26,10 @@ const TURN2 = { 'gemini-2.5-flash': { inputTokens: 360, outputTokens: 12, cacheR
 
 let dir: string;
 let file: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gemini-usage-'));
-  file = join(dir, 'session-2026-01-15T10-22-c0ffee00.jsonl');
+useTempDir('gemini-usage-', (made) => {
+  dir = made;
+  file = join(made, 'session-2026-01-15T10-22-c0ffee00.jsonl');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const text = (list: string[]) => list.map((l) => `${l}\n`).join('');
 const bytes = (list: string[]) => Buffer.byteLength(text(list), 'utf8');

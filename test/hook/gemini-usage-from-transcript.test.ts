@@ -8,11 +8,11 @@
  * their cost, none for a model without a price.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 import { useBridgeHub } from './run-cli.js';
 
 const { env, get, sessionByTag } = useBridgeHub();
@@ -30,11 +30,10 @@ const COST1 = (9431 * 1.25 + 345 * 10 + 8101 * 0.125) / 1e6;
 
 let dir: string;
 let transcript: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'gemini-usage-from-transcript-'));
-  transcript = join(dir, 'session-2026-01-15T10-22-c0ffee00.jsonl');
+useTempDir('gemini-usage-from-transcript-', (made) => {
+  dir = made;
+  transcript = join(made, 'session-2026-01-15T10-22-c0ffee00.jsonl');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 // what `hook install` writes: node runs the bundled bridge directly
 const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');

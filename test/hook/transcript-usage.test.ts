@@ -5,11 +5,11 @@
  * missing or rewritten file, and a 200 MB transcript read in bounded memory.
  */
 import { once } from 'node:events';
-import { appendFileSync, copyFileSync, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, createWriteStream, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readUsageSince } from '../../hub/hook/transcript-usage.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'claude-transcript.jsonl');
 const fixtureLines = readFileSync(FIXTURE, 'utf8').trimEnd().split('\n');
@@ -17,10 +17,7 @@ const fixtureLines = readFileSync(FIXTURE, 'utf8').trimEnd().split('\n');
 const FIXTURE_TOTALS = { inputTokens: 3 + 1, outputTokens: 9 + 81, cacheReadTokens: 11442 + 26447, cacheWriteTokens: 15005 + 1598 };
 
 let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'transcript-usage-'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+useTempDir('transcript-usage-', (made) => (dir = made));
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

@@ -5,11 +5,11 @@
  * source). The bridge remembers the turn's start at UserPromptSubmit and reads from there at Stop;
  * the hub's turn gets the tokens and their cost.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
+import { useTempDir } from '../helpers/temp-dir.js';
 import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
 
 const { env, get, sessionByTag } = useBridgeHub();
@@ -25,13 +25,8 @@ const COST = (TOKENS.inputTokens * 5 + TOKENS.outputTokens * 25 + TOKENS.cacheRe
 const session = fixture('claude-session.json');
 const byName = (name: string) => session.find((p) => p.hook_event_name === name)!;
 
-let dir: string;
 let transcript: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'usage-from-transcript-'));
-  transcript = join(dir, 'session.jsonl');
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+useTempDir('usage-from-transcript-', (made) => (transcript = join(made, 'session.jsonl')));
 
 const withTranscript = (payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...payload, transcript_path: transcript, ...extra });
 const text = (lineList: string[]) => lineList.map((l) => `${l}\n`).join('');

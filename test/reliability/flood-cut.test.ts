@@ -32,13 +32,17 @@ function flood(socket: RunnerSocket, sid: string) {
   return { errors, ackMessages, cut };
 }
 
+/** A hub process with two tenants' runners, each with a session: one to flood, one to stay quiet. */
+async function twoTenants() {
+  const hub = await spawnHub();
+  const flooder = await connectRunner(hub.url, hub.tokens.runner);
+  const bystander = await connectRunner(hub.url, hub.tokens.otherRunner);
+  return { hub, flooder, bystander, flooded: await startSession(flooder), quiet: await startSession(bystander) };
+}
+
 describe('a flooding socket', () => {
   it('is disconnected after one rate_limited error naming the cut, while another tenant keeps its acks; /metrics counts refusals per limit', async () => {
-    const hub = await spawnHub();
-    const flooder = await connectRunner(hub.url, hub.tokens.runner);
-    const bystander = await connectRunner(hub.url, hub.tokens.otherRunner);
-    const flooded = await startSession(flooder);
-    const quiet = await startSession(bystander);
+    const { hub, flooder, bystander, flooded, quiet } = await twoTenants();
 
     const seen = flood(flooder, flooded.sid);
     let bystanderAcks = 0;
@@ -65,11 +69,7 @@ describe('a flooding socket', () => {
   });
 
   it('does not hold up another client while the hub works through what it sent in one go', async () => {
-    const hub = await spawnHub();
-    const flooder = await connectRunner(hub.url, hub.tokens.runner);
-    const bystander = await connectRunner(hub.url, hub.tokens.otherRunner);
-    const flooded = await startSession(flooder);
-    const quiet = await startSession(bystander);
+    const { flooder, bystander, flooded, quiet } = await twoTenants();
     // 8,000 events written at once: they reach the hub as a few large TCP reads, most to be refused
     const BURST = 8000;
     let flooderAcks = 0;
