@@ -129,6 +129,8 @@ describe('approvals', () => {
     const item = `#needs-you [data-approval-id="${approval.approvalId}"]`;
     await waitForText(page, `${item} .approval-outcome`, 'waiting for approval');
     expect(await page.locator(`${item} button`).count()).toBe(0);
+    // says which token decides, rather than leaving the person wondering where the buttons went
+    expect(await page.locator(`${item} .approval-who`).textContent()).toBe('To allow or deny it here, sign in with an admin or operator token.');
   });
 });
 

@@ -2,7 +2,7 @@
 /**
  * A session's tool approvals (docs/attention.md): each pending one with its tool, a one-line summary
  * of its input and its folder, and Allow / Deny for the roles that decide (operator, admin); others
- * read "waiting for approval". A click decides at once. Ended approvals show who decided, when and
+ * read "waiting for approval" and which token would let them decide. A click decides at once. Ended approvals show who decided, when and
  * why. Fetched over HTTP, then kept current by the live `approval` bodies.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -124,7 +124,10 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
               <button type="button" class="deny" data-decision="deny" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'deny')}>Deny</button>
               <span class="muted">asked <${RelTime} at=${a.createdAt} now=${now} /></span>
             </div>`
-          : html`<div class="approval-outcome muted">waiting for approval (asked <${RelTime} at=${a.createdAt} now=${now} />)</div>`
+          : html`<div class="approval-outcome muted">
+              waiting for approval (asked <${RelTime} at=${a.createdAt} now=${now} />)
+              <span class="approval-who">To allow or deny it here, sign in with an admin or operator token.</span>
+            </div>`
         : html`<div class="approval-outcome" data-outcome=${a.status}>
             <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>
             ${a.decidedBy && html` by token <code class="decided-by">${a.decidedBy}</code>`}
