@@ -142,7 +142,10 @@ export async function runScenario(target: Target | readonly Target[], scenario: 
     clientCpuAtMeasureStart = process.cpuUsage();
   }, timing.warmupMs);
 
-  await joinSession(observer, lanes[0]!.sid);
+  // the first lane of the observer's tenant (two targets may serve two tenants: bench:scale-out)
+  const observerToken = targets[1 % targets.length]!.token;
+  const observed = lanes.find((lane) => targets[runners.indexOf(lane.socket) % targets.length]!.token === observerToken) ?? lanes[0]!;
+  await joinSession(observer, observed.sid);
   observer.on('update', (event: { body: { metadata?: { value?: { benchSentAt?: number } } | null } }) => {
     const sentAt = event.body.metadata?.value?.benchSentAt;
     const now = performance.now();

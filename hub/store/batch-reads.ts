@@ -1,4 +1,5 @@
 import { prefetchAppliedRequests, type VersionedField } from './applied-requests.js';
+import { prefetchSeqCounters } from './events.js';
 import { prefetchSessions } from './sessions.js';
 import type { Tx } from './sql.js';
 
@@ -10,9 +11,11 @@ export interface WriteReads {
 }
 
 /**
- * Reads what a group-committed batch's writes will look up, a few statements for the whole batch
- * instead of one round trip per write while the write lock is held. PostgreSQL only: SQLite has no
- * round trips, and its rowCache already holds hot sessions across transactions.
+ * Reads what a group-committed batch's writes will look up: their sessions, their requestIds, and
+ * the namespaces' seq counters, a few statements for the whole batch instead of round trips per
+ * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
+ * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
+ * trips, and its rowCache already holds hot sessions across transactions.
  */
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
@@ -22,6 +25,9 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
     if (!sids) sidsByNamespace.set(namespace, (sids = new Set()));
     sids.add(sid);
   }
-  for (const [namespace, sids] of sidsByNamespace) await prefetchSessions(tx, { namespace, sids: [...sids] });
-  await prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied ? [{ sid, ...applied }] : [])));
+  await Promise.all([
+    ...[...sidsByNamespace].map(([namespace, sids]) => prefetchSessions(tx, { namespace, sids: [...sids] })),
+    prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied ? [{ sid, ...applied }] : []))),
+    prefetchSeqCounters(tx, sidsByNamespace.keys()),
+  ]);
 }

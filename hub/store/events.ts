@@ -97,6 +97,15 @@ async function seqCounter(sql: Sql, namespace: string): Promise<SeqCounter> {
 }
 
 /**
+ * Reads the namespaces' seq counters into the transaction's rowCache ahead of its first event (a
+ * group-committed batch reads them with its other reads, in the same round trip on PostgreSQL).
+ */
+export async function prefetchSeqCounters(sql: Sql, namespaces: Iterable<string>): Promise<void> {
+  if (!sql.beforeCommit) return;
+  await Promise.all([...namespaces].map((namespace) => seqCounter(sql, namespace)));
+}
+
+/**
  * The event row's body: with `metadataVersion`, the metadata document is left out (null), as the
  * history row of that version holds the same text; `readEventsSince` puts it back.
  */
