@@ -4,7 +4,8 @@ import type { TurnSummary } from '../../shared/protocol/session.js';
 import { prefetchBatchReads, type WriteReads } from '../store/batch-reads.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
-import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { hubError } from '../../shared/errors.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
@@ -242,9 +243,11 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQue
   try {
     outcomes = await commitWithout(deps, writes, queue.namespace);
   } catch (error) {
-    // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
+    // the COMMIT itself failed: no write may be acknowledged; nothing of the batch is stored,
+    // unless the connection broke during COMMIT, when nobody knows (and the answer says so)
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
-    for (const write of writes) write.reject(error);
+    const answer = error instanceof CommitOutcomeUnknown ? hubError.outcomeUnknown() : error;
+    for (const write of writes) write.reject(answer);
     return;
   }
   writes.forEach((write, i) => {

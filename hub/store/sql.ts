@@ -101,3 +101,16 @@ export interface Store extends Sql {
 export function queryText(query: Query, dialect: Dialect): string {
   return typeof query === 'string' ? query : query[dialect];
 }
+
+/**
+ * The connection broke while COMMIT was in flight: the transaction may or may not have committed,
+ * and nobody can tell from here. Never answered as "nothing was written": a write with a requestId
+ * can be retried safely (applied_requests answers what it produced if it did commit); one without
+ * gets version-mismatch if it did.
+ */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super('the connection to the database broke while COMMIT was in flight: the writes may or may not be stored', { cause });
+    this.name = 'CommitOutcomeUnknown';
+  }
+}

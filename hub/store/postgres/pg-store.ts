@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { CommitOutcomeUnknown, queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
@@ -73,15 +73,6 @@ const lockNamespace = (namespace: string): Statement => ({
   values: [namespace],
 });
 const COMMIT: Statement = { name: 'hub_commit', text: 'COMMIT', values: [] };
-
-/** The COMMIT was sent but its answer never came (the connection broke): it may or may not have committed. */
-export class CommitOutcomeUnknown extends Error {
-  readonly code = 'commit-outcome-unknown';
-  constructor(cause: unknown) {
-    super('the connection to PostgreSQL broke while COMMIT was in flight: the writes may or may not be stored', { cause });
-    this.name = 'CommitOutcomeUnknown';
-  }
-}
 
 /**
  * The engine for several hub processes sharing one PostgreSQL database (SESSION_HUB_DATABASE_URL).
