@@ -83,7 +83,7 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
   return runWrite(
     deps,
     async (tx, changes, now) => openApprovalIn(tx, changes, await requireSession(tx, actor, input.sid), input, now),
-    { exceptSocketId: actor.socketId },
+    { exceptSocketId: actor.socketId, namespace: actor.namespace },
   );
 }
 
@@ -124,7 +124,7 @@ export async function decideApproval(
     if (!(await finish(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
     return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message };
-  });
+  }, { namespace: actor.namespace });
   wake(deps, decided.approvalId);
   return decided;
 }
@@ -147,7 +147,7 @@ export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: Store
 
 /** `supersedeOpen`: the session's next tool event arrived, so its open approvals were answered elsewhere. */
 export async function supersedeOpen(deps: HubDeps, actor: Actor, sid: string): Promise<number> {
-  const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now));
+  const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now), { namespace: actor.namespace });
   for (const approvalId of ended) wake(deps, approvalId);
   return ended.length;
 }
@@ -231,7 +231,7 @@ async function expire(deps: HubDeps, namespace: string, approval: Approval): Pro
     if (await finish(tx, changes, namespace, approval, { status: 'expired', at: now, decidedBy: null, message: null })) return null;
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
-  });
+  }, { namespace });
   wake(deps, approval.approvalId);
   return final;
 }
