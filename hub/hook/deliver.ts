@@ -116,6 +116,5 @@ export async function deliverSpool(spool: Spool, target: HubTarget, deadline: nu
   // a delivery since makes an earlier error history (hook status and doctor report the present)
   if (state.lastError && state.lastDelivery && state.lastError.at <= state.lastDelivery.at) delete state.lastError;
   if (pending.length === 0 && state.lastError?.kind === 'unreachable') delete state.lastError;
-  spool.touch();
   return report;
 }

@@ -106,12 +106,11 @@ export async function runHook(
       spool.adoptParts();
       // the turn's usage from the agent's transcript, where the flavor keeps one (its offsets live in the state)
       const read = await turnUsage(flavor, payload, tag, spool.state(), hookName);
-      spool.touch();
       if (read.usage) event.usage = read.usage;
       if (read.problem) outcome.errors.push(read.problem);
+      if (!target) spool.state().lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
       if (seq === undefined) spool.append(event);
       else spool.appendTaken({ ...event, seq });
-      if (!target) spool.state().lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
     });
     if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
   } catch (error) {

@@ -119,7 +119,8 @@ export class Spool {
   readonly problems: string[] = [];
   private lock: HeldLock | undefined;
   private held: SpoolState | undefined;
-  private dirty = false;
+  /** The held state as last read or saved: a hold saves it at its end only when it changed. */
+  private savedJson = '';
 
   /** `target`: written to the directory's target.json (the hub's URL, never the token) when missing. */
   constructor(
@@ -144,11 +145,10 @@ export class Spool {
     if (!lock) return null;
     this.lock = lock;
     this.held = undefined;
-    this.dirty = false;
     try {
       if (this.target && !existsSync(targetFilePath(this.dir))) atomicWrite(targetFilePath(this.dir), JSON.stringify(this.target));
       const value = await fn();
-      if (this.dirty) this.saveState();
+      if (this.held && JSON.stringify(this.held) !== this.savedJson) this.saveState();
       return { value };
     } catch (error) {
       if (error instanceof LockLost) {
@@ -180,6 +180,7 @@ export class Spool {
       if (entry.next <= event.seq) entry.next = event.seq + 1;
     }
     this.held = state;
+    this.savedJson = JSON.stringify(state);
     return state;
   }
 
@@ -197,11 +198,6 @@ export class Spool {
     }
   }
 
-  /** Marks the held state changed: saved at the end of the hold (or before the next event lands). */
-  touch(): void {
-    this.dirty = true;
-  }
-
   saveState(): void {
     const state = this.state();
     const newest = <T>(record: Record<string, T>, at: (value: T) => number) =>
@@ -209,7 +205,7 @@ export class Spool {
     const turnStarts = state.turnStarts && newest(state.turnStarts, (t) => t.touchedAt);
     this.guard();
     atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at), ...(turnStarts ? { turnStarts } : {}) }));
-    this.dirty = false;
+    this.savedJson = JSON.stringify(state);
   }
 
   /** The spool's events, queued part files first appended to it. */
@@ -251,7 +247,6 @@ export class Spool {
     const state = this.state();
     const entry = (state.seqs[tag ?? ''] ??= { next: 0, touchedAt: at });
     entry.touchedAt = Math.max(entry.touchedAt, at);
-    this.dirty = true;
     return entry.next++;
   }
 
