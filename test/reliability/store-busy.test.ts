@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { connectRunner, startSession } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
+
+stopHubsAfterEach();
+
+/** A second connection on the hub's SQLite file (the offline CLI, or `sqlite3` opened by hand) holding the write lock. */
+function holdWriteLock(dataDir: string): { release(): void } {
+  const db = new Database(join(dataDir, 'hub.db'));
+  db.exec('BEGIN IMMEDIATE');
+  return {
+    release() {
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}
+
+async function get(url: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(15_000) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('another SQLite connection holds the write lock past busy_timeout (issue 26, points 1 and 2)', () => {
+  it('answers the blocked write `unavailable`, says so on /readyz, and the next write runs once the lock is gone', { timeout: 60_000 }, async () => {
+    const hub = await spawnHub();
+    const runner = await connectRunner(hub.url, hub.tokens.runner);
+    await startSession(runner);
+    expect((await get(`${hub.url}/readyz`)).status).toBe(200);
+
+    const lock = holdWriteLock(hub.dataDir);
+    let released = false;
+    try {
+      // the hub's BEGIN IMMEDIATE waits busy_timeout (5 s), then fails: a retryable answer, not `internal`
+      const blocked = await runner.timeout(15_000).emitWithAck('session-start', { tag: 'while-locked', flavor: 'claude', source: 'startup', metadata: {} });
+      expect(blocked.ok).toBe(false);
+      if (blocked.ok) return;
+      expect(blocked.error.code).toBe('unavailable');
+      expect(blocked.error.message).toMatch(/locked/);
+
+      // liveness stays green (the process serves); readiness says the store cannot write, and why
+      expect((await get(`${hub.url}/healthz`)).status).toBe(200);
+      const ready = await get(`${hub.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatchObject({ ok: false, error: 'unavailable' });
+      // the probe waits for the lock like any write; past 2 s it answers without waiting longer
+      expect(String(ready.body.reason)).toMatch(/locked|did not take a write within/);
+      // reads go on meanwhile (WAL: the lock holds writers only)
+      const sessions = (await get(`${hub.url}/api/sessions`, hub.tokens.dashboard));
+      expect(sessions.status).toBe(200);
+    } finally {
+      lock.release();
+      released = true;
+    }
+    expect(released).toBe(true);
+
+    // the lock is gone: writes, reads and readiness work again, without a restart
+    const after = await runner.timeout(15_000).emitWithAck('session-start', { tag: 'after-lock', flavor: 'claude', source: 'startup', metadata: {} });
+    expect(after.ok).toBe(true);
+    const listed = await get(`${hub.url}/api/sessions`, hub.tokens.dashboard);
+    expect(listed.status).toBe(200);
+    const tags = (listed.body.sessions as { tag: string }[]).map((s) => s.tag);
+    expect(tags).toContain('after-lock');
+    expect(tags).not.toContain('while-locked');
+    expect((await get(`${hub.url}/readyz`)).status).toBe(200);
+
+    // and the hub still shuts down cleanly
+    expect(await hub.stop()).toBe(0);
+  });
+});
