@@ -11,6 +11,8 @@ export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; 
  */
 export async function planReplay(sql: Sql, input: { namespace: string; sinceSeq: number | undefined; sids?: ReadonlySet<string> }): Promise<ReplayPlan> {
   if (input.sinceSeq === undefined) return { kind: 'none' };
+  // a malformed handshake lastSeq (Infinity: hub/socket/server.ts) is beyond any seq: a gap
+  if (!Number.isSafeInteger(input.sinceSeq)) return { kind: 'gap' };
   // one read: a prune between reading pruned_through and the events would skip events unnoticed
   const { lastSeq, prunedThrough, events } = await readReplay(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids });
   if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
