@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { connectRunner, startSession } from '../helpers/clients.js';
+import { RunnerClient } from '../../shared/client/index.js';
+import { connectRunner, startSession, waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 
 stopHubsAfterEach();
@@ -24,7 +25,7 @@ async function get(url: string, token?: string): Promise<{ status: number; body:
 }
 
 describe('another SQLite connection holds the write lock past busy_timeout (issue 26, points 1 and 2)', () => {
-  it('answers the blocked write `unavailable`, says so on /readyz, and the next write runs once the lock is gone', { timeout: 60_000 }, async () => {
+  it('answers the blocked write `unavailable`, says so on /readyz, and the next write runs once the lock is gone', { timeout: 120_000 }, async () => {
     const hub = await spawnHub();
     const runner = await connectRunner(hub.url, hub.tokens.runner);
     await startSession(runner);
@@ -47,6 +48,16 @@ describe('another SQLite connection holds the write lock past busy_timeout (issu
       expect(ready.body).toMatchObject({ ok: false, error: 'unavailable' });
       // the probe waits for the lock like any write; past 2 s it answers without waiting longer
       expect(String(ready.body.reason)).toMatch(/locked|did not take a write within/);
+      // an HTTP write answers 503 `unavailable`, with Retry-After
+      const created = await fetch(`${hub.url}/api/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub.tokens.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+        signal: AbortSignal.timeout(15_000),
+      });
+      expect(created.status).toBe(503);
+      expect(created.headers.get('retry-after')).toBe('1');
+      expect(await created.json()).toMatchObject({ error: 'unavailable' });
       // reads go on meanwhile (WAL: the lock holds writers only)
       const sessions = (await get(`${hub.url}/api/sessions`, hub.tokens.dashboard));
       expect(sessions.status).toBe(200);
@@ -65,6 +76,23 @@ describe('another SQLite connection holds the write lock past busy_timeout (issu
     expect(tags).toContain('after-lock');
     expect(tags).not.toContain('while-locked');
     expect((await get(`${hub.url}/readyz`)).status).toBe(200);
+
+    // the SDK retries a write answered `unavailable` until the lock is gone, within its budget
+    const client = await RunnerClient.connect({ url: hub.url, token: hub.tokens.runner });
+    try {
+      const { session } = await client.startSession({ tag: 'sdk', flavor: 'claude', source: 'startup' });
+      const again = holdWriteLock(hub.dataDir);
+      const logged = hub.output().length;
+      const write = client.updateMetadata(session.sid, (metadata) => ({ ...metadata, title: 'written after the outage' }), { timeoutMs: 40_000 });
+      try {
+        await waitFor(() => hub.output().slice(logged).includes('the store is unavailable'), 20_000, 'a write answered unavailable');
+      } finally {
+        again.release();
+      }
+      expect((await write).metadata).toMatchObject({ title: 'written after the outage' });
+    } finally {
+      await client.close();
+    }
 
     // and the hub still shuts down cleanly
     expect(await hub.stop()).toBe(0);
