@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { RunnerClient } from '../../shared/client/index.js';
+import { runCli } from '../helpers/cli.js';
 import { connectRunner, startSession, waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 
@@ -96,5 +100,29 @@ describe('another SQLite connection holds the write lock past busy_timeout (issu
 
     // and the hub still shuts down cleanly
     expect(await hub.stop()).toBe(0);
+  });
+
+  it('the offline CLI waits for the lock another connection holds, and past 5 s says plainly why it cannot write', { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-cli-busy-'));
+    try {
+      await SqliteStore.open(join(dataDir, 'hub.db')).close();
+      const lock = holdWriteLock(dataDir);
+      const released = new Promise<void>((resolve) => setTimeout(() => resolve(lock.release()), 1000));
+      const waited = await runCli(['token', 'create', '--role', 'runner', '--data', dataDir]);
+      await released;
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(waited.stdout).toMatch(/^shub_runner_/);
+
+      const held = holdWriteLock(dataDir);
+      try {
+        const refused = await runCli(['token', 'create', '--role', 'runner', '--data', dataDir]);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toMatch(/cannot write now: the database is locked by another connection/);
+      } finally {
+        held.release();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -80,11 +80,13 @@ export class SqliteStore implements Store {
   ): SqliteStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
-    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    // set only when not yet: `journal_mode = WAL` asks for a lock even on a WAL database, and fails
+    // at once (no busy wait) while another connection (a running hub) holds the write lock
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
     // SESSION_HUB_SYNC=full: the WAL is fsynced at every COMMIT, so a power loss loses no acked write
     db.pragma(options.synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     migrate(db, options.migrations ?? MIGRATIONS);
     // from now on a statement waits at most this long, blocking the event loop (better-sqlite3 is
     // synchronous); a BEGIN waits longer for the write lock, in steps that let the loop run (begin())
@@ -107,10 +109,12 @@ export class SqliteStore implements Store {
   }
 
   async run(query: Query, params?: Params): Promise<{ changes: number }> {
-    if (this.inTransaction) await this.turn;
-    // a write outside any transaction does not keep the transactions' rowCache current
+    // in a transaction of its own: it waits for another connection's write lock as a transaction
+    // does (begin()), not for busy_timeout with the whole process blocked
+    const result = await this.transaction((tx) => tx.run(query, params));
+    // a write outside the store modules' transactions does not keep their rowCache current
     this.transactionCache.clear();
-    return this.runNow(query, params);
+    return result;
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
