@@ -29,6 +29,10 @@ export const DEFAULT_LOCK_WAIT_MS = 5000;
  * writes almost never fail. A savepoint that fails after one of its statements changed rows poisons
  * the transaction: it is rolled back whole and rejects with `SavepointsNeeded`, and the caller runs
  * it again without the failing work (services/changes.ts).
+ *
+ * Another connection holding the write lock (the offline CLI, `sqlite3` opened by hand) makes a
+ * transaction wait for it up to 5 s without blocking the process (begin()), then fail alone with
+ * StoreUnavailable (answered `unavailable`, retryable); the transactions after it run as usual.
  */
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -129,7 +133,8 @@ export class SqliteStore implements Store {
         // an earlier ROLLBACK that failed left the connection inside a transaction: end it first
         if (this.db.inTransaction) this.control('ROLLBACK');
         if (this.checkpointer?.restartWanted()) this.catchUpCheckpoint();
-        await this.begin();
+        // the usual case, no other connection writing, begins without waiting for a timer
+        if (!this.beginNow()) await this.begin();
         // from here on reads outside the transaction wait for its end (they would see its rows)
         this.inTransaction = true;
         // holding the write lock: no other connection can commit until this transaction ends
@@ -156,22 +161,27 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * BEGIN IMMEDIATE, waiting up to `lockWaitMs` while another connection (the offline CLI, `sqlite3`
-   * opened by hand, the checkpoint worker) holds the write lock: each try blocks the event loop at
-   * most BUSY_STEP_MS, and the waits between tries let sockets, HTTP and reads go on. Past the
+   * BEGIN IMMEDIATE after a first try found the write lock held by another connection (the offline
+   * CLI, `sqlite3` opened by hand, the checkpoint worker): tries again for up to `lockWaitMs`; each
+   * try blocks the event loop at most BUSY_STEP_MS, and the waits between tries let sockets, HTTP and reads go on. Past the
    * deadline the SQLITE_BUSY is thrown (answered `unavailable`: unavailable.ts).
    */
   private async begin(): Promise<void> {
     const deadline = performance.now() + this.lockWaitMs;
     for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
-      try {
-        this.control('BEGIN IMMEDIATE');
-        return;
-      } catch (error) {
-        const busy = String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY');
-        if (!busy || performance.now() >= deadline) throw error;
-      }
       await new Promise((resolve) => setTimeout(resolve, pause));
+      if (this.beginNow(performance.now() >= deadline)) return;
+    }
+  }
+
+  /** One try at BEGIN IMMEDIATE: false if another connection holds the write lock (thrown if `last`). */
+  private beginNow(last = false): boolean {
+    try {
+      this.control('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (last || !String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+      return false;
     }
   }
 
