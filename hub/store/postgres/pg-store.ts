@@ -6,6 +6,7 @@ import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
 import { bindValues, toPositional, type Positional } from './named-params.js';
+import { asStoreUnavailable } from '../unavailable.js';
 
 export interface PgStoreOptions {
   log?: Logger;
@@ -155,6 +156,10 @@ export class PgStore implements Store {
     const done = await this.turns.take(options.namespace);
     try {
       return await this.transactionNow(fn, options.savepoints ?? 'as-needed', options.namespace);
+    } catch (error) {
+      // the database down or restarting, a full disk: answered `unavailable`, which clients retry
+      // (a COMMIT cut off keeps its own error: its answer must say the outcome is unknown)
+      throw error instanceof SavepointsNeeded || error instanceof CommitOutcomeUnknown ? error : asStoreUnavailable(error);
     } finally {
       done();
     }
