@@ -66,18 +66,24 @@ async function connect(target: Target): Promise<Socket> {
   return socket;
 }
 
-async function call(socket: Socket, event: string, payload: unknown): Promise<Ack> {
-  return (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, payload)) as Ack;
+async function call(socket: Socket, event: string, payload: unknown, timeoutMs = ACK_TIMEOUT_MS): Promise<Ack> {
+  return (await socket.timeout(timeoutMs).emitWithAck(event, payload)) as Ack;
 }
 
+/**
+ * Setting sessions up may wait for the hub to finish with the previous scenario's runners (their
+ * disconnects are one batch of reads per session: seconds across a slow link to the database).
+ */
+const SETUP_TIMEOUT_MS = 120_000;
+
 async function startSession(socket: Socket, label: string): Promise<string> {
-  const ack = await call(socket, 'session-start', { tag: `bench-${label}-${Math.random().toString(36).slice(2)}`, flavor: 'claude', source: 'startup', metadata: START_METADATA });
+  const ack = await call(socket, 'session-start', { tag: `bench-${label}-${Math.random().toString(36).slice(2)}`, flavor: 'claude', source: 'startup', metadata: START_METADATA }, SETUP_TIMEOUT_MS);
   if (ack.ok !== true) throw new Error(`session-start failed: ${JSON.stringify(ack)}`);
   return (ack.session as { sid: string }).sid;
 }
 
 async function joinSession(socket: Socket, sid: string): Promise<void> {
-  const ack = await call(socket, 'session-join', { sid });
+  const ack = await call(socket, 'session-join', { sid }, SETUP_TIMEOUT_MS);
   if (ack.ok !== true) throw new Error(`session-join failed: ${JSON.stringify(ack)}`);
 }
 

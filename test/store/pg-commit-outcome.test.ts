@@ -88,7 +88,7 @@ describe('a COMMIT whose answer never comes (issue 26.5)', () => {
       (error: unknown) => error as { code?: string; message: string },
     );
     expect(cutter.cuts()).toBe(1);
-    expect(failed?.code).toBe('internal');
+    expect(failed?.code).toBe('unavailable'); // retryable (main's store-unavailable code)
     expect(failed?.message).toContain('may or may not be stored');
     expect(failed?.message).toContain('same requestId');
     expect(failed?.message).not.toContain('nothing was written');
