@@ -22,6 +22,7 @@ const OUTCOME = Object.freeze({
   denied: 'denied',
   expired: 'expired: nobody decided in time, the agent asked in its terminal',
   superseded: 'answered in the agent’s terminal',
+  abandoned: 'the agent stopped waiting (its hook ended): it asks in its terminal',
 });
 
 /**
