@@ -18,6 +18,7 @@ import { endApproval, endedApproval } from './approval-end.js';
 import { ApprovalConflict, ApprovalNotFound } from './approval-errors.js';
 import { wakeApprovalWaiters } from './approval-waiters.js';
 import { applyAttention } from './attention.js';
+import { endDeniedToolIn } from './denied-tool.js';
 import { isSameCall, type ToolCallRef } from './same-call.js';
 
 export interface OpenApprovalInput {
@@ -89,7 +90,9 @@ export async function decideApproval(
     const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null } as const;
     if (!(await endApproval(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
-    return endedApproval(approval, end);
+    const decided = endedApproval(approval, end);
+    if (decided.status === 'denied') await endDeniedToolIn(tx, changes, session, decided, now);
+    return decided;
   });
   wakeApprovalWaiters(deps, [decided.approvalId]);
   return decided;

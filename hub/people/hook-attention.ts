@@ -62,8 +62,9 @@ function waitOf(deps: HubDeps, event: HookEvent): number {
 /**
  * The hook's effect on its person, at the event's time `at`: attention set or cleared (which
  * supersedes approvals asked before it), and for an approval hook the agent waits on (`sync`), a
- * pending approval that expires when the wait ends (from `hubNow`, the hub's clock). A late (spooled,
- * not sync) approval hook opens none: nobody waits on it.
+ * pending approval that expires when the wait ends (from `hubNow`, the hub's clock). A spooled (not
+ * sync) approval hook opens none: nobody waits on it; one that arrives after its wait was over (fired
+ * more than the approval wait before it reached the hub) does not even set attention.
  */
 export async function applyHookForPerson(
   deps: HubDeps,
@@ -75,8 +76,13 @@ export async function applyHookForPerson(
   time: { at: number; hubNow: number },
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
-  const superseded = await applyHookAttention(tx, changes, stored, attentionFromHook(event.flavor, event.payload), time.at, toolCallOf(hook));
-  if (event.sync !== true || !isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event))) return { superseded };
+  const approvalHook = isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event));
+  // an approval hook delivered after its wait was over (spooled while the hub was away): the agent
+  // asked in its terminal long ago and may have moved on; it must never show as waiting here
+  const late = approvalHook && event.sync !== true && time.hubNow - event.firedAt > deps.config.approvalWaitMs;
+  const effect = late ? null : attentionFromHook(event.flavor, event.payload);
+  const superseded = await applyHookAttention(tx, changes, stored, effect, time.at, toolCallOf(hook));
+  if (event.sync !== true || !approvalHook) return { superseded };
   const approval = await openApprovalIn(
     tx,
     changes,
