@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Logger } from '../log.js';
@@ -31,7 +31,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     // one line per request drowns what an operator needs at info: logged at debug below instead
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: LIMITS.maxFrameBytes,
     // a sid may be up to 128 characters (SidParamsSchema); past that the schema answers, not the router
     routerOptions: { maxParamLength: 1024 },
