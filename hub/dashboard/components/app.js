@@ -23,9 +23,9 @@ const RESUME_REFETCH_MS = 300;
 /** Not a session id (a sid never holds a space). */
 const USAGE_ROUTE = ' usage';
 
-/** The view in the address: `#/s/<sid>` one session, `#/usage` the usage view, else the list (null). */
+/** The view in the address: `#/s/<sid>` one session, `#/usage…` the usage view, else the list (null; route.js). */
 function routeOf() {
-  if (location.hash === '#/usage') return USAGE_ROUTE;
+  if (location.hash === '#/usage' || location.hash.startsWith('#/usage?')) return USAGE_ROUTE;
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   return match ? decodeURIComponent(match[1] ?? '') : null;
 }

@@ -9,7 +9,7 @@ import { RelTime } from './rel-time.js';
 
 const PROMPT_CHARS = 120;
 /** As the hub cuts a title made from a prompt (hub/services/session-view.ts). */
-const TITLE_CHARS = 80;
+const TITLE_CHARS = 200;
 
 /**
  * @param {{ session: import('../sessions.js').SessionSnapshot, hub: import('../format.js').HubHost | null, now: number }} props
@@ -23,7 +23,7 @@ export function SessionRow({ session: s, hub, now }) {
   const href = `#/s/${encodeURIComponent(s.sid)}`;
   return html`<li class="session" data-sid=${s.sid} data-activity=${s.activity} data-state=${s.lifecycle.state}>
     <div class="session-top">
-      <a class="title" href=${href}>${s.title}</a>
+      <a class="title" href=${href} title=${s.title}>${s.title}</a>
       <${ActivityBadge} activity=${s.activity} />
     </div>
     ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>${sayAttention(s.attention)}</p>`}
