@@ -4,7 +4,7 @@
  * `debug`. Real hub processes, their whole output read.
  */
 import { describe, expect, it } from 'vitest';
-import { connectDashboard, connectRunner, closeAllClients } from '../helpers/clients.js';
+import { connectDashboard, connectRunner, closeAllClients, waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
 
 stopHubsAfterEach();
@@ -37,6 +37,8 @@ async function busyMinute(hub: { url: string; tokens: { dashboard: string; runne
 describe('log volume of a long-running hub', () => {
   it('at info: no line per request or connection; the start and a token made are there', async () => {
     const hub = await spawnHub({ env: { LOG_LEVEL: 'info', SESSION_HUB_TOKENS: '' } });
+    // the first start's tokens are printed just after the listening line
+    await waitFor(() => hub.output().includes('Sign in: '), 10_000, 'the printed tokens');
     const admin = /admin {5}default {2}(\S+)/.exec(hub.output())?.[1];
     expect(admin).toBeDefined();
     const tokens = { ...hub.tokens, dashboard: /dashboard default {2}(\S+)/.exec(hub.output())![1]!, runner: /runner {4}default {2}(\S+)/.exec(hub.output())![1]! };
