@@ -6,6 +6,7 @@ import { sayAttention } from '../attention.js';
 import { sayCost } from '../usage.js';
 import { ActivityBadge } from './activity-badge.js';
 import { RelTime } from './rel-time.js';
+import { lastActivityOf } from '../sessions.js';
 
 const PROMPT_CHARS = 120;
 /** As the hub cuts a title made from a prompt (hub/services/session-view.ts). */
@@ -30,7 +31,7 @@ export function SessionRow({ session: s, hub, now }) {
     <div class="session-meta">
       ${project && html`<span class="project" title=${displayPath(project, s.metadata.value, hub)}>${lastPathPart(project)}</span>`}
       <span class="agent">${flavorName(s.flavor)}</span>
-      <${RelTime} at=${s.updatedAt} now=${now} />
+      <${RelTime} at=${lastActivityOf(s)} now=${now} />
       ${sayCost(s.usage) && html`<span class="cost" title="what this session's tokens cost">${sayCost(s.usage)}</span>`}
     </div>
     ${prompt && html`<p class="prompt" title=${truncate(prompt, 500)}>${truncate(prompt, PROMPT_CHARS)}</p>`}
