@@ -220,7 +220,7 @@ describe('detail view', () => {
     expect(await textOf(page, '.action-result')).not.toBe('');
 
     await page.click('#action-repair');
-    expect(await textOf(page, '#confirm-text')).toContain('as a new metadata version (v3)');
+    expect(await textOf(page, '#confirm-text')).toContain('as a new version (v3)');
     await page.click('#confirm-yes');
     await waitForText(page, '.action-result.ok', 'claudeSessionId');
     await waitForText(page, '.metadata .version', 'v3');
