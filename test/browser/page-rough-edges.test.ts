@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../shared/protocol/json.js';
 import { putTurnUsage } from '../../hub/store/usage.js';
 import type { RunnerSocket } from '../helpers/clients.js';
 import type { TestHub } from '../helpers/hub.js';
@@ -22,7 +23,7 @@ useDashboardPages({
 
 const DAY_MS = 86_400_000;
 
-async function startSession(tag: string, flavor = 'claude', metadata: Record<string, unknown> = { path: '/work/app', claudeSessionId: 'abc' }): Promise<string> {
+async function startSession(tag: string, flavor = 'claude', metadata: JsonObject = { path: '/work/app', claudeSessionId: 'abc' }): Promise<string> {
   const ack = await runner.emitWithAck('session-start', { tag: `${tag}-${Date.now()}`, flavor, source: 'startup', metadata });
   if (!ack.ok) throw new Error(ack.error.message);
   return ack.session.sid;
@@ -44,7 +45,7 @@ const linesOf = (selector: string) =>
     els.map((el) => {
       const range = document.createRange();
       range.selectNodeContents(el);
-      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
     }),
   );
 
