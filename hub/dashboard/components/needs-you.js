@@ -50,7 +50,7 @@ export function NeedsYou({ store, api, role, hub, now }) {
         </div>
         <div class="session-meta">
           <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-          ${s.attention.message && html`<span class="attention-message">${s.attention.message}</span>`}
+          ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
         </div>
         ${(s.attention.kind === 'permission' || decided.some((a) => a.sid === s.sid)) &&
         html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} keep=${decided.filter((a) => a.sid === s.sid).map((a) => a.approvalId)} since=${s.attention.since} />`}
