@@ -46,10 +46,11 @@ export function toolSummary(tool, input) {
 }
 
 /**
- * How a tool use went: 'running' | 'done' | 'failed'. The one place the page reads it: an activity
- * without a status (hubs before activity statuses) is done.
- * @param {Activity & { status?: 'running' | 'done' | 'failed' }} activity
- * @returns {'running' | 'done' | 'failed'}
+ * How a tool use went: 'running' | 'done' | 'failed' | 'abandoned' (still running when its turn or
+ * session ended). The one place the page reads it: an activity without a status (hubs before
+ * activity statuses) is done.
+ * @param {Activity & { status?: 'running' | 'done' | 'failed' | 'abandoned' }} activity
+ * @returns {'running' | 'done' | 'failed' | 'abandoned'}
  */
 export function activityStatus(activity) {
   return activity.status ?? 'done';

@@ -100,6 +100,7 @@ export const TOOL_STATUS = Object.freeze({
   running: 'running',
   done: 'done',
   failed: 'failed',
+  abandoned: 'never finished',
 });
 
 /** Who made a change (Lifecycle.by, history entries). */

@@ -19,7 +19,8 @@ import { fetchSession, fetchTurns } from './http.js';
 
 let hub: TestHub;
 let clock: ManualClock;
-useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)) }));
+// the idle time (which ends a silent detached run) past the tool timeout, so the turn's own timeout is what is seen
+useTestHub((started) => (hub = started), () => ({ clock: (clock = new ManualClock(1_700_000_000_000)), config: { idleMs: 3 * 3_600_000 } }));
 
 const MINUTE = 60_000;
 const cfg = () => hub.deps.config;
@@ -33,7 +34,7 @@ const POST_BASH = { ...lifecycle[2]!, hook_event_name: 'PostToolUse', tool_respo
 const sessionPayloads = fixture('claude-session.json');
 const STOP = { ...sessionPayloads.find((p) => p.hook_event_name === 'Stop')!, session_id: TAG };
 const SESSION_END = { ...sessionPayloads.find((p) => p.hook_event_name === 'SessionEnd')!, session_id: TAG };
-const STOP_TEXT = STOP.last_assistant_message as string;
+const STOP_TEXT = (STOP as Record<string, unknown>).last_assistant_message as string;
 
 let seq = 0;
 /** Posts one hook event as the bridge does, fired `behindMs` before the hub's clock reads. */

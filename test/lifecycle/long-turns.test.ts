@@ -33,7 +33,8 @@ describe('turn timeout: from the turn\'s latest activity', () => {
     t.clock.advance(step);
     await emit('session-alive', { time: t.clock.now(), thinking: true });
     t.clock.advance(cfg().turnTimeoutMs);
-    // four times the timeout after the prompt, exactly the timeout after the heartbeat
+    await emit('session-alive', { time: t.clock.now(), thinking: false });
+    // four times the timeout after the prompt, exactly the timeout after the thinking heartbeat
     expect((await t.hub.sweepNow()).turnsTimedOut).toBe(0);
     expect(await turnStatuses()).toEqual([[turnId, 'open']]);
     expect((await fetchSession(t.hub, t.sid)).activity).toBe('working');
