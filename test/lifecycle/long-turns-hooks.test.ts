@@ -6,15 +6,14 @@
  * - the hub's arrival time, not the agent machine's clock, drives liveness and timeouts (issue 26.3);
  * - a tool still running when its turn closes or its session ends is closed `abandoned` (issue 23).
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
-import type { HookBatchResponse, HookEvent } from '../../shared/protocol/hooks.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
 import { collectUpdates, connectDashboard, waitFor } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { fixture } from '../hook/run-cli.js';
+import { hookPoster } from './hook-poster.js';
 import { fetchSession, fetchTurns } from './http.js';
 
 let hub: TestHub;
@@ -36,27 +35,8 @@ const STOP = { ...sessionPayloads.find((p) => p.hook_event_name === 'Stop')!, se
 const SESSION_END = { ...sessionPayloads.find((p) => p.hook_event_name === 'SessionEnd')!, session_id: TAG };
 const STOP_TEXT = (STOP as Record<string, unknown>).last_assistant_message as string;
 
-let seq = 0;
 /** Posts one hook event as the bridge does, fired `behindMs` before the hub's clock reads. */
-async function hook(payload: Record<string, unknown>, options: { behindMs?: number; usage?: UsageReport[] } = {}): Promise<HookBatchResponse> {
-  const event: HookEvent = {
-    id: randomUUID(),
-    flavor: 'claude',
-    firedAt: clock.now() - (options.behindMs ?? 0),
-    seq: seq++,
-    payload: payload as HookEvent['payload'],
-    ...(options.usage ? { usage: options.usage } : {}),
-  };
-  const response = await fetch(`${hub.url}/api/hooks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${hub.tokens.runner}` },
-    body: JSON.stringify({ events: [event] }),
-  });
-  expect(response.status).toBe(200);
-  const body = (await response.json()) as HookBatchResponse;
-  expect(body.results.map((r) => r.outcome)).toEqual(['applied']);
-  return body;
-}
+const hook = hookPoster(() => ({ hub, clock }));
 async function sid(): Promise<string> {
   const response = await hook(SESSION_START);
   return response.results[0]!.sid!;
