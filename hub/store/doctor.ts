@@ -42,12 +42,14 @@ const OLD_OPEN_TURNS = `
     AND (t.last_activity_at <= @toolBefore OR NOT EXISTS (SELECT 1 FROM activities a WHERE a.turn_id = t.turn_id AND a.status = 'running'))
   ORDER BY t.last_activity_at LIMIT @limit`;
 
-// turns the sweep closed as timeout that no stop ever reached (a stop that comes later lands on its
-// turn and changes the status), newest first
+// turns of hook sessions the sweep closed as timeout that no Stop ever reached (a stop that comes
+// later lands on its turn and changes the status), newest first. A socket runner's lost turn is its
+// run's story (stuck or interrupted runs), not a lost hook event
 const LOST_STOPS = `
   SELECT t.turn_id AS "turnId", t.sid, s.namespace, s.flavor, s.tag, substr(t.prompt, 1, 80) AS prompt,
     t.opened_at AS "openedAt", t.closed_at AS "closedAt"
   FROM turns t JOIN sessions s ON s.sid = t.sid
+  JOIN hook_sessions h ON h.namespace = s.namespace AND h.tag = s.tag
   WHERE t.status = 'timeout' AND t.closed_at >= @since
   ORDER BY t.closed_at DESC LIMIT @limit`;
 
