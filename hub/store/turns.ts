@@ -91,7 +91,7 @@ const COMPLETE_ACTIVITY = `
 const ABANDON_RUNNING_OF_TURN = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`;
 const TURNS_WITH_RUNNING_OF_SESSION = `SELECT DISTINCT turn_id FROM activities WHERE sid = @sid AND status = 'running'`;
 const ABANDON_RUNNING_OF_SESSION = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE sid = @sid AND status = 'running'`;
-const HAS_RUNNING_TOOL = `SELECT 1 AS running FROM activities WHERE sid = @sid AND status = 'running' LIMIT 1`;
+
 const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
 // by when each tool started (hook events arrive out of firing order), then by arrival
@@ -182,10 +182,6 @@ export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: strin
   return turnIds;
 }
 
-/** Whether a tool of the session is still running (whatever its turn). */
-export async function hasRunningTool(sql: Sql, sid: string): Promise<boolean> {
-  return (await sql.get(HAS_RUNNING_TOOL, { sid })) !== undefined;
-}
 
 export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined);

@@ -23,18 +23,26 @@ const prompt = async (text: string) => (await emit('prompt-submit', { prompt: te
 const turnStatuses = async () => (await fetchTurns(t.hub, t.sid)).map((turn) => [turn.turnId, turn.status]);
 
 describe('turn timeout: from the turn\'s latest activity', () => {
-  it('a tool use, a usage report and a thinking heartbeat each keep a long turn open; silence past the timeout closes it', async () => {
+  it('a tool use, a usage report, an attention change and a thinking heartbeat each keep a long turn open; silence past the timeout closes it', async () => {
     const turnId = await prompt('refactor the parser');
     const step = cfg().turnTimeoutMs - MINUTE;
-    t.clock.advance(step);
-    await emit('tool-use', { tool: 'Bash', input: { command: 'npm test' } });
-    t.clock.advance(step);
-    await emit('usage', { usage: [SONNET] });
-    t.clock.advance(step);
-    await emit('session-alive', { time: t.clock.now(), thinking: true });
+    // each activity comes `step` after the one before; a sweep just before each one finds the turn
+    // quiet for `step` only if the one before counted (two steps are past the timeout)
+    const activities: [string, Record<string, unknown>][] = [
+      ['tool-use', { tool: 'Bash', input: { command: 'npm test' } }],
+      ['usage', { usage: [SONNET] }],
+      ['attention', { kind: 'question', message: 'Which branch?' }],
+      ['attention', { kind: null }],
+      ['session-alive', { thinking: true }],
+    ];
+    for (const [event, payload] of activities) {
+      t.clock.advance(step);
+      expect((await t.hub.sweepNow()).turnsTimedOut, `before ${event}`).toBe(0);
+      await emit(event, event === 'session-alive' ? { ...payload, time: t.clock.now() } : payload);
+    }
     t.clock.advance(cfg().turnTimeoutMs);
     await emit('session-alive', { time: t.clock.now(), thinking: false });
-    // four times the timeout after the prompt, exactly the timeout after the thinking heartbeat
+    // six times the timeout after the prompt, exactly the timeout after the thinking heartbeat
     expect((await t.hub.sweepNow()).turnsTimedOut).toBe(0);
     expect(await turnStatuses()).toEqual([[turnId, 'open']]);
     expect((await fetchSession(t.hub, t.sid)).activity).toBe('working');
