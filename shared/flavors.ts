@@ -133,12 +133,12 @@ export interface HookConfigDeclaration {
   /** The default file, relative to the project directory. */
   file: string;
   /**
-   * The agent can run a command hook in the background (`"async": true`): install writes every
-   * hook async except `syncHooks`, so the agent never waits on observation.
+   * Hooks install writes `"async": true` (the agent runs them in the background and goes on). An
+   * event is durable only once the bridge has spooled it, and an agent may kill a background hook
+   * before that (Claude Code does when `claude -p` exits): only hooks whose loss costs nothing
+   * belong here. Every other hook is synchronous: the agent waits one bridge call (docs/hooks.md).
    */
-  async?: boolean;
-  /** Hooks kept synchronous even when `async` is possible (why: see the declaration). */
-  syncHooks?: readonly string[];
+  asyncHooks?: readonly string[];
   /**
    * The field of the hook's JSON output the agent shows its user (Claude Code's and Gemini CLI's
    * `systemMessage`): the bridge says there, once per session, that its token is refused.
@@ -219,9 +219,11 @@ const CLAUDE_SUBAGENT_TOOL = { tool: 'Subagent', toolUseId: 'agent_id', input: [
 const declarations: FlavorDeclaration[] = [
   {
     id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_CODE_HOOKS,
-    // SessionEnd stays synchronous: Claude Code kills async hooks still running when a `-p` run
-    // ends, and it fires once per session (one bridge call, ~2x a bare node start)
-    hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
+    // every hook synchronous (no asyncHooks): when `claude -p` exits, Claude Code 2.1.197 kills the
+    // async hooks still running (SIGTERM, ~100-200 ms after their spawn, before they spool) and
+    // skips SessionEnd while one is pending (test/agents/claude-headless.test.ts). The agent waits
+    // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
+    hookConfig: { format: 'settings-json', file: '.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },

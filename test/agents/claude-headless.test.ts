@@ -1,0 +1,61 @@
+/**
+ * The real Claude Code CLI (pinned: test/agents/clis) run headless, `claude -p`, against a scripted
+ * model server (a Bash tool use, then "All done."), with our hooks installed by
+ * `hook install claude --write`: within seconds of the CLI's exit the hub holds the turn completed
+ * with its closing message, its tool finished, its usage, and the session no longer working.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import type { TestHub } from '../helpers/hub.js';
+import { useBridgeHub } from '../hook/run-cli.js';
+import { startAnthropicServer, type ModelServer } from './helpers/anthropic-server.js';
+import { claudeHeadless, claudeProject, type AgentProject } from './helpers/claude.js';
+import { eventually, hubView } from './helpers/hub-view.js';
+
+let hub: TestHub;
+const { env } = useBridgeHub((started) => ({ hub } = started));
+const view = hubView(() => hub);
+
+let model: ModelServer | undefined;
+let project: AgentProject | undefined;
+afterEach(async () => {
+  await model?.close();
+  project?.remove();
+  model = project = undefined;
+});
+
+/** The one session of this agent session id, once the hub has it. */
+async function sessionOf(agentSessionId: string): Promise<SessionSnapshot> {
+  return eventually(async () => (await view.sessions()).find((s) => s.tag === agentSessionId), 10_000, `a session tagged ${agentSessionId}`);
+}
+
+describe('claude -p (headless) with our hooks', () => {
+  it('leaves the hub holding the turn completed, its tool done, its usage, the session not working', async () => {
+    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }], finalText: 'All done.' });
+    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'] });
+
+    const run = await claudeHeadless(project, 'Make a file with bash, please');
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { result: string; session_id: string };
+    expect(result.result).toBe('All done.');
+    expect(existsSync(join(project.dir, 'made-by-claude.txt'))).toBe(true);
+
+    const session = await sessionOf(result.session_id);
+    const settled = await eventually(async () => {
+      const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
+      const turn = turns.at(-1);
+      return turn?.status === 'completed' && snapshot.activity !== 'working' && turn.usage.length > 0 ? { snapshot, turn } : undefined;
+    }, 10_000, 'the turn completed with usage, the session not working');
+
+    expect(settled.turn.prompt).toBe('Make a file with bash, please');
+    expect(settled.turn.response).toBe('All done.');
+    expect(settled.turn.activities.map((a) => [a.tool, a.status])).toEqual([['Bash', 'done']]);
+    expect(settled.turn.activities[0]!.input).toMatchObject({ command: 'touch made-by-claude.txt' });
+    const tokens = settled.turn.usage.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0);
+    expect(tokens).toBeGreaterThan(0);
+    // the CLI ended: the session ended with it (SessionEnd reached the hub)
+    expect(settled.snapshot.activity).toBe('ended');
+  }, 120_000);
+});
