@@ -11,7 +11,8 @@ import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
 import { useBridgeHub } from '../hook/run-cli.js';
 import { startAnthropicServer, type ModelServer } from './helpers/anthropic-server.js';
-import { claudeHeadless, claudeProject, type AgentProject } from './helpers/claude.js';
+import { claudeHeadless, claudeProject, recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { saveFixture } from './helpers/fixtures.js';
 import { eventually, hubView } from './helpers/hub-view.js';
 
 let hub: TestHub;
@@ -34,7 +35,7 @@ async function sessionOf(agentSessionId: string): Promise<SessionSnapshot> {
 describe('claude -p (headless) with our hooks', () => {
   it('leaves the hub holding the turn completed, its tool done, its usage, the session not working', async () => {
     model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }], finalText: 'All done.' });
-    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'] });
+    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'], record: true });
 
     const run = await claudeHeadless(project, 'Make a file with bash, please');
     expect(run.code, run.stderr).toBe(0);
@@ -57,5 +58,27 @@ describe('claude -p (headless) with our hooks', () => {
     expect(tokens).toBeGreaterThan(0);
     // the CLI ended: the session ended with it (SessionEnd reached the hub)
     expect(settled.snapshot.activity).toBe('ended');
+    saveFixture('headless-allowed-by-settings', project, recordedPayloads(project));
+  }, 120_000);
+
+  it('a tool the project does not allow is denied by Claude Code itself (no approval is asked in -p): the turn completes, no tool done', async () => {
+    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch not-allowed.txt', description: 'Make a file' } }], finalText: 'All done.' });
+    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const run = await claudeHeadless(project, 'Make a file with bash, please');
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { session_id: string; permission_denials: { tool_name: string }[] };
+    expect(result.permission_denials.map((d) => d.tool_name)).toEqual(['Bash']);
+    expect(existsSync(join(project.dir, 'not-allowed.txt'))).toBe(false);
+
+    const session = await sessionOf(result.session_id);
+    const turn = await eventually(async () => {
+      const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
+      return snapshot.activity === 'ended' && turns.at(-1)?.status === 'completed' ? turns.at(-1) : undefined;
+    }, 10_000, 'the turn completed and the session ended');
+    expect(turn.response).toBe('All done.');
+    expect(turn.activities.filter((a) => a.status === 'done')).toEqual([]);
+    // Claude Code -p asks no PermissionRequest: nothing waits for a person on the hub
+    expect(await view.approvals(session.sid)).toEqual([]);
+    saveFixture('headless-denied', project, recordedPayloads(project));
   }, 120_000);
 });

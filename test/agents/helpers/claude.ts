@@ -21,6 +21,8 @@ export function agentBinaries(): { claude: string; codex: string; versions: Reco
 }
 
 export interface AgentProject {
+  /** The agent and its version, as fixtures name their source ("claude-code-2.1.197"). */
+  agent: string;
   dir: string;
   home: string;
   /** The agent's environment: the model server, no telemetry, the hub's URL, runner token and spool. */
@@ -74,7 +76,7 @@ export async function claudeProject(options: { modelUrl: string; hubEnv: Record<
     for (const entries of Object.values(settings.hooks)) entries[0]!.hooks.push({ type: 'command', command: `node ${JSON.stringify(RECORDER)} ${JSON.stringify(recordFile)}` });
   }
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-  return { dir, home, env, recordFile, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { agent: `claude-code-${agentBinaries().versions['@anthropic-ai/claude-code']}`, dir, home, env, recordFile, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export interface AgentRun {
