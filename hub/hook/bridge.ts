@@ -6,7 +6,6 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getFlavor } from '../../shared/flavors.js';
 import { runDrainer } from './drainer.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
 
@@ -42,9 +41,9 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // (an approval hook: once the hub has it, within the bridge's approval bound instead)
   const onSpooled = (limitMs = budget) => setTimeout(() => process.exit(0), limitMs + 1500).unref();
   try {
-    // an agent that passes the payload as the last argument (Codex's notify) leaves stdin as it is:
-    // it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
-    const payload = getFlavor(first)?.hookConfig?.payload === 'argument' ? (args.length > 1 ? args.at(-1)! : '') : await readStdin(5000);
+    // a payload passed as the last argument (Codex's notify: `hook codex <json>`) leaves stdin as it
+    // is: it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
+    const payload = args.length > 1 ? args.at(-1)! : await readStdin(5000);
     const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)

@@ -51,7 +51,7 @@ export async function runHook(
 
   const payload = parsePayload(rawPayload);
   if (payload === null) return { ...outcome, errors: ['stdin is not a JSON object; nothing spooled'] };
-  const fields = hookFieldsOf(flavor);
+  const fields = hookFieldsOf(flavor, payload);
   const tag = readText(payload, fields.sessionId) ?? null;
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
   const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };

@@ -138,7 +138,7 @@ async function applyAttentionOf(tx: Tx, changes: ChangeSet, event: HookEvent, ho
   const sid = session.sid;
   const stored = (await getSession(tx, session))!;
   const superseded = await applyHookAttention(tx, changes, stored, attentionFromHook(event.flavor, event.payload), at);
-  if (event.sync !== true || !isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event))) return { superseded };
+  if (event.sync !== true || !isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event))) return { superseded };
   const approval = await openApprovalIn(tx, changes, stored, { sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, cwd: hook.cwd, toolUseId: hook.toolUseId ?? null }, at);
   return { superseded, approvalId: approval.approvalId };
 }
