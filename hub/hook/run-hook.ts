@@ -42,7 +42,8 @@ export async function runHook(
   rawPayload: string,
   env: NodeJS.ProcessEnv,
   /** `onSpooled(limitMs)`: the event is safe (spooled, or taken by the hub); the process may end within limitMs (default: the budget). */
-  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void },
+  /** `onEvent(spool, event)`: the event as it will be spooled, before it is (the bridge keeps it for a SIGTERM). */
+  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; onEvent?: (spool: Spool, event: Omit<SpooledEvent, 'seq'>) => void },
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
@@ -55,6 +56,7 @@ export async function runHook(
   const tag = readText(payload, fields.sessionId) ?? null;
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
   const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
+  options.onEvent?.(spool, event);
 
   // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
   let seq: number | undefined;

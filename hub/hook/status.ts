@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readDrainerState, type DrainerState } from './drainer.js';
+import { killedHooks } from './killed-hooks.js';
 import { refusalAdvice } from './refusal.js';
 import { readJsonLines, Spool, spooledFlavors, type SpoolState, type SpooledEvent } from './spool.js';
 
@@ -16,11 +17,19 @@ export interface FlavorSpoolStatus {
   lastError: SpoolState['lastError'] | null;
   lastDelivery: SpoolState['lastDelivery'] | null;
   drainer: (DrainerState & { alive: boolean }) | null;
+  /** Hook calls the agent killed before the bridge had their event: events lost on the agent's side. */
+  killed: { calls: number; newestAt: number | null };
+}
+
+/** Flavors with a spool, or with hook calls killed before they had an event (which left no spool). */
+function flavorsIn(dir: string): string[] {
+  const killed = existsSync(dir) ? readdirSync(dir).flatMap((name) => /^killed-(.+)\.jsonl$/.exec(name)?.[1] ?? []) : [];
+  return [...new Set([...spooledFlavors(dir), ...killed])].sort();
 }
 
 /** Read without the lock: a snapshot for a person, never written back. */
 export function spoolStatus(dir: string): FlavorSpoolStatus[] {
-  return spooledFlavors(dir).map((flavor) => {
+  return flavorsIn(dir).map((flavor) => {
     const spool = new Spool(dir, flavor);
     const bySession = new Map<string | null, { events: number; oldestFiredAt: number }>();
     for (const event of readJsonLines<SpooledEvent>(spool.file)) {
@@ -45,13 +54,17 @@ export function spoolStatus(dir: string): FlavorSpoolStatus[] {
       lastError: state.lastError ?? null,
       lastDelivery: state.lastDelivery ?? null,
       drainer: readDrainerState(dir, flavor) ?? null,
+      killed: (() => {
+        const killed = killedHooks(dir, flavor);
+        return { calls: killed.length, newestAt: killed.at(-1)?.at ?? null };
+      })(),
     };
   });
 }
 
-/** True when a person must act: events refused by the hub, or a hook that is not configured. */
+/** True when a person must act: events refused by the hub, hook calls killed before they had their event, or a hook that is not configured. */
 export function needsAttention(status: FlavorSpoolStatus): boolean {
-  return status.rejected.events > 0 || status.lastError?.kind === 'refused' || status.lastError?.kind === 'not-configured';
+  return status.rejected.events > 0 || status.killed.calls > 0 || status.lastError?.kind === 'refused' || status.lastError?.kind === 'not-configured';
 }
 
 function at(ms: number): string {
@@ -79,6 +92,12 @@ export function formatSpoolStatus(dir: string, statuses: FlavorSpoolStatus[]): s
     if (s.lastError) {
       const advice = s.lastError.kind === 'refused' ? ` — fix: ${refusalAdvice(/^401/.test(s.lastError.message) ? 401 : 403, s.lastError.message)}` : '';
       lines.push(`    last error: ${at(s.lastError.at)} ${s.lastError.kind}: ${s.lastError.message}${advice}`);
+    }
+    if (s.killed.calls > 0) {
+      lines.push(
+        `    lost: ${s.killed.calls} hook call(s) killed by the agent before they read their event (newest ${at(s.killed.newestAt!)}), listed in killed-${s.flavor}.jsonl` +
+          ` — fix: run "session-hub hook install ${s.flavor} --write" again (hooks of earlier installs ran in the background, which the agent kills when a headless run ends); remove the file once read`,
+      );
     }
     if (s.lastDelivery) lines.push(`    last delivery: ${at(s.lastDelivery.at)}`);
     lines.push(`    ${drainerLine(s.drainer)}`);
