@@ -20,7 +20,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { createPushMetrics } from './push/metrics.js';
 import { createPusher } from './push/pusher.js';
 import { loadVapid } from './push/vapid.js';
-import { releaseApprovalWaiters } from './services/approvals.js';
+import { releaseApprovalWaiters } from './people/approval-waiters.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';

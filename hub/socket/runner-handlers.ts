@@ -17,7 +17,7 @@ import { resumeFailed } from '../lifecycle/resume-failed.js';
 import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSocketsLost } from '../lifecycle/session-events.js';
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
-import { setAttention } from '../services/attention.js';
+import { setAttention } from '../people/attention.js';
 import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
