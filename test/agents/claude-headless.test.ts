@@ -81,4 +81,21 @@ describe('claude -p (headless) with our hooks', () => {
     expect(await view.approvals(session.sid)).toEqual([]);
     saveFixture('headless-denied', project, recordedPayloads(project));
   }, 120_000);
+
+  it('a turn the model API ends with an error: Claude Code fires StopFailure (after SessionEnd), the hub shows the session ended and no open turn', async () => {
+    model = await startAnthropicServer({ tools: [], finalText: '', apiError: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } });
+    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const run = await claudeHeadless(project, 'Hello');
+    const result = JSON.parse(run.stdout) as { session_id: string; is_error: boolean };
+    expect(result.is_error).toBe(true);
+    const session = await sessionOf(result.session_id);
+    const settled = await eventually(async () => {
+      const snapshot = await view.session(session.sid);
+      return snapshot.activity === 'ended' && snapshot.currentTurn === null ? snapshot : undefined;
+    }, 10_000, 'the session ended with no open turn');
+    expect(settled.lifecycle.state).not.toBe('running');
+    const events = recordedPayloads(project).map((p) => p.hook_event_name);
+    expect(events).toContain('StopFailure');
+    saveFixture('headless-api-error', project, recordedPayloads(project));
+  }, 120_000);
 });

@@ -12,10 +12,11 @@ export interface ToolCall {
   input: Record<string, unknown>;
 }
 
-/** One turn: tools called in order (one per step), then the closing text. */
+/** One turn: tools called in order (one per step), then the closing text; or every request answered with an API error. */
 export interface ScriptedTurn {
   tools: ToolCall[];
   finalText: string;
+  apiError?: { status: number; type: string; message: string };
 }
 
 export interface ModelServer {
@@ -106,6 +107,10 @@ export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelSer
         return;
       }
       requests.push(body);
+      if (turn.apiError) {
+        res.writeHead(turn.apiError.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: turn.apiError.type, message: turn.apiError.message } }));
+        return;
+      }
       const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
       const id = `msg_scripted_${++ids}`;
       const blocks = replyFor(body, turn, () => `toolu_scripted_${ids}`);
