@@ -228,8 +228,10 @@ const CLAUDE_CODE_HOOKS = {
   // hooks add agent_id/agent_type): shown as one activity of the parent's turn, from start to stop
   SubagentStart: 'tool-start',
   SubagentStop: 'tool-use',
-  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that follows reopens nothing
+  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that
+  // follows reopens nothing; PostCompact (its compact_summary) ends it (fixture claude-code-2.1.197-headless-compact.json)
   PreCompact: 'notification',
+  PostCompact: 'notification',
 } as const satisfies Record<string, HookAction>;
 
 /** Claude Code's SubagentStart/SubagentStop name no tool: a `Subagent` activity, paired by `agent_id`. */

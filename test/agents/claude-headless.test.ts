@@ -98,4 +98,22 @@ describe('claude -p (headless) with our hooks', () => {
     expect(events).toContain('StopFailure');
     saveFixture('headless-api-error', project, recordedPayloads(project));
   }, 120_000);
+
+  it('a /compact of a resumed session: PreCompact and PostCompact reach the hub, the session ends again with nothing left working', async () => {
+    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'echo compact-me', description: 'Say something' } }], finalText: 'All done.' });
+    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const first = JSON.parse((await claudeHeadless(project, 'Hello')).stdout) as { session_id: string };
+    const compacted = await claudeHeadless(project, '/compact', ['--resume', first.session_id]);
+    expect(compacted.code, compacted.stderr).toBe(0);
+    // PostCompact may run as the CLI ends: its hook process finishes after the exit
+    await eventually(async () => (recordedPayloads(project!).some((p) => p.hook_event_name === 'PostCompact') ? true : undefined), 10_000, 'PostCompact fired');
+    expect(recordedPayloads(project).map((p) => p.hook_event_name)).toEqual(expect.arrayContaining(['PreCompact', 'PostCompact']));
+    const session = await sessionOf(first.session_id);
+    const settled = await eventually(async () => {
+      const snapshot = await view.session(session.sid);
+      return snapshot.activity === 'ended' && snapshot.currentTurn === null ? snapshot : undefined;
+    }, 10_000, 'the session ended again with no open turn');
+    expect((await view.turns(settled.sid)).map((t) => [t.prompt, t.status, t.response])).toEqual([['Hello', 'completed', 'All done.']]);
+    saveFixture('headless-compact', project, recordedPayloads(project));
+  }, 120_000);
 });
