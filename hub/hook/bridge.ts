@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDrainer, spawnDrainer } from './drainer.js';
-import { noteKilledHook } from './killed-hooks.js';
+import { recordBadCall } from './bad-calls.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
 import { defaultSpoolDir, type Spool, type SpooledEvent } from './spool.js';
 
@@ -15,15 +15,21 @@ import { defaultSpoolDir, type Spool, type SpooledEvent } from './spool.js';
  * The agent may kill a hook (SIGTERM: Claude Code does to async hooks still running when `claude
  * -p` exits, and to any hook past its timeout). Killed after the event was spooled: a drainer sends
  * it. Killed once the payload was read but before it was spooled: it is written as a part file
- * (one atomic write) and a drainer sends it. Killed before that: the event is lost, and noted for
- * `hook status`. Then the process exits 0 at once.
+ * (one atomic write) and a drainer sends it. Killed before that: the event is lost, and kept among
+ * the bad calls `hook status` shows. Then the process exits 0 at once.
  */
 function onKill(flavor: string, firedAt: number, entry: string): { event(spool: Spool, event: Omit<SpooledEvent, 'seq'>): void; spooled(): void } {
   let held: { spool: Spool; event: Omit<SpooledEvent, 'seq'> } | undefined;
   let safe = false;
   process.once('SIGTERM', (signal) => {
     if (!safe && held) held.spool.writePart(held.event);
-    else if (!safe) noteKilledHook(defaultSpoolDir(process.env), flavor, { at: Date.now(), signal, firedAt });
+    else if (!safe) {
+      recordBadCall(defaultSpoolDir(process.env), {
+        at: firedAt,
+        flavor,
+        problem: `killed by the agent (${signal}) before it read its payload: the event is lost. Hooks written "async" by an earlier \`hook install\` are killed when a headless run ends: run \`session-hub hook install ${flavor} --write\` again`,
+      });
+    }
     const exit = () => process.exit(0);
     if (!safe && !held) return exit();
     spawnDrainer(entry, flavor, process.env).then(exit, exit);
