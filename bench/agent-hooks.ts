@@ -7,7 +7,9 @@
  * - `async` (the earlier install: every hook `"async": true` but SessionEnd and PermissionRequest).
  * Per set-up: the CLI's wall time p50/p99, the agent's wait per hook ((p50 − baseline p50) / hooks
  * fired), and how many runs left the hub with the turn completed, every tool done and the session
- * ended, read 5 s after the CLI exits.
+ * ended, read 5 s after the CLI exits. Interactive (`claude` in a pseudo-terminal, `script(1)`):
+ * the time from the start to the turn's closing model step, in the same three set-ups; the hooks
+ * before it: SessionStart, UserPromptSubmit, PreToolUse + PostToolUse per tool.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,24 @@ type Setup = 'no hooks' | 'installed' | 'async';
 const SETUPS: Setup[] = ['no hooks', 'installed', 'async'];
 /** Hooks a run fires: SessionStart, UserPromptSubmit, PreToolUse + PostToolUse per tool, Stop, SessionEnd. */
 const HOOKS_PER_RUN = 4 + 2 * TOOLS;
+
+/** Interactive: from the start to the turn's last model step (then the terminal is closed). */
+async function interactive(claude: string, prompt: string, cwd: string, env: NodeJS.ProcessEnv, closedAt: number[]): Promise<number> {
+  const before = closedAt.length;
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const started = Date.now();
+  const child = spawn('script', ['-qfec', `${quote(claude)} ${quote(prompt)}`, '/dev/null'], { cwd, env: { ...env, TERM: 'xterm-256color', COLUMNS: '120', LINES: '40' }, stdio: ['pipe', 'ignore', 'ignore'] });
+  try {
+    const deadline = Date.now() + 120_000;
+    while (closedAt.length === before) {
+      if (Date.now() > deadline) throw new Error('interactive claude: the turn did not end within 120 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return closedAt[before]! - started;
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; ms: number }> {
   const started = performance.now();
@@ -84,14 +104,16 @@ async function main(): Promise<void> {
   for (const setup of SETUPS) dirs.set(setup, await project(root, setup, hubEnv));
   writeFileSync(join(home, '.claude.json'), JSON.stringify({
     hasCompletedOnboarding: true,
+    theme: 'dark',
     customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-    projects: Object.fromEntries([...dirs.values()].map((dir) => [dir, { hasTrustDialogAccepted: true }])),
+    projects: Object.fromEntries([...dirs.values()].map((dir) => [dir, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }])),
   }));
   const env = {
     PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: KEY,
     DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...hubEnv,
   };
   const wall = new Map<Setup, number[]>(SETUPS.map((s) => [s, []]));
+  const toClose = new Map<Setup, number[]>(SETUPS.map((s) => [s, []]));
   const whole = new Map<Setup, number>(SETUPS.map((s) => [s, 0]));
   try {
     await run(clis.claude, ['-p', 'warm up'], dirs.get('no hooks')!, env);
@@ -100,6 +122,7 @@ async function main(): Promise<void> {
         const result = await run(clis.claude, ['-p', `Run the steps (${setup} ${i})`, '--output-format', 'json'], dirs.get(setup)!, env);
         if (result.code !== 0) throw new Error(`claude -p exited ${result.code} (${setup})`);
         wall.get(setup)!.push(result.ms);
+        toClose.get(setup)!.push(await interactive(clis.claude, `Run the steps interactively (${setup} ${i})`, dirs.get(setup)!, env, model.closedAt));
         if (setup === 'no hooks') continue;
         const { session_id: sessionId } = JSON.parse(result.stdout) as { session_id: string };
         await new Promise((r) => setTimeout(r, 5000));
@@ -113,6 +136,14 @@ async function main(): Promise<void> {
       const p50 = percentile(values, 50);
       const perHook = setup === 'no hooks' ? '' : `   wait per hook ${fixed((p50 - base) / HOOKS_PER_RUN).padStart(6)} ms   recorded whole ${whole.get(setup)}/${RUNS}`;
       process.stdout.write(`${setup.padEnd(10)} p50 ${fixed(p50).padStart(7)} ms  p99 ${fixed(percentile(values, 99)).padStart(7)} ms  ${fixed(p50 / base, 2)}x${perHook}\n`);
+    }
+    const baseInteractive = percentile(toClose.get('no hooks')!, 50);
+    const hooksBefore = 2 + 2 * TOOLS;
+    process.stdout.write(`interactive claude, start to the turn's last model step, ${hooksBefore} hooks before it\n`);
+    for (const setup of SETUPS) {
+      const p50 = percentile(toClose.get(setup)!, 50);
+      const perHook = setup === 'no hooks' ? '' : `   wait per hook ${fixed((p50 - baseInteractive) / hooksBefore).padStart(6)} ms`;
+      process.stdout.write(`${setup.padEnd(10)} p50 ${fixed(p50).padStart(7)} ms  p99 ${fixed(percentile(toClose.get(setup)!, 99)).padStart(7)} ms  ${fixed(p50 / baseInteractive, 2)}x${perHook}\n`);
     }
   } finally {
     await model.close();

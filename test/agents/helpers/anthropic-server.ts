@@ -23,6 +23,8 @@ export interface ModelServer {
   url: string;
   /** Every request body received (parsed JSON), in order. */
   requests: Record<string, unknown>[];
+  /** When (Date.now()) each closing text was sent: a turn's last model step. */
+  closedAt: number[];
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelServer> {
   const requests: Record<string, unknown>[] = [];
+  const closedAt: number[] = [];
   let ids = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -114,6 +117,7 @@ export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelSer
       const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
       const id = `msg_scripted_${++ids}`;
       const blocks = replyFor(body, turn, () => `toolu_scripted_${ids}`);
+      if (blocks.some((b) => b.type === 'text' && b.text === turn.finalText)) closedAt.push(Date.now());
       if (body.stream === true) return stream(res, id, model, blocks);
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: SCRIPTED_USAGE }),
@@ -125,6 +129,7 @@ export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelSer
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    closedAt,
     close: () => new Promise((resolveClose) => { server.closeAllConnections(); server.close(() => resolveClose()); }),
   };
 }

@@ -54,6 +54,7 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 export async function startResponsesServer(turn: ScriptedCodexTurn): Promise<ModelServer> {
   const requests: Record<string, unknown>[] = [];
+  const closedAt: number[] = [];
   let ids = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -72,6 +73,7 @@ export async function startResponsesServer(turn: ScriptedCodexTurn): Promise<Mod
       const item: Item = command !== undefined
         ? { type: 'function_call', id: `fc_scripted_${ids}`, call_id: `call_scripted_${ids}`, status: 'completed', ...shellCall(tools, command) }
         : { type: 'message', id: `msg_scripted_${ids}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.finalText, annotations: [] }] };
+      if (item.type === 'message') closedAt.push(Date.now());
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'in_progress', output: [] as Item[] };
       sse(res, { type: 'response.created', response });
@@ -87,6 +89,7 @@ export async function startResponsesServer(turn: ScriptedCodexTurn): Promise<Mod
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    closedAt,
     close: () => new Promise((resolveClose) => { server.closeAllConnections(); server.close(() => resolveClose()); }),
   };
 }
