@@ -14,22 +14,25 @@ import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
 import { carryOverLiveRuns } from './lifecycle/boot-grace.js';
 import { createSweeper } from './lifecycle/sweeper.js';
-import type { SweepReport } from './lifecycle/sweeps.js';
+import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS, type SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import { createPushMetrics } from './push/metrics.js';
 import { createPusher } from './push/pusher.js';
 import { loadVapid } from './push/vapid.js';
 import { releaseApprovalWaiters } from './people/approval-waiters.js';
+import { expireLeftPendingApprovals } from './people/left-pending.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';
+import { SignInCodes } from './services/sign-in-codes.js';
 import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
 import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
+import { countAliveHubs } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { prepareDataDir } from './store/sqlite/data-dir.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -46,6 +49,10 @@ export interface RunningHub {
   deps: HubDeps;
   /** Tokens created on this start (first start without SESSION_HUB_TOKENS); shown once. */
   generatedTokens: PlainToken[];
+  /** The start-up sign-in link: `<url>/?code=…`, one use, within 10 minutes (docs/security.md). */
+  signInLink: { url: string; expiresAt: number };
+  /** Issues another one-time sign-in code for this process. */
+  issueSignInLink(): { url: string; expiresAt: number };
   /** Runs a sweep now (after the one running, if any); see lifecycle/sweeper.ts. */
   sweepNow(): Promise<SweepReport>;
   close(): Promise<void>;
@@ -104,13 +111,19 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     { ratePerSecond: config.tokenRateLimitPerSecond, burst: config.tokenRateLimitBurst },
   );
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
-  registerHttpRoutes(app, { deps, tokens, limiter, metrics, vapid });
+  const signInCodes = new SignInCodes();
+  registerHttpRoutes(app, { deps, tokens, limiter, metrics, vapid, signInCodes });
 
   const sweeper = createSweeper(deps, metrics);
   opened.push(() => sweeper.stop());
   // The boot sweep finishes before the hub listens: no client ever sees state it is about to change.
   // A big backlog (a long outage) delays the start; a sweep longer than a second logs its progress.
   await sweeper.sweepNow();
+  // approvals left pending by a stopped or killed process have no waiter: when no other process is
+  // alive, every one; in a cluster, those past their waiter's end (docs/attention.md)
+  const alone = store.dialect === 'sqlite' || (await countAliveHubs(store, { aliveSince: clock.now() - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs })) <= 1;
+  const approvalsExpired = await expireLeftPendingApprovals(deps, { all: alone });
+  if (approvalsExpired > 0) log.info({ approvalsExpired }, 'approvals left pending by a stopped hub expired');
   sweeper.start(config.sweepMs);
   const heartbeat = startHeartbeat(deps, config.heartbeatMs);
   opened.push(() => heartbeat.stop());
@@ -140,6 +153,11 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   webhooks.start();
   pusher.start();
+  const issueSignInLink = () => {
+    const { code, expiresAt } = signInCodes.issue(clock.now());
+    return { url: `${url}/?code=${code}`, expiresAt };
+  };
+  const signInLink = issueSignInLink();
   log.info(
     { url, database: describeStore(config), sync: config.databaseUrl === undefined ? config.sync : 'postgresql', redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
@@ -182,5 +200,5 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       log.info('stopped');
     })());
 
-  return { url, port, deps, generatedTokens: generated, sweepNow: () => sweeper.sweepNow(), close };
+  return { url, port, deps, generatedTokens: generated, signInLink, issueSignInLink, sweepNow: () => sweeper.sweepNow(), close };
 }

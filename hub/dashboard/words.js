@@ -100,6 +100,8 @@ export const TOOL_STATUS = Object.freeze({
   running: 'running',
   done: 'done',
   failed: 'failed',
+  denied: 'denied',
+  abandoned: 'never finished',
 });
 
 /** Who made a change (Lifecycle.by, history entries). */

@@ -26,7 +26,7 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
   if (error instanceof ApprovalConflict) return sendError(reply, 409, 'conflict', error.message, { approval: error.approval });
   if (error instanceof ApprovalNotFound) return sendError(reply, 404, 'approval_not_found', error.message);
   if (error instanceof HubError) {
-    request.log.info({ code: error.code, reason: error.message }, 'request rejected');
+    request.log.debug({ code: error.code, reason: error.message }, 'request rejected');
     return sendError(reply, error.status, error.code === 'not_found' ? 'session_not_found' : error.code, error.message);
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
