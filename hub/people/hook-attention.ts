@@ -76,7 +76,7 @@ export async function applyHookForPerson(
   time: { at: number; hubNow: number },
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
-  const approvalHook = isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event));
+  const approvalHook = isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event));
   // an approval hook delivered after its wait was over (spooled while the hub was away): the agent
   // asked in its terminal long ago and may have moved on; it must never show as waiting here
   const late = approvalHook && event.sync !== true && time.hubNow - event.firedAt > deps.config.approvalWaitMs;
