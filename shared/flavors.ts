@@ -144,6 +144,11 @@ export interface HookConfigDeclaration {
    */
   dirEnv?: string;
   /**
+   * The unit the agent reads a hook's `timeout` in (default seconds, Claude Code's and Codex's);
+   * Gemini CLI's is milliseconds (its hookRunner: `Hook timed out after ${timeout}ms`, default 60000).
+   */
+  timeoutUnit?: 'seconds' | 'milliseconds';
+  /**
    * Hooks install writes `"async": true` (the agent runs them in the background and goes on). An
    * event is durable only once the bridge has spooled it, and an agent may kill a background hook
    * before that (Claude Code does when `claude -p` exits): only hooks whose loss costs nothing
@@ -303,7 +308,7 @@ const declarations: FlavorDeclaration[] = [
     hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end', Notification: 'notification' },
     hookFields: { response: 'prompt_response' },
     // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
-    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage' },
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage', timeoutUnit: 'milliseconds' },
     // every hook payload's transcript_path is the ChatRecordingService's session file (hookEventHandler.ts createBaseInput)
     transcriptUsage: { pathField: 'transcript_path', format: 'gemini-jsonl' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent

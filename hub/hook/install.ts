@@ -42,7 +42,8 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
   const approval = new Set(flavor.hookConfig?.approvalHooks ?? []);
   const background = new Set((flavor.hookConfig?.asyncHooks ?? []).filter((hookName) => !approval.has(hookName)));
   for (const hookName of hookNamesOf(flavor)) {
-    const timeout = approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
+    const seconds = approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
+    const timeout = flavor.hookConfig?.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
     const hook: CommandHook = { type: 'command', command, timeout, ...(background.has(hookName) ? { async: true } : {}) };
     // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
     const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');

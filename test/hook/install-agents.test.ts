@@ -69,6 +69,8 @@ describe('hook install --write, then the agent’s real payloads through the ins
     const file = join(project, '.gemini', 'settings.json');
     expect((await install('gemini', file)).code).toBe(0);
     const { hooks } = JSON.parse(readFileSync(file, 'utf8')) as { hooks: SettingsHooks };
+    // Gemini CLI reads a hook's timeout in milliseconds (0.61.0: "Hook timed out after 10ms" when written in seconds)
+    for (const entries of Object.values(hooks)) expect((entries[0]!.hooks[0] as { timeout?: number }).timeout).toBe(10_000);
     const payloads = ['gemini-before-agent.json', 'gemini-after-agent.json'].map((name) => (JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'attention', name), 'utf8')) as { payload: Record<string, unknown> }).payload);
     for (const payload of payloads) expect(await runShellHook(hooks[payload.hook_event_name as string]![0]!.hooks[0]!.command, payload)).toBe(0);
     const turns = await turnsOf(payloads[0]!.session_id as string);

@@ -17,6 +17,8 @@ const run = promisify(execFile);
 export interface AgentClis {
   claude: string;
   codex: string;
+  /** Gemini CLI's bundle (a Node script: run with `node`; the npm package has no native binary). */
+  gemini: string;
   /** Package name → pinned version. */
   versions: Record<string, string>;
 }
@@ -88,6 +90,11 @@ function codexBinary(modules: string): string {
   return join(vendor, triple, 'bin', 'codex');
 }
 
+function geminiBundle(modules: string): string {
+  const path = join(modules, '@google/gemini-cli', 'bundle', 'gemini.js');
+  if (!existsSync(path)) throw new Error(`no Gemini CLI bundle at ${path}`);
+  return path;
+}
 
 /** Installs the pins when the cache lacks them, and names the native binaries. */
 export async function installAgentClis(pins: string): Promise<AgentClis> {
@@ -95,5 +102,5 @@ export async function installAgentClis(pins: string): Promise<AgentClis> {
   await install(pins, target);
   const modules = join(target, 'node_modules');
   const manifest = JSON.parse(readFileSync(join(pins, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  return { claude: claudeBinary(modules), codex: codexBinary(modules), versions: manifest.dependencies };
+  return { claude: claudeBinary(modules), codex: codexBinary(modules), gemini: geminiBundle(modules), versions: manifest.dependencies };
 }
