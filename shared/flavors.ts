@@ -77,6 +77,12 @@ export interface FlavorDeclaration {
    * there on and sends it with the event (docs/usage.md).
    */
   transcriptUsage?: { pathField: string; format: TranscriptFormat; /** The payload field naming the model, for usage the transcript does not attribute. */ modelField?: string };
+  /**
+   * The turn-stop payload field that carries the turn's usage itself, as the hub's usage reports
+   * (`[{ model, inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens? }]`): for an agent
+   * whose hook plugin counts it (OpenCode's, from its assistant messages' `tokens`), no transcript.
+   */
+  payloadUsage?: { field: string };
 }
 
 /**
@@ -327,6 +333,8 @@ const declarations: FlavorDeclaration[] = [
       'session.idle': 'turn-stop', 'session.deleted': 'session-end',
     },
     hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js' },
+    // the plugin sums the turn's assistant messages' tokens into session.idle's payload
+    payloadUsage: { field: 'usage' },
     attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted') },
   },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },

@@ -17,17 +17,54 @@ export const PLUGIN_MARKER = '// session-hub hook plugin';
  * `properties.info.id`; session.idle: `properties.sessionID`); `chat.message(input { sessionID },
  * output { message, parts })`, the prompt being its text parts; `tool.execute.before(input { tool,
  * sessionID, callID }, output { args })`; `tool.execute.after(input, output { title, output, metadata })`.
+ * The closing message and the usage of a turn come from the events before its `session.idle`
+ * (recorded from OpenCode 1.18.33, test/agents/opencode-run.test.ts): `message.updated` with
+ * `properties.info { id, sessionID, role: 'assistant', modelID, tokens { input, output, reasoning,
+ * cache { read, write } } }` (repeated as it grows: the last one counts), and `message.part.updated`
+ * with `properties.part { type: 'text', text, messageID, sessionID }`.
  */
 export function opencodePlugin(flavor: FlavorDeclaration, argv: readonly string[]): string {
   const listened = Object.keys(flavor.hooks);
+  const usageField = flavor.payloadUsage?.field ?? null;
   return `${PLUGIN_MARKER} for ${flavor.displayName} (session-hub hook install ${flavor.id}): rewritten by install, edits are lost
 import { spawn } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(argv)};
 const LISTENED = new Set(${JSON.stringify(listened)});
+const USAGE_FIELD = ${JSON.stringify(usageField)};
 
 export const SessionHub = async ({ directory }) => {
   let queue = Promise.resolve();
+  // per session, this turn's assistant messages (their model and tokens) and its last text: sent with session.idle
+  const turns = new Map();
+  const turnOf = (id) => turns.get(id) ?? turns.set(id, { text: undefined, messages: new Map() }).get(id);
+  const closing = (id) => {
+    const turn = turns.get(id);
+    turns.delete(id);
+    if (!turn) return {};
+    const byModel = new Map();
+    for (const { model, tokens } of turn.messages.values()) {
+      const sum = byModel.get(model) ?? { model, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      sum.inputTokens += tokens.input ?? 0;
+      sum.outputTokens += (tokens.output ?? 0) + (tokens.reasoning ?? 0);
+      sum.cacheReadTokens += tokens.cache?.read ?? 0;
+      sum.cacheWriteTokens += tokens.cache?.write ?? 0;
+      byModel.set(model, sum);
+    }
+    return { ...(turn.text ? { last_assistant_message: turn.text } : {}), ...(USAGE_FIELD && byModel.size > 0 ? { [USAGE_FIELD]: [...byModel.values()] } : {}) };
+  };
+  const track = (event) => {
+    const properties = event.properties ?? {};
+    const info = properties.info;
+    if (event.type === 'message.updated' && info?.role === 'assistant' && typeof info.sessionID === 'string' && typeof info.modelID === 'string' && info.tokens) {
+      turnOf(info.sessionID).messages.set(info.id, { model: info.modelID, tokens: info.tokens });
+    }
+    const part = properties.part;
+    if (event.type === 'message.part.updated' && part?.type === 'text' && !part.synthetic && typeof part.text === 'string' && part.text !== '') {
+      const turn = turns.get(part.sessionID);
+      if (turn?.messages.has(part.messageID)) turn.text = part.text;
+    }
+  };
   const run = (payload) =>
     new Promise((done) => {
       const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
@@ -43,10 +80,13 @@ export const SessionHub = async ({ directory }) => {
   };
   return {
     event: async ({ event }) => {
+      track(event);
       const properties = event.properties ?? {};
-      send(event.type, properties.sessionID ?? properties.info?.id, { properties });
+      const sessionId = properties.sessionID ?? properties.info?.id;
+      send(event.type, sessionId, { properties, ...(event.type === 'session.idle' ? closing(sessionId) : {}) });
     },
     'chat.message': async (input, output) => {
+      turns.delete(input.sessionID);
       const prompt = (output.parts ?? []).filter((part) => part.type === 'text' && !part.synthetic).map((part) => part.text).join('\\n\\n');
       send('chat.message', input.sessionID, { prompt, message_id: input.messageID });
     },

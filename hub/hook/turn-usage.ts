@@ -5,7 +5,8 @@
  * session-start or prompt-submit seen (what came before is not this hub's to count), moved on at
  * each turn-stop to where that read ended. So each turn is read once, from its start, never the
  * whole file; a turn-stop with no remembered start sends no usage rather than the whole history.
- * The registry's `transcriptUsage.format` picks the reader; no code here names an agent.
+ * The registry's `transcriptUsage.format` picks the reader; no code here names an agent. A flavor
+ * whose turn-stop payload carries its usage (`payloadUsage`) has it checked and sent as it is.
  * Part of the bridge bundle: node built-ins and the registry's plain data only.
  */
 import { statSync } from 'node:fs';
@@ -15,6 +16,7 @@ import type { UsageReport } from '../../shared/protocol/usage.js';
 import type { SpoolState } from './spool.js';
 import { readCodexUsageSince } from './codex-rollout-usage.js';
 import { readGeminiUsageSince } from './gemini-transcript-usage.js';
+import { usageFromPayload } from './payload-usage.js';
 import { readUsageSince, type TranscriptUsage } from './transcript-usage.js';
 
 /** The reader of each transcript format the registry may declare. */
@@ -41,6 +43,7 @@ function sizeOf(path: string): number {
  */
 export async function turnUsage(flavorId: string, payload: Record<string, unknown>, tag: string | null, state: SpoolState, hookName: string | undefined): Promise<{ usage?: UsageReport[]; problem?: string }> {
   const flavor = getFlavor(flavorId);
+  if (flavor?.payloadUsage && hookName !== undefined && flavor.hooks[hookName] === 'turn-stop') return usageFromPayload(payload[flavor.payloadUsage.field], flavor.payloadUsage.field);
   const pathField = flavor?.transcriptUsage?.pathField;
   const read = flavor?.transcriptUsage ? READERS[flavor.transcriptUsage.format] : undefined;
   const action = hookName === undefined ? undefined : flavor?.hooks[hookName];

@@ -10,7 +10,7 @@ declare module 'vitest' {
 }
 
 /**
- * The real agent CLIs for test/agents: `@anthropic-ai/claude-code`, `@openai/codex` and `@google/gemini-cli` at the
+ * The real agent CLIs for test/agents: `@anthropic-ai/claude-code`, `@openai/codex`, `@google/gemini-cli` and `opencode-ai` at the
  * versions pinned in test/agents/clis/package-lock.json, installed once per machine into a cache
  * outside the repo (test/agents/helpers/agent-clis.ts). When the install fails, only the agent
  * tests fail, with the reason.

@@ -19,6 +19,11 @@ export interface AgentClis {
   codex: string;
   /** Gemini CLI's bundle (a Node script: run with `node`; the npm package has no native binary). */
   gemini: string;
+  /**
+   * OpenCode's native binary: its platform package (`opencode-linux-x64`, the binary `opencode-ai`
+   * runs), pinned alone as an optional dependency: the registry here serves no other platform's.
+   */
+  opencode: string;
   /** Package name → pinned version. */
   versions: Record<string, string>;
 }
@@ -96,11 +101,18 @@ function geminiBundle(modules: string): string {
   return path;
 }
 
+function opencodeBinary(modules: string): string {
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const path = join(modules, `opencode-${os}-${process.arch}${isMusl() ? '-musl' : ''}`, 'bin', process.platform === 'win32' ? 'opencode.exe' : 'opencode');
+  if (!existsSync(path)) throw new Error(`no OpenCode binary for this platform at ${path}`);
+  return path;
+}
+
 /** Installs the pins when the cache lacks them, and names the native binaries. */
 export async function installAgentClis(pins: string): Promise<AgentClis> {
   const target = cacheDir(pins);
   await install(pins, target);
   const modules = join(target, 'node_modules');
-  const manifest = JSON.parse(readFileSync(join(pins, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  return { claude: claudeBinary(modules), codex: codexBinary(modules), gemini: geminiBundle(modules), versions: manifest.dependencies };
+  const manifest = JSON.parse(readFileSync(join(pins, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
+  return { claude: claudeBinary(modules), codex: codexBinary(modules), gemini: geminiBundle(modules), opencode: opencodeBinary(modules), versions: { ...manifest.dependencies, ...manifest.optionalDependencies } };
 }

@@ -14,7 +14,7 @@ import { runCli } from '../../helpers/cli.js';
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-scripted-test-key-0000000000000000';
 
 /** The pinned binaries, or the test fails with why they are missing. */
-export function agentBinaries(): { claude: string; codex: string; gemini: string; versions: Record<string, string> } {
+export function agentBinaries(): { claude: string; codex: string; gemini: string; opencode: string; versions: Record<string, string> } {
   const clis = inject('agentClis');
   if ('error' in clis) throw new Error(clis.error);
   return clis;
