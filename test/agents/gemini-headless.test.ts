@@ -7,32 +7,21 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TestHub } from '../helpers/hub.js';
-import { useBridgeHub } from '../hook/run-cli.js';
-import type { ModelServer } from './helpers/anthropic-server.js';
-import { recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHub } from './helpers/agent-hub.js';
+import { recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
 import { geminiHeadless, geminiProject, SCRIPTED_GEMINI_MODEL } from './helpers/gemini.js';
 import { SCRIPTED_GEMINI_USAGE, startGeminiServer } from './helpers/gemini-server.js';
-import { eventually, hubView } from './helpers/hub-view.js';
+import { eventually } from './helpers/hub-view.js';
 
-let hub: TestHub;
-const { env } = useBridgeHub((started) => ({ hub } = started));
-const view = hubView(() => hub);
-
-let model: ModelServer | undefined;
-let project: AgentProject | undefined;
-afterEach(async () => {
-  await model?.close();
-  project?.remove();
-  model = project = undefined;
-});
+const agent = useAgentHub();
+const { env, view } = agent;
 
 describe('gemini -p (headless) with our hooks', () => {
   it('leaves the hub holding the turn completed, its tool done, its usage, the session ended', async () => {
-    model = await startGeminiServer({ commands: ['touch made-by-gemini.txt'], finalText: 'All done.' });
-    project = await geminiProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startGeminiServer({ commands: ['touch made-by-gemini.txt'], finalText: 'All done.' }));
+    const project = await agent.project(geminiProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await geminiHeadless(project, 'Make a file with the shell, please');
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(project.dir, 'made-by-gemini.txt'))).toBe(true);

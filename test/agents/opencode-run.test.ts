@@ -7,34 +7,23 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TestHub } from '../helpers/hub.js';
-import { useBridgeHub } from '../hook/run-cli.js';
-import type { ModelServer } from './helpers/anthropic-server.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHub } from './helpers/agent-hub.js';
 import { SCRIPTED_CHAT_USAGE, startChatCompletionsServer } from './helpers/chat-completions-server.js';
-import { recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually, hubView } from './helpers/hub-view.js';
+import { eventually } from './helpers/hub-view.js';
 import { opencodeProject, opencodeRun, SCRIPTED_OPENCODE_MODEL } from './helpers/opencode.js';
 
 const OPENCODE_FIXTURE_SOURCE = 'opencode 1.18.33 (opencode-linux-x64, the binary opencode-ai runs) from npm: the flat payloads our plugin (hub/hook/opencode-plugin.ts) built from its real plugin hooks and events, recorded by test/agents/opencode-run.test.ts (opencode run; scripted Chat Completions server)';
 
-let hub: TestHub;
-const { env } = useBridgeHub((started) => ({ hub } = started));
-const view = hubView(() => hub);
-
-let model: ModelServer | undefined;
-let project: AgentProject | undefined;
-afterEach(async () => {
-  await model?.close();
-  project?.remove();
-  model = project = undefined;
-});
+const agent = useAgentHub();
+const { env, view } = agent;
 
 describe('opencode run (headless) with our plugin', () => {
   it('leaves the hub holding the turn completed with its closing message, its tool done, its usage; the session waiting', async () => {
-    model = await startChatCompletionsServer({ commands: ['touch made-by-opencode.txt'], finalText: 'All done.' });
-    project = await opencodeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startChatCompletionsServer({ commands: ['touch made-by-opencode.txt'], finalText: 'All done.' }));
+    const project = await agent.project(opencodeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await opencodeRun(project, 'Make a file with the shell, please');
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(project.dir, 'made-by-opencode.txt'))).toBe(true);

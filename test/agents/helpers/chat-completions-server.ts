@@ -6,8 +6,7 @@
  * the step after the last tool result closes with a text. Requests that offer no tools (OpenCode's
  * title generator) get the closing text. Every request is kept for the test to read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ModelServer } from './anthropic-server.js';
+import { startModelServer, type ModelServer } from './model-server.js';
 
 export interface ScriptedChatTurn {
   /** Shell commands run in order, one per step. */
@@ -29,55 +28,31 @@ function toolResultsSinceLastUser(messages: Message[]): number {
   return count;
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 export async function startChatCompletionsServer(turn: ScriptedChatTurn): Promise<ModelServer> {
-  const requests: Record<string, unknown>[] = [];
-  const closedAt: number[] = [];
   let ids = 0;
-  const server: Server = createServer((req, res: ServerResponse) => {
-    void (async () => {
-      const body = await readBody(req);
-      if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url} here` } }));
-        return;
-      }
-      requests.push(body);
-      const id = `chatcmpl-scripted-${++ids}`;
-      const tools = (Array.isArray(body.tools) ? body.tools : []) as { function?: { name?: string } }[];
-      const offersShell = tools.some((t) => t.function?.name === 'bash');
-      const command = offersShell ? turn.commands[toolResultsSinceLastUser((body.messages ?? []) as Message[])] : undefined;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
-      const send = (fields: Record<string, unknown>) => res.write(`data: ${JSON.stringify({ ...base, ...fields })}\n\n`);
-      if (command !== undefined) {
-        const call = { index: 0, id: `call_scripted_${ids}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command, description: 'Run the scripted command' }) } };
-        send({ choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] });
-        send({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
-      } else {
-        if (offersShell) closedAt.push(Date.now());
-        send({ choices: [{ index: 0, delta: { role: 'assistant', content: turn.finalText }, finish_reason: null }] });
-        send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      }
-      send({ choices: [], usage: SCRIPTED_CHAT_USAGE });
-      res.end('data: [DONE]\n\n');
-    })();
+  return startModelServer(({ method, path, body }, res, { requests, closedAt }) => {
+    if (method !== 'POST' || path !== '/v1/chat/completions') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${method} ${path} here` } }));
+      return;
+    }
+    requests.push(body);
+    const id = `chatcmpl-scripted-${++ids}`;
+    const tools = (Array.isArray(body.tools) ? body.tools : []) as { function?: { name?: string } }[];
+    const offersShell = tools.some((t) => t.function?.name === 'bash');
+    const command = offersShell ? turn.commands[toolResultsSinceLastUser((body.messages ?? []) as Message[])] : undefined;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
+    const send = (fields: Record<string, unknown>) => res.write(`data: ${JSON.stringify({ ...base, ...fields })}\n\n`);
+    if (command !== undefined) {
+      const call = { index: 0, id: `call_scripted_${ids}`, type: 'function', function: { name: 'bash', arguments: JSON.stringify({ command, description: 'Run the scripted command' }) } };
+      send({ choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [call] }, finish_reason: null }] });
+      send({ choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+    } else {
+      if (offersShell) closedAt.push(Date.now());
+      send({ choices: [{ index: 0, delta: { role: 'assistant', content: turn.finalText }, finish_reason: null }] });
+      send({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    }
+    send({ choices: [], usage: SCRIPTED_CHAT_USAGE });
+    res.end('data: [DONE]\n\n');
   });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the scripted Chat Completions server has no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    requests,
-    closedAt,
-    close: () => new Promise<void>((resolveClose) => server.close(() => resolveClose())),
-  };
 }

@@ -6,8 +6,7 @@
  * last function response closes with a text. Non-streamed side calls (`:generateContent`) get the
  * closing text too. Every request is kept for the test to read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ModelServer } from './anthropic-server.js';
+import { startModelServer, type ModelServer } from './model-server.js';
 
 export interface ScriptedGeminiTurn {
   /** Shell commands run in order, one per step. */
@@ -31,55 +30,31 @@ function responsesSinceLastPrompt(contents: Content[]): number {
   return count;
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 function chunk(model: string, part: Record<string, unknown>): Record<string, unknown> {
   return { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: SCRIPTED_GEMINI_USAGE, modelVersion: model, responseId: `scripted-${Date.now()}` };
 }
 
 export async function startGeminiServer(turn: ScriptedGeminiTurn): Promise<ModelServer> {
-  const requests: Record<string, unknown>[] = [];
-  const closedAt: number[] = [];
-  const server: Server = createServer((req, res: ServerResponse) => {
-    void (async () => {
-      const body = await readBody(req);
-      const match = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)$/.exec((req.url ?? '').split('?')[0]!);
-      if (req.method !== 'POST' || !match) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: `no ${req.method} ${req.url} here`, status: 'NOT_FOUND' } }));
-        return;
-      }
-      const [, model, method] = match as unknown as [string, string, string];
-      if (method === 'countTokens') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: SCRIPTED_GEMINI_USAGE.promptTokenCount }));
-        return;
-      }
-      requests.push(body);
-      if (method === 'generateContent') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk(model, { text: turn.finalText })));
-        return;
-      }
-      const command = turn.commands[responsesSinceLastPrompt((body.contents ?? []) as Content[])];
-      const part = command !== undefined ? { functionCall: { name: 'run_shell_command', args: { command } } } : { text: turn.finalText };
-      if (command === undefined) closedAt.push(Date.now());
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      res.end(`data: ${JSON.stringify(chunk(model, part))}\r\n\r\n`);
-    })();
+  return startModelServer(({ method: verb, path, body }, res, { requests, closedAt }) => {
+    const match = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+    if (verb !== 'POST' || !match) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: `no ${verb} ${path} here`, status: 'NOT_FOUND' } }));
+      return;
+    }
+    const [, model, method] = match as unknown as [string, string, string];
+    if (method === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: SCRIPTED_GEMINI_USAGE.promptTokenCount }));
+      return;
+    }
+    requests.push(body);
+    if (method === 'generateContent') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk(model, { text: turn.finalText })));
+      return;
+    }
+    const command = turn.commands[responsesSinceLastPrompt((body.contents ?? []) as Content[])];
+    const part = command !== undefined ? { functionCall: { name: 'run_shell_command', args: { command } } } : { text: turn.finalText };
+    if (command === undefined) closedAt.push(Date.now());
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(`data: ${JSON.stringify(chunk(model, part))}\r\n\r\n`);
   });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the scripted Gemini server has no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    requests,
-    closedAt,
-    close: () => new Promise<void>((resolveClose) => server.close(() => resolveClose())),
-  };
 }
