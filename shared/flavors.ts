@@ -12,6 +12,12 @@ export type HookAction =
   /** A tool finished (completes its running activity, or records a finished one). */
   | 'tool-use'
   | 'tool-failure'
+  /**
+   * A batch of tools ended (Claude Code's PostToolBatch: `tool_calls`, each with the tool's fields):
+   * each listed tool with no end of its own yet was not run (a tool `claude -p` denies fires no
+   * PostToolUse), so it ends `denied`, its `tool_response` (the denial text) as its output.
+   */
+  | 'tool-batch'
   | 'turn-stop'
   /**
    * A turn reported whole when it ends (Codex's `agent-turn-complete` carries its prompt and its
@@ -41,6 +47,8 @@ export interface HookFields {
   /** A failed tool's error (PostToolUseFailure). */
   toolError: string;
   response: string;
+  /** A tool batch's list of tool calls, each read with the tool fields above (PostToolBatch). */
+  toolCalls: string;
 }
 
 export interface FlavorDeclaration {
@@ -198,6 +206,7 @@ export const DEFAULT_HOOK_FIELDS: HookFields = {
   toolResponse: 'tool_response',
   toolUseId: 'tool_use_id',
   toolError: 'error',
+  toolCalls: 'tool_calls',
   response: 'last_assistant_message',
 };
 
@@ -234,6 +243,8 @@ const CLAUDE_CODE_HOOKS = {
   ...CLAUDE_STYLE_HOOKS,
   PreToolUse: 'tool-start',
   PostToolUseFailure: 'tool-failure',
+  // a tool -p denied has no PostToolUse; its batch's end carries the denial (fixture claude-code-2.1.197-headless-denied-post-tool-batch.json)
+  PostToolBatch: 'tool-batch',
   Notification: 'notification',
   // a subagent works inside its parent's session (its hooks carry the parent's session_id, its tool
   // hooks add agent_id/agent_type): shown as one activity of the parent's turn, from start to stop

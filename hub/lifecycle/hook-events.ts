@@ -85,6 +85,10 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
     case 'tool-failure':
       await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
       break;
+    case 'tool-batch':
+      // a tool that ended on its own keeps its end (recordToolUseWork completes only a running or abandoned one)
+      for (const call of hook.batch ?? []) await recordToolUseWork(actor, { sid, tool: call.tool, input: call.input, output: call.output, toolUseId: call.toolUseId }, 'denied')(tx, changes, at);
+      break;
     case 'turn-complete': {
       // the same promptId as this turn's agent-turn-start, if one came: then the open turn is kept
       await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);

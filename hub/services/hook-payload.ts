@@ -28,6 +28,8 @@ export interface MappedHook {
   output?: JsonValue;
   response?: string;
   reason?: string;
+  /** A tool batch's tools (action `tool-batch`), each with the agent's id of its call. */
+  batch?: { tool: string; toolUseId: string; input: JsonValue; output: JsonValue }[];
   /** The turn's usage the bridge read (the event's `usage`, not the payload's). */
   usage?: UsageReport[];
 }
@@ -119,6 +121,17 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       const agentToolUseId = text(payload, declared?.toolUseId ?? fields.toolUseId);
       if (agentToolUseId !== undefined) hook.agentToolUseId = agentToolUseId;
       hook.toolUseId = agentToolUseId ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
+      break;
+    }
+    case 'tool-batch': {
+      // only calls that name their tool and its id: a batch end must not invent a tool
+      const calls = read(payload, fields.toolCalls);
+      hook.batch = (Array.isArray(calls) ? calls : []).flatMap((call) => {
+        if (call === null || typeof call !== 'object' || Array.isArray(call)) return [];
+        const tool = text(call, fields.toolName);
+        const toolUseId = text(call, fields.toolUseId);
+        return tool === undefined || toolUseId === undefined ? [] : [{ tool, toolUseId, input: read(call, fields.toolInput) ?? null, output: read(call, fields.toolResponse) ?? null }];
+      });
       break;
     }
     case 'turn-stop': {

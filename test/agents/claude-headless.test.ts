@@ -51,7 +51,7 @@ describe('claude -p (headless) with our hooks', () => {
     saveFixture('headless-allowed-by-settings', project, recordedPayloads(project));
   }, 120_000);
 
-  it('a tool the project does not allow is denied by Claude Code itself (no approval is asked in -p): the turn completes, no tool done', async () => {
+  it('a tool the project does not allow is denied by Claude Code itself (no approval is asked in -p): the turn completes, the tool ends denied', async () => {
     const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch not-allowed.txt', description: 'Make a file' } }], finalText: 'All done.' }));
     const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await claudeHeadless(project, 'Make a file with bash, please');
@@ -66,7 +66,9 @@ describe('claude -p (headless) with our hooks', () => {
       return snapshot.activity === 'ended' && turns.at(-1)?.status === 'completed' ? turns.at(-1) : undefined;
     }, 10_000, 'the turn completed and the session ended');
     expect(turn.response).toBe('All done.');
-    expect(turn.activities.filter((a) => a.status === 'done')).toEqual([]);
+    // its PostToolBatch carries the denial: the tool ends denied with Claude Code's text, not abandoned
+    expect(turn.activities.map((a) => [a.tool, a.status])).toEqual([['Bash', 'denied']]);
+    expect(String(turn.activities[0]!.output)).toMatch(/was blocked/);
     // Claude Code -p asks no PermissionRequest: nothing waits for a person on the hub
     expect(await view.approvals(session.sid)).toEqual([]);
     saveFixture('headless-denied', project, recordedPayloads(project));

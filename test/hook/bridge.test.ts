@@ -151,7 +151,7 @@ describe('session-hub hook install', () => {
     const result = await runCli(['hook', 'install', 'claude']);
     expect(result.code).toBe(0);
     const { hooks } = JSON.parse(result.stdout) as { hooks: Block };
-    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostCompact', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
+    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PostCompact', 'PostToolBatch', 'PostToolUse', 'PostToolUseFailure', 'PreCompact', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
     expect(hooks.PostToolUse![0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command, timeout: 10 }] });
     expect(hooks.PreToolUse![0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command, timeout: 10 }] });
     // Claude Code kills async hooks still running when a -p run ends (test/agents/claude-headless.test.ts): none is async
