@@ -17,3 +17,4 @@ export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';
 export * from './push.js';
+export * from './messages.js';
