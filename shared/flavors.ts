@@ -153,6 +153,39 @@ export interface HookConfigDeclaration {
   approvalHooks?: readonly string[];
   /** Where the agent puts the payload: on stdin (default), or as the command's last argument (Codex's notify). */
   payload?: 'stdin' | 'argument';
+  /**
+   * Hooks that hand the agent a person's queued messages when it stops (docs/messages.md): the bridge
+   * sends the event it fired with `take`, the hub marks the session's queued messages delivered and
+   * answers this JSON, which the agent reads as its next instruction. None queued: no answer, the
+   * agent stops as usual. These hooks never wait.
+   */
+  messageHooks?: Readonly<Record<string, MessageHookOutput>>;
+  /**
+   * A background hook that waits for a person's message after the agent stopped and wakes it with the
+   * text (Claude Code's `asyncRewake`: exit 2, the text on stderr). Installed beside the hook's own
+   * entry; a newer waiter of the same session replaces the older one.
+   */
+  wakeHook?: WakeHookDeclaration;
+}
+
+/**
+ * The JSON a message hook prints: `fixed` fields as they are, and the person's texts (in order,
+ * separated by a blank line) at `textField`.
+ */
+export interface MessageHookOutput {
+  fixed?: Readonly<Record<string, string>>;
+  textField: string;
+}
+
+export interface WakeHookDeclaration {
+  /** The agent's hook event the waiter runs on. */
+  event: string;
+  /** The hook config field that makes it a waking background hook (`asyncRewake`). */
+  flag: string;
+  /** How long it waits by default (ms); `SESSION_HUB_WAKE_WAIT_MS` overrides, and install writes the timeout above it. */
+  waitMs: number;
+  /** The exit code that wakes the agent, the text on stderr. */
+  wakeExitCode: number;
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -221,7 +254,15 @@ const declarations: FlavorDeclaration[] = [
     id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_CODE_HOOKS,
     // SessionEnd stays synchronous: Claude Code kills async hooks still running when a `-p` run
     // ends, and it fires once per session (one bridge call, ~2x a bare node start)
-    hookConfig: { format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
+    hookConfig: {
+      format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
+      // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
+      messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
+      // code.claude.com/docs/en/hooks "asyncRewake": a background hook that exits 2 wakes the idle
+      // session, its stderr shown to Claude
+      wakeHook: { event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2 },
+    },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },
@@ -247,7 +288,8 @@ const declarations: FlavorDeclaration[] = [
       afterShellExecution: { tool: 'Shell', input: ['command'], output: ['output'] },
       afterFileEdit: { tool: 'Edit', input: ['file_path', 'edits'] },
     },
-    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json' },
+    // cursor.com/docs/agent/hooks: stop may answer `followup_message`, sent as the next user message (capped by loop_limit)
+    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json', messageHooks: { stop: { textField: 'followup_message' } } },
     // cursor.com/docs/agent/hooks: stop carries status completed | aborted | error
     attention: {
       stop: { byField: { path: 'status', values: { completed: 'done', aborted: 'done', error: 'failed' }, otherwise: 'done' } },
@@ -260,7 +302,8 @@ const declarations: FlavorDeclaration[] = [
     hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end', Notification: 'notification' },
     hookFields: { response: 'prompt_response' },
     // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
-    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage' },
+    // geminicli.com/docs/hooks/reference AfterAgent: decision "deny" + reason sends the reason as a new prompt
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage', messageHooks: { AfterAgent: { fixed: { decision: 'deny' }, textField: 'reason' } } },
     // every hook payload's transcript_path is the ChatRecordingService's session file (hookEventHandler.ts createBaseInput)
     transcriptUsage: { pathField: 'transcript_path', format: 'gemini-jsonl' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent
@@ -311,6 +354,16 @@ export function sessionEndIsTurnBoundary(flavorId: string | null | undefined): b
 /** True when the flavor's agent waits on this hook for an approval decision (`hookConfig.approvalHooks`). */
 export function isApprovalHook(flavorId: string, hookName: string | undefined): boolean {
   return hookName !== undefined && (getFlavor(flavorId)?.hookConfig?.approvalHooks ?? []).includes(hookName);
+}
+
+/** The flavor's message hook of this name (it may answer with a person's queued messages), if it is one. */
+export function messageHookOf(flavorId: string, hookName: string | undefined): MessageHookOutput | undefined {
+  return hookName === undefined ? undefined : getFlavor(flavorId)?.hookConfig?.messageHooks?.[hookName];
+}
+
+/** What a message hook prints for these texts: the person's words, in order, nothing added. */
+export function messageHookAnswer(output: MessageHookOutput, texts: readonly string[]): Record<string, string> {
+  return { ...output.fixed, [output.textField]: texts.join('\n\n') };
 }
 
 /**

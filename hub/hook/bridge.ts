@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { getFlavor } from '../../shared/flavors.js';
 import { runDrainer } from './drainer.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
+import { runWake } from './wake-hook.js';
 
 function readStdin(timeoutMs: number): Promise<string> {
   return new Promise((resolveText) => {
@@ -28,8 +29,15 @@ function readStdin(timeoutMs: number): Promise<string> {
 export async function runBridgeCli(args: readonly string[]): Promise<void> {
   const [first, second] = args;
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
+  if (second === '--wake' && first !== undefined) {
+    // a background waiter: it may run for minutes, and wakes the agent by its exit code
+    const woken = await runWake(first, await readStdin(5000), process.env);
+    process.stderr.write(woken.stderr);
+    process.exitCode = woken.exitCode;
+    return;
+  }
   if (first === undefined || first.startsWith('-')) {
-    process.stderr.write('usage: session-hub hook <flavor>   (the hook payload on stdin)\n');
+    process.stderr.write('usage: session-hub hook <flavor> [--wake]   (the hook payload on stdin)\n');
     process.exitCode = 2;
     return;
   }

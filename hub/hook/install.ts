@@ -7,8 +7,9 @@
 import { hookNamesOf, type FlavorDeclaration, type HookAction } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
 import { DEFAULT_APPROVAL_BOUND_MS } from './approval-hook.js';
+import { wakeWaitMs } from './wake-hook.js';
 
-type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean };
+type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean; [flag: string]: unknown };
 type Matcher = { matcher?: string; hooks: CommandHook[] };
 export type HooksBlock = Record<string, Matcher[]>;
 
@@ -35,9 +36,10 @@ export function hookArgvFor(flavor: string, options: { base?: string; bundle: st
 /**
  * The `hooks` block: one command entry per agent hook event the hub has a use for (mapped to an
  * action, setting or clearing attention, or waiting for an approval). Approval hooks are written
- * synchronous, with a timeout above the bridge's wait: the agent reads their answer.
+ * synchronous, with a timeout above the bridge's wait: the agent reads their answer. The flavor's
+ * wake event gets the waking background hook beside its own (wakeHookFor).
  */
-export function buildHooksBlock(flavor: FlavorDeclaration, command: string): HooksBlock {
+export function buildHooksBlock(flavor: FlavorDeclaration, command: string, env: NodeJS.ProcessEnv = process.env): HooksBlock {
   const block: HooksBlock = {};
   const approval = new Set(flavor.hookConfig?.approvalHooks ?? []);
   const sync = new Set([...(flavor.hookConfig?.syncHooks ?? []), ...approval]);
@@ -47,14 +49,26 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string): Hoo
     const hook: CommandHook = { type: 'command', command, timeout, ...(background ? { async: true } : {}) };
     // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
     const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');
-    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook] }];
+    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook, ...wakeHookFor(flavor, hookName, command, env)] }];
   }
   return block;
 }
 
+/**
+ * Beside the wake event's own hook, the background waiter (`<command> --wake`, with the agent's
+ * waking flag): it waits for a person's message and wakes the idle agent; the agent's timeout is
+ * above the wait (`SESSION_HUB_WAKE_WAIT_MS` at install time, else the flavor's default).
+ */
+function wakeHookFor(flavor: FlavorDeclaration, hookName: string, command: string, env: NodeJS.ProcessEnv): CommandHook[] {
+  const wake = flavor.hookConfig?.wakeHook;
+  if (!wake || wake.event !== hookName) return [];
+  return [{ type: 'command', command: `${command} --wake`, timeout: Math.ceil(wakeWaitMs(env, wake.waitMs) / 1000) + 30, [wake.flag]: true }];
+}
+
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
 export function isBridgeCommand(command: unknown, flavor: string): boolean {
-  return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(command));
+  const call = typeof command === 'string' ? command.replace(/ --wake$/, '') : command;
+  return typeof call === 'string' && (call.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(call));
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

@@ -4,7 +4,7 @@
  * events stay spooled, a detached drainer takes over. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
-import { getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, isApprovalHook, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
@@ -99,7 +99,9 @@ export async function runHook(
   let tell = false;
   const sent = await spool.locked(Math.max(0, deadline - Date.now()), async () => {
     const state = spool.state();
-    const report = await deliverSpool(spool, state, { url, token }, deadline);
+    // a message hook (the agent's stop): this process prints the person's queued messages, if any
+    const take = messageHookOf(flavor, readText(payload, fields.event)) ? { take: event.id } : {};
+    const report = await deliverSpool(spool, state, { url, token }, deadline, take);
     // once per agent session, the user hears of a refused token through the agent itself
     if (report.refused && tag !== null && state.told[tag] === undefined) {
       state.told[tag] = Date.now();
@@ -134,7 +136,7 @@ async function settle(
     await spawnDrainer(context.entry, context.flavor, context.env);
     outcome.errors.push(`hub unreachable, ${report.remaining} event(s) spooled; a background drainer retries: ${report.stoppedBy ?? ''}`);
   }
-  // a synchronous event's answer (none is produced yet: reserved for decisions such as approvals)
+  // this event's answer: the person's queued messages at a message hook
   const answer = report.results.get(context.event.id)?.answer;
   if (answer) outcome.stdout = { ...answer, ...outcome.stdout };
   outcome.errors.push(...context.spool.problems);

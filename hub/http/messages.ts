@@ -3,10 +3,10 @@ import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import { HookWaitRequestSchema, HookWaitResponseSchema, MESSAGE_MAX_BYTES, MessageParamsSchema, MessageResponseSchema, MessagesResponseSchema, PostMessageRequestSchema } from '../../shared/protocol/messages.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { waitForMessages } from '../services/message-wait.js';
 import { cancelMessage, queueMessage } from '../services/messages.js';
 import { requireSession } from '../services/require-session.js';
 import { tokenIdOf, type TokenIdentity } from '../services/tokens.js';
+import { waitForMessages } from '../lifecycle/message-wait.js';
 import { listMessages } from '../store/messages.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 
@@ -58,8 +58,8 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/hooks/wait',
     { onRequest: requireToken(access, ['runner', 'admin']), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
     async (request) => {
-      const { namespace } = identityOf(request);
-      return waitForMessages(deps, { namespace, tag: request.body.tag, event: request.body.event, waitMs: request.body.waitMs });
+      const { namespace, role } = identityOf(request);
+      return waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body);
     },
   );
 };

@@ -9,7 +9,7 @@
  * approval, and its result carries the decision (`answer`) once made, or none after the wait.
  */
 import { attentionFromHook } from '../../shared/attention-hooks.js';
-import { getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, isApprovalHook, messageHookAnswer, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { permissionRequestOutput } from '../../shared/permission-output.js';
 import { HubError } from '../../shared/errors.js';
@@ -24,6 +24,7 @@ import { endsTurn, hookTagOf, mapHookPayload, type MappedHook } from '../service
 import { findAppliedHookEvent, getHookSession, recordAppliedHookEvent, saveHookSession } from '../store/hook-events.js';
 import { getSession, getSessionByTag, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
+import { deliverQueuedIn } from './message-delivery.js';
 import { endSessionWork, finalizeSessionWork } from './session-events.js';
 import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
@@ -171,8 +172,23 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     const outcome = sid === null ? 'ignored' : 'applied';
     await recordAppliedHookEvent(tx, { ...key, outcome, at: hubNow });
     const result: HookResult = sid === null ? { id: event.id, outcome, detail: `no session "${hook.tag}" to end` } : { id: event.id, outcome, sid };
+    const answer = sid === null ? undefined : await messagesAnswer(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
+    if (answer) result.answer = answer;
     return { result, ...attention };
   };
+}
+
+/**
+ * A message hook sent by the hook process that prints its answer (`take`): the session's queued
+ * messages, delivered as `hook:<event>`, in the flavor's output; none queued: no answer.
+ */
+async function messagesAnswer(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<JsonObject | undefined> {
+  if (event.take !== true) return undefined;
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
+  const output = messageHookOf(event.flavor, hookName);
+  if (!output) return undefined;
+  const taken = await deliverQueuedIn(tx, changes, actor, session, `hook:${hookName}`, at);
+  return taken.length === 0 ? undefined : messageHookAnswer(output, taken.map((message) => message.text));
 }
 
 /**

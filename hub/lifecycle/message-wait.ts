@@ -4,11 +4,11 @@
  * one queued on another hub process sharing the store is read within `pollMs`.
  */
 import type { Message } from '../../shared/protocol/messages.js';
+import { runWrite } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { isClosing, registerWaiter, type MessageWaiter } from '../services/message-waiters.js';
 import { getSessionByTag } from '../store/sessions.js';
-import { runWrite } from './changes.js';
-import type { HubDeps } from './deps.js';
-import { isClosing, registerWaiter, type MessageWaiter } from './message-waiters.js';
-import { takeQueuedIn } from './messages.js';
+import { deliverQueuedIn } from './message-delivery.js';
 
 /** How often a waiter reads the store, for messages queued on another hub process. */
 export const MESSAGE_POLL_MS = 1000;
@@ -21,17 +21,18 @@ export interface WaitResult {
 /**
  * Waits up to `waitMs` for queued messages of the agent session `tag` (its hub session found by tag,
  * which the same stop's synchronous hook may create a moment later), takes them all as
- * `wake:<event>`, and returns them. Nothing in time, a newer waiter, or a hub closing: no messages.
+ * `wake:<event>` (a turn opens with their text), and returns them. Nothing in time, a newer waiter, or a hub closing: no messages.
  */
 export async function waitForMessages(
   deps: HubDeps,
-  input: { namespace: string; tag: string; event: string; waitMs: number },
+  actor: Actor,
+  input: { tag: string; event: string; waitMs: number },
   options: { pollMs?: number } = {},
 ): Promise<WaitResult> {
   const pollMs = options.pollMs ?? MESSAGE_POLL_MS;
   let wakeUp: () => void = () => {};
   const self: MessageWaiter = {
-    namespace: input.namespace,
+    namespace: actor.namespace,
     sid: undefined,
     replaced: false,
     woken: false,
@@ -40,16 +41,16 @@ export async function waitForMessages(
       wakeUp();
     },
   };
-  const unregister = registerWaiter(deps, `${input.namespace}\u0000${input.tag}`, self);
+  const unregister = registerWaiter(deps, `${actor.namespace}\u0000${input.tag}`, self);
   const deadline = performance.now() + input.waitMs;
   try {
     for (;;) {
       self.woken = false;
       if (self.replaced || isClosing(deps)) return { messages: [], replaced: self.replaced };
-      const session = await getSessionByTag(deps.store, { namespace: input.namespace, tag: input.tag });
+      const session = await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
       if (session) {
         self.sid = session.sid;
-        const taken = await runWrite(deps, (tx, changes, now) => takeQueuedIn(tx, changes, session, `wake:${input.event}`, now));
+        const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, session, `wake:${input.event}`, now));
         if (taken.length > 0) return { messages: taken, replaced: false };
       }
       const remaining = deadline - performance.now();
