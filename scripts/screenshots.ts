@@ -16,7 +16,7 @@ import { io, type Socket } from 'socket.io-client';
 import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { startHub, type RunningHub } from '../hub/main.js';
-import { openApproval } from '../hub/services/approvals.js';
+import { openApproval } from '../hub/people/approvals.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, 'docs', 'screenshots');

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
 import { ApprovalParamsSchema, ApprovalSchema, ApprovalsResponseSchema, DecisionRequestSchema } from '../../shared/protocol/attention.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
-import { decideApproval } from '../services/approvals.js';
+import { decideApproval } from '../people/approvals.js';
 import type { HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import { tokenIdOf } from '../services/tokens.js';

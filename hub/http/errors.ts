@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HubError } from '../../shared/errors.js';
-import { ApprovalConflict, ApprovalNotFound } from '../services/approvals.js';
-import { MessageConflict, MessageNotFound } from '../services/messages.js';
+import { ApprovalConflict, ApprovalNotFound } from '../people/approval-errors.js';
+import { MessageConflict, MessageNotFound } from '../people/messages.js';
 import { ResumeRefused } from '../services/resume.js';
 
 export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, unknown> = {}) {

@@ -3,10 +3,10 @@ import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import { HookWaitRequestSchema, HookWaitResponseSchema, MESSAGE_MAX_BYTES, MessageParamsSchema, MessageResponseSchema, MessagesResponseSchema, PostMessageRequestSchema } from '../../shared/protocol/messages.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { cancelMessage, queueMessage } from '../services/messages.js';
+import { cancelMessage, queueMessage } from '../people/messages.js';
 import { requireSession } from '../services/require-session.js';
 import { tokenIdOf, type TokenIdentity } from '../services/tokens.js';
-import { waitForMessages } from '../lifecycle/message-wait.js';
+import { waitForMessages } from '../people/message-wait.js';
 import { listMessages } from '../store/messages.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 

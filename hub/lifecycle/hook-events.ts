@@ -8,23 +8,20 @@
  * the registry in the same unit of work; an approval hook the bridge waits on (`sync`) opens an
  * approval, and its result carries the decision (`answer`) once made, or none after the wait.
  */
-import { attentionFromHook } from '../../shared/attention-hooks.js';
-import { getFlavor, hookFieldsOf, isApprovalHook, messageHookAnswer, messageHookOf } from '../../shared/flavors.js';
-import { readText } from '../../shared/json-path.js';
-import { permissionRequestOutput } from '../../shared/permission-output.js';
+import { getFlavor } from '../../shared/flavors.js';
 import { HubError } from '../../shared/errors.js';
 import type { HookEvent, HookResult } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
-import { openApprovalIn, waitForDecision, wakeApprovalWaiters } from '../services/approvals.js';
-import { applyHookAttention } from '../services/attention.js';
+import { wakeApprovalWaiters } from '../people/approval-waiters.js';
+import { applyHookForPerson, hookAnswerOf } from '../people/hook-attention.js';
+import { messageHookAnswerIn } from '../people/message-delivery.js';
 import type { SessionSource } from '../../shared/protocol/lifecycle.js';
 import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { endsTurn, hookTagOf, mapHookPayload, type MappedHook } from '../services/hook-payload.js';
 import { findAppliedHookEvent, getHookSession, recordAppliedHookEvent, saveHookSession } from '../store/hook-events.js';
-import { getSession, getSessionByTag, type StoredSession } from '../store/sessions.js';
+import { getSessionByTag, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { deliverQueuedIn } from './message-delivery.js';
 import { endSessionWork, finalizeSessionWork } from './session-events.js';
 import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
@@ -130,20 +127,6 @@ interface Applied {
   approvalId?: string;
 }
 
-/**
- * The hook's effect on attention, in the event's unit of work and at its time: set, cleared (which
- * supersedes approvals asked before it), and for an approval hook the agent waits on (`sync`), a
- * pending approval. A late (spooled, not sync) approval hook only sets attention: nobody waits on it.
- */
-async function applyAttentionOf(tx: Tx, changes: ChangeSet, event: HookEvent, hook: MappedHook, session: { namespace: string; sid: string }, at: number): Promise<{ superseded: string[]; approvalId?: string }> {
-  const sid = session.sid;
-  const stored = (await getSession(tx, session))!;
-  const superseded = await applyHookAttention(tx, changes, stored, attentionFromHook(event.flavor, event.payload), at);
-  if (event.sync !== true || !isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event))) return { superseded };
-  const approval = await openApprovalIn(tx, changes, stored, { sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, cwd: hook.cwd, toolUseId: hook.toolUseId ?? null }, at);
-  return { superseded, approvalId: approval.approvalId };
-}
-
 function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<Applied> {
   return async (tx, changes, hubNow) => {
     const key = { namespace: actor.namespace, eventId: event.id };
@@ -161,7 +144,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     // restart stamps with the start (spooled events fired during the outage keep their own times)
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
     const sid = await applyAction(deps, actor, hook, existing, tx, changes, at);
-    const attention = sid === null ? { superseded: [] } : await applyAttentionOf(tx, changes, event, hook, { namespace: actor.namespace, sid }, at);
+    const attention = sid === null ? { superseded: [] } : await applyHookForPerson(tx, changes, event, hook, { namespace: actor.namespace, sid }, at);
     await saveHookSession(tx, {
       namespace: actor.namespace,
       tag: hook.tag,
@@ -172,36 +155,10 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     const outcome = sid === null ? 'ignored' : 'applied';
     await recordAppliedHookEvent(tx, { ...key, outcome, at: hubNow });
     const result: HookResult = sid === null ? { id: event.id, outcome, detail: `no session "${hook.tag}" to end` } : { id: event.id, outcome, sid };
-    const answer = sid === null ? undefined : await messagesAnswer(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
+    const answer = sid === null ? undefined : await messageHookAnswerIn(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
     if (answer) result.answer = answer;
     return { result, ...attention };
   };
-}
-
-/**
- * A message hook sent by the hook process that prints its answer (`take`): the session's queued
- * messages, delivered as `hook:<event>`, in the flavor's output; none queued: no answer.
- */
-async function messagesAnswer(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<JsonObject | undefined> {
-  if (event.take !== true) return undefined;
-  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
-  const output = messageHookOf(event.flavor, hookName);
-  if (!output) return undefined;
-  const taken = await deliverQueuedIn(tx, changes, actor, session, `hook:${hookName}`, at);
-  return taken.length === 0 ? undefined : messageHookAnswer(output, taken.map((message) => message.text));
-}
-
-/**
- * A sync approval hook's answer: the decision in the agent's form, or none (nobody decided within
- * the wait, it was answered in the terminal): the bridge then prints nothing and the agent asks its
- * user. The hub waits at most its approval wait, and never longer than the bridge said it listens.
- */
-async function answerOf(deps: HubDeps, event: HookEvent, approvalId: string): Promise<JsonObject | undefined> {
-  const ms = Math.min(deps.config.approvalWaitMs, event.waitMs ?? Infinity);
-  const decided = await waitForDecision(deps, approvalId, ms);
-  if (decided === null) return undefined;
-  const answer = permissionRequestOutput({ decision: decided.status === 'allowed' ? 'allow' : 'deny', message: decided.message });
-  return answer as unknown as JsonObject;
 }
 
 /**
@@ -226,7 +183,7 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       results.push(applied.result);
       const { result, approvalId } = applied;
       // every event of the batch is applied first; the answers are awaited together
-      if (approvalId !== undefined) waits.push(answerOf(deps, event, approvalId).then((answer) => void (answer && (result.answer = answer))));
+      if (approvalId !== undefined) waits.push(hookAnswerOf(deps, event, approvalId).then((answer) => void (answer && (result.answer = answer))));
     } catch (error) {
       if (error instanceof HubError && error.code !== 'internal') {
         await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }));

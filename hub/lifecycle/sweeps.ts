@@ -17,7 +17,7 @@ import {
 } from '../store/sessions.js';
 import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
-import { expireStaleIn } from '../services/messages.js';
+import { expireStaleIn } from '../people/messages.js';
 import type { Tx } from '../store/sql.js';
 import type { HubDeps } from '../services/deps.js';
 import { endAbandonedRun, setLifecycle, setPresence } from './transitions.js';

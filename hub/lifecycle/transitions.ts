@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } from '../../shared/protocol/session.js';
-import { supersedeOpenIn } from '../services/approvals.js';
-import { applyAttention } from '../services/attention.js';
+import { supersedeOpenIn } from '../people/approvals.js';
+import { applyAttention } from '../people/attention.js';
 import type { ChangeSet } from '../services/changes.js';
 import type { Tx } from '../store/sql.js';
 import { endRun, insertRun } from '../store/runs.js';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Page, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApproval } from '../../hub/services/approvals.js';
+import { openApproval } from '../../hub/people/approvals.js';
 import type { Actor } from '../../hub/services/deps.js';
 import { RunnerClient } from '../../shared/client/runner-client.js';
 import type { RunnerSocket } from '../helpers/clients.js';

@@ -11,7 +11,8 @@ import type { Approval, ApprovalsResponse } from '../../shared/protocol/attentio
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { HistoryResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { decideApproval, openApproval, supersedeOpen, waitForDecision } from '../../hub/services/approvals.js';
+import { waitForDecision } from '../../hub/people/approval-wait.js';
+import { decideApproval, openApproval, supersedeOpen } from '../../hub/people/approvals.js';
 import type { Actor } from '../../hub/services/deps.js';
 import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';

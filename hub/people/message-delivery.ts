@@ -3,14 +3,18 @@
  * the hook event's unit of work, and shown as what they are to the agent, its next prompt: a turn
  * opens with their text, and the session no longer waits for anyone.
  */
+import { hookFieldsOf, messageHookAnswer, messageHookOf } from '../../shared/flavors.js';
+import { readText } from '../../shared/json-path.js';
+import type { HookEvent } from '../../shared/protocol/hooks.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Message } from '../../shared/protocol/messages.js';
-import { applyAttention } from '../services/attention.js';
+import { submitPromptWork } from '../lifecycle/turn-events.js';
 import type { ChangeSet } from '../services/changes.js';
 import type { Actor } from '../services/deps.js';
-import { takeQueuedIn } from '../services/messages.js';
 import { getSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { submitPromptWork } from './turn-events.js';
+import { applyAttention } from './attention.js';
+import { takeQueuedIn } from './messages.js';
 
 /** The texts as the agent gets them: the person's words, in order, a blank line between two messages. */
 export function promptOf(messages: readonly Message[]): string {
@@ -24,4 +28,18 @@ export async function deliverQueuedIn(tx: Tx, changes: ChangeSet, actor: Actor, 
   const current = await getSession(tx, session);
   if (current) await applyAttention(tx, changes, current, null, now);
   return taken;
+}
+
+/**
+ * A message hook sent by the hook process that prints its answer (`take`), in the hook event's unit
+ * of work: the session's queued messages, delivered as `hook:<event>`, in the flavor's output; none
+ * queued (or not a message hook): no answer.
+ */
+export async function messageHookAnswerIn(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<JsonObject | undefined> {
+  if (event.take !== true) return undefined;
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
+  const output = messageHookOf(event.flavor, hookName);
+  if (!output) return undefined;
+  const taken = await deliverQueuedIn(tx, changes, actor, session, `hook:${hookName}`, at);
+  return taken.length === 0 ? undefined : messageHookAnswer(output, taken.map((message) => message.text));
 }

@@ -1,18 +1,15 @@
 /**
  * A session's attention (docs/attention.md): set and cleared as one unit of work with its
  * `update-session` event, like every change. Sources: the `/runner` event `attention`, the hub's
- * hook applier (through `attentionFromHook`), approvals, and the session's end.
+ * hook applier (`hook-attention.ts`), approvals, and the session's end.
  */
-import type { AttentionFromHook } from '../../shared/attention-hooks.js';
 import type { AttentionPayload } from '../../shared/protocol/attention.js';
 import type { Attention, AttentionKind } from '../../shared/protocol/session.js';
-import { listPendingApprovals } from '../store/approvals.js';
 import { updateAttention, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { supersedeOpenIn } from './approvals.js';
-import { runWrite, type ChangeSet } from './changes.js';
-import type { Actor, HubDeps } from './deps.js';
-import { requireSession } from './require-session.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { requireSession } from '../services/require-session.js';
 
 export interface AttentionInput {
   kind: AttentionKind;
@@ -43,24 +40,6 @@ export async function applyAttention(tx: Tx, changes: ChangeSet, session: Stored
   await updateAttention(tx, { sid: session.sid, attention: next });
   session.attention = next;
   changes.changed(session, 'attention');
-}
-
-/**
- * What a hook payload said (shared/attention-hooks.ts), applied inside the hook applier's unit of
- * work; null changes nothing. A clearing hook means the agent moved on (a tool ran, a prompt came,
- * the session ended), so a permission still pending here was answered elsewhere: its approvals end
- * `superseded` (those opened before `now`; attention stays while one opened at `now` waits). Returns their ids: after the commit, `wakeApprovalWaiters(deps, ids)`.
- */
-export async function applyHookAttention(tx: Tx, changes: ChangeSet, session: StoredSession, effect: AttentionFromHook, now: number): Promise<string[]> {
-  if (effect === null) return [];
-  if (!('clear' in effect)) {
-    await applyAttention(tx, changes, session, effect.set, now);
-    return [];
-  }
-  const superseded = await supersedeOpenIn(tx, changes, session, now, { openedBefore: now });
-  // an approval opened at this very time (its tool call's own earlier hook arriving late) still waits
-  if ((await listPendingApprovals(tx, session.sid)).length === 0) await applyAttention(tx, changes, session, null, now);
-  return superseded;
 }
 
 /** The `/runner` event `attention`: the session's attention as stored afterwards. */

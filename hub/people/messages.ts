@@ -10,10 +10,10 @@ import { HubError } from '../../shared/errors.js';
 import type { Message, MessageSender } from '../../shared/protocol/messages.js';
 import { endMessage, getMessage, insertMessage, listQueuedMessages, listStaleMessages, markMessageDelivered } from '../store/messages.js';
 import type { Tx } from '../store/sql.js';
-import { runWrite, type ChangeSet } from './changes.js';
-import type { Actor, HubDeps } from './deps.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
 import { wakeMessageWaiters } from './message-waiters.js';
-import { requireSession } from './require-session.js';
+import { requireSession } from '../services/require-session.js';
 
 /** No such message on this session (or it is another tenant's): 404 `message_not_found`. */
 export class MessageNotFound extends HubError {

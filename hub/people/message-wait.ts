@@ -6,7 +6,7 @@
 import type { Message } from '../../shared/protocol/messages.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { isClosing, registerWaiter, type MessageWaiter } from '../services/message-waiters.js';
+import { isClosing, registerWaiter, type MessageWaiter } from './message-waiters.js';
 import { getSessionByTag } from '../store/sessions.js';
 import { deliverQueuedIn } from './message-delivery.js';
 

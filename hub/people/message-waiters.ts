@@ -4,7 +4,7 @@
  * commits on this process.
  */
 import type { Store } from '../store/sql.js';
-import type { HubDeps } from './deps.js';
+import type { HubDeps } from '../services/deps.js';
 
 export interface MessageWaiter {
   namespace: string;

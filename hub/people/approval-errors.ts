@@ -1,0 +1,30 @@
+/** How a decision is refused (docs/attention.md): the HTTP layer maps these to 404 and 409. */
+import { HubError } from '../../shared/errors.js';
+import type { Approval } from '../../shared/protocol/attention.js';
+
+/** No such approval on this session (or it is another tenant's): 404 `approval_not_found`. */
+export class ApprovalNotFound extends HubError {
+  constructor(approvalId: string) {
+    super('not_found', `approval ${approvalId} not found on this session`);
+    this.name = 'ApprovalNotFound';
+  }
+}
+
+/** The approval is no longer pending: 409 with the approval as it stands (the first decision). */
+export class ApprovalConflict extends HubError {
+  constructor(readonly approval: Approval) {
+    super('conflict', conflictMessage(approval));
+    this.name = 'ApprovalConflict';
+  }
+}
+
+function conflictMessage(approval: Approval): string {
+  switch (approval.status) {
+    case 'expired':
+      return `approval ${approval.approvalId} expired: nobody decided while the agent waited, so it asks in its terminal`;
+    case 'superseded':
+      return `approval ${approval.approvalId} was superseded: it was answered in the agent's terminal`;
+    default:
+      return `approval ${approval.approvalId} was already decided: ${approval.status}`;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Tool approvals (docs/attention.md): a hook's PermissionRequest opens one and waits
+ * (`approval-wait.ts`); a person with an operator or admin token decides over HTTP; every change is
+ * one unit of work with its `approval` event, and wakes the waiters on this process after it commits.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Approval, Decision } from '../../shared/protocol/attention.js';
+import type { JsonValue } from '../../shared/protocol/json.js';
+import { LIMITS } from '../../shared/protocol/limits.js';
+import { getApproval, getApprovalById, insertApproval, listPendingApprovals } from '../store/approvals.js';
+import type { StoredSession } from '../store/sessions.js';
+import type { Tx } from '../store/sql.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { requireSession } from '../services/require-session.js';
+import { truncateJsonField } from '../services/truncate.js';
+import { endApproval } from './approval-end.js';
+import { ApprovalConflict, ApprovalNotFound } from './approval-errors.js';
+import { wakeApprovalWaiters } from './approval-waiters.js';
+import { applyAttention } from './attention.js';
+
+export interface OpenApprovalInput {
+  sid: string;
+  tool: string;
+  input?: JsonValue;
+  cwd?: string | null;
+  toolUseId?: string | null;
+  /** The agent's text, shown with the attention. */
+  message?: string | null;
+}
+
+/** Opens a pending approval inside a unit of work; the session's attention becomes `permission`. */
+export async function openApprovalIn(tx: Tx, changes: ChangeSet, session: StoredSession, input: OpenApprovalInput, now: number): Promise<Approval> {
+  const cut = truncateJsonField(input.input ?? null, LIMITS.maxToolFieldBytes);
+  const approval: Approval = {
+    approvalId: randomUUID(),
+    sid: session.sid,
+    status: 'pending',
+    tool: input.tool,
+    input: cut.value,
+    inputTruncated: cut.truncated,
+    cwd: input.cwd ?? null,
+    toolUseId: input.toolUseId ?? null,
+    createdAt: now,
+    decidedAt: null,
+    decidedBy: null,
+    message: null,
+  };
+  await insertApproval(tx, { ...approval, namespace: session.namespace });
+  changes.approval(session.namespace, approval);
+  await applyAttention(tx, changes, session, { kind: 'permission', message: input.message ?? null, tool: input.tool }, now);
+  return approval;
+}
+
+/** `open`: a pending approval of the actor's session. */
+export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInput): Promise<Approval> {
+  return runWrite(
+    deps,
+    async (tx, changes, now) => openApprovalIn(tx, changes, await requireSession(tx, actor, input.sid), input, now),
+    { exceptSocketId: actor.socketId },
+  );
+}
+
+/** A decision leaves the session waiting for nobody once no approval is pending. */
+async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<void> {
+  if (session.attention?.kind !== 'permission') return;
+  if ((await listPendingApprovals(tx, session.sid)).length === 0) await applyAttention(tx, changes, session, null, now);
+}
+
+/**
+ * `decide`: allow or deny a pending approval of the actor's session. `decidedBy` is the deciding
+ * token's public id. A decided, expired or superseded approval: ApprovalConflict, nothing changes.
+ */
+export async function decideApproval(
+  deps: HubDeps,
+  actor: Actor,
+  input: { sid: string; approvalId: string; decision: Decision; message?: string; decidedBy: string },
+): Promise<Approval> {
+  const decided = await runWrite(deps, async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, input.sid);
+    const approval = await getApproval(tx, { approvalId: input.approvalId, sid: session.sid, namespace: session.namespace });
+    if (!approval) throw new ApprovalNotFound(input.approvalId);
+    if (approval.status !== 'pending') throw new ApprovalConflict(approval);
+    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, message: input.message ?? null } as const;
+    if (!(await endApproval(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
+    await clearPermissionIfNoneLeft(tx, changes, session, now);
+    return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message };
+  });
+  wakeApprovalWaiters(deps, [decided.approvalId]);
+  return decided;
+}
+
+/**
+ * Inside a unit of work: the session's pending approvals end `superseded` (the agent moved on).
+ * `openedBefore`: only those opened before that time — a hook event supersedes what was asked before
+ * it, not an approval its own tool call opened a moment earlier (Claude Code's async PreToolUse can
+ * reach the hub after the PermissionRequest of the same call).
+ */
+export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number, options: { openedBefore?: number } = {}): Promise<string[]> {
+  const ended: string[] = [];
+  const openedBefore = options.openedBefore ?? Infinity;
+  for (const approval of await listPendingApprovals(tx, session.sid)) {
+    if (approval.createdAt >= openedBefore) continue;
+    if (await endApproval(tx, changes, session.namespace, approval, { status: 'superseded', at: now, decidedBy: null, message: null })) ended.push(approval.approvalId);
+  }
+  return ended;
+}
+
+/** `supersedeOpen`: the session's next tool event arrived, so its open approvals were answered elsewhere. */
+export async function supersedeOpen(deps: HubDeps, actor: Actor, sid: string): Promise<number> {
+  const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now));
+  wakeApprovalWaiters(deps, ended);
+  return ended.length;
+}
