@@ -161,6 +161,13 @@ export interface HookConfigDeclaration {
    */
   messageHooks?: Readonly<Record<string, MessageHookOutput>>;
   /**
+   * Tool calls that ask the person something (Claude Code's AskUserQuestion, ExitPlanMode), by the
+   * hook that sees them first (PreToolUse): install writes a synchronous entry matched to these tools
+   * (`<command> --ask`), the hub opens an approval carrying the tool's input and the bridge prints
+   * the answer in that hook's form (shared/question-output.ts). Other tool calls never wait.
+   */
+  questionHooks?: Readonly<Record<string, { tools: readonly string[] }>>;
+  /**
    * A background hook that waits for a person's message after the agent stopped and wakes it with the
    * text (Claude Code's `asyncRewake`: exit 2, the text on stderr). Installed beside the hook's own
    * entry; a newer waiter of the same session replaces the older one.
@@ -262,6 +269,9 @@ const declarations: FlavorDeclaration[] = [
       // code.claude.com/docs/en/hooks "asyncRewake": a background hook that exits 2 wakes the idle
       // session, its stderr shown to Claude
       wakeHook: { event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2 },
+      // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
+      // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
+      questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },
     },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
@@ -359,6 +369,12 @@ export function isApprovalHook(flavorId: string, hookName: string | undefined): 
 /** The flavor's message hook of this name (it may answer with a person's queued messages), if it is one. */
 export function messageHookOf(flavorId: string, hookName: string | undefined): MessageHookOutput | undefined {
   return hookName === undefined ? undefined : getFlavor(flavorId)?.hookConfig?.messageHooks?.[hookName];
+}
+
+/** True when this hook, for this tool, asks the person (the registry's `questionHooks`). */
+export function isQuestionCall(flavorId: string, hookName: string | undefined, toolName: string | undefined): boolean {
+  if (hookName === undefined || toolName === undefined) return false;
+  return getFlavor(flavorId)?.hookConfig?.questionHooks?.[hookName]?.tools.includes(toolName) ?? false;
 }
 
 /** What a message hook prints for these texts: the person's words, in order, nothing added. */

@@ -37,7 +37,7 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
     return;
   }
   if (first === undefined || first.startsWith('-')) {
-    process.stderr.write('usage: session-hub hook <flavor> [--wake]   (the hook payload on stdin)\n');
+    process.stderr.write('usage: session-hub hook <flavor> [--wake | --ask]   (the hook payload on stdin)\n');
     process.exitCode = 2;
     return;
   }
@@ -53,7 +53,7 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
     // an agent that passes the payload as the last argument (Codex's notify) leaves stdin as it is:
     // it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
     const payload = getFlavor(first)?.hookConfig?.payload === 'argument' ? (args.length > 1 ? args.at(-1)! : '') : await readStdin(5000);
-    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled });
+    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled, ask: args.includes('--ask') });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
     if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);

@@ -49,9 +49,20 @@ export function buildHooksBlock(flavor: FlavorDeclaration, command: string, env:
     const hook: CommandHook = { type: 'command', command, timeout, ...(background ? { async: true } : {}) };
     // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
     const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');
-    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook, ...wakeHookFor(flavor, hookName, command, env)] }];
+    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook, ...wakeHookFor(flavor, hookName, command, env)] }, ...questionEntryFor(flavor, hookName, command)];
   }
   return block;
+}
+
+/**
+ * For a hook that sees tool calls asking the person (the registry's `questionHooks`): a second,
+ * synchronous entry matched to those tools only (`<command> --ask`), with the approval timeout. The
+ * first entry keeps observing every tool in the background; no other tool call ever waits.
+ */
+function questionEntryFor(flavor: FlavorDeclaration, hookName: string, command: string): Matcher[] {
+  const tools = flavor.hookConfig?.questionHooks?.[hookName]?.tools;
+  if (!tools || tools.length === 0) return [];
+  return [{ matcher: tools.join('|'), hooks: [{ type: 'command', command: `${command} --ask`, timeout: APPROVAL_HOOK_TIMEOUT_S }] }];
 }
 
 /**
@@ -67,7 +78,7 @@ function wakeHookFor(flavor: FlavorDeclaration, hookName: string, command: strin
 
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
 export function isBridgeCommand(command: unknown, flavor: string): boolean {
-  const call = typeof command === 'string' ? command.replace(/ --wake$/, '') : command;
+  const call = typeof command === 'string' ? command.replace(/ --(wake|ask)$/, '') : command;
   return typeof call === 'string' && (call.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(call));
 }
 
@@ -86,7 +97,7 @@ export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock,
   for (const [hookName, entries] of Object.entries(block)) {
     const existing = Array.isArray(hooks[hookName]) ? (hooks[hookName] as unknown[]) : [];
     const ours = existing.filter((entry) => isObjectRecord(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObjectRecord(h) && isBridgeCommand(h.command, flavor)));
-    if (ours.length === 1 && sameJson(ours[0], entries[0])) continue;
+    if (sameJson(ours, entries)) continue;
     // drop our earlier hooks (and entries left with none), keep everything else in place
     const others = existing.flatMap((entry) => {
       if (!isObjectRecord(entry) || !Array.isArray(entry.hooks)) return [entry];

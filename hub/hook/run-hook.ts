@@ -4,7 +4,7 @@
  * events stay spooled, a detached drainer takes over. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
-import { getFlavor, hookFieldsOf, isApprovalHook, messageHookOf } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
@@ -42,7 +42,7 @@ export async function runHook(
   rawPayload: string,
   env: NodeJS.ProcessEnv,
   /** `onSpooled(limitMs)`: the event is safe (spooled, or taken by the hub); the process may end within limitMs (default: the budget). */
-  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void },
+  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; ask?: boolean },
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
@@ -60,7 +60,10 @@ export async function runHook(
   let seq: number | undefined;
   const url = env.SESSION_HUB_URL;
   const token = env.SESSION_HUB_TOKEN;
-  if (url && token && isApprovalHook(flavor, readText(payload, fields.event))) {
+  // `--ask` (the entry install matches to the tools that ask the person): such a call waits for the answer too
+  const hookName = readText(payload, fields.event);
+  const asks = options.ask === true && isQuestionCall(flavor, hookName, readText(payload, fields.toolName));
+  if (url && token && (isApprovalHook(flavor, hookName) || asks)) {
     const asked = await askHub(spool, event, { url, token }, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
     outcome.errors.push(...asked.errors);
     if (asked.kind === 'answered') return { ...outcome, received: 'spooled', delivered: 1, ...(asked.answer ? { stdout: asked.answer } : {}), errors: [...outcome.errors, ...spool.problems] };

@@ -9,12 +9,14 @@ export interface ApprovalEnd {
   at: number;
   decidedBy: string | null;
   message: string | null;
+  /** An answered question's answers (AskUserQuestion). */
+  answers?: Record<string, string>;
 }
 
 /** Ends a pending approval and records its event; false when it had ended already (compare-and-set). */
 export async function endApproval(tx: Tx, changes: ChangeSet, namespace: string, approval: Approval, end: ApprovalEnd): Promise<boolean> {
   if (!(await finishApproval(tx, { approvalId: approval.approvalId, ...end }))) return false;
-  changes.approval(namespace, { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message });
+  changes.approval(namespace, { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message, ...(end.answers ? { answers: end.answers } : {}) });
   return true;
 }
 

@@ -5,9 +5,11 @@
  * the commit, the agent's answer.
  */
 import { attentionFromHook, type AttentionFromHook } from '../../shared/attention-hooks.js';
-import { hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { hookFieldsOf, isApprovalHook, isQuestionCall } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { permissionRequestOutput } from '../../shared/permission-output.js';
+import { questionAnswerOutput } from '../../shared/question-output.js';
+import { isObjectRecord } from '../../shared/protocol/json.js';
 import type { HookEvent } from '../../shared/protocol/hooks.js';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { listPendingApprovals } from '../store/approvals.js';
@@ -61,7 +63,8 @@ export async function applyHookForPerson(
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
   const superseded = await applyHookAttention(tx, changes, stored, attentionFromHook(event.flavor, event.payload), at);
-  if (event.sync !== true || !isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event))) return { superseded };
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
+  if (event.sync !== true || !(isApprovalHook(event.flavor, hookName) || isQuestionCall(event.flavor, hookName, call.tool))) return { superseded };
   const approval = await openApprovalIn(tx, changes, stored, { sid: session.sid, tool: call.tool ?? 'unknown', input: call.input ?? null, cwd: call.cwd, toolUseId: call.toolUseId ?? null }, at);
   return { superseded, approvalId: approval.approvalId };
 }
@@ -75,6 +78,16 @@ export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: 
   const ms = Math.min(deps.config.approvalWaitMs, event.waitMs ?? Infinity);
   const decided = await waitForDecision(deps, approvalId, ms);
   if (decided === null) return undefined;
-  const answer = permissionRequestOutput({ decision: decided.status === 'allowed' ? 'allow' : 'deny', message: decided.message });
+  const allow = decided.status === 'allowed';
+  // a call that asks the person (AskUserQuestion, ExitPlanMode): answered in its own hook's form
+  if (isQuestionCall(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event), decided.tool)) {
+    // an input cut at the size limit cannot be handed back whole: print nothing, the agent asks in its terminal
+    if (allow && (decided.inputTruncated || !isObjectRecord(decided.input))) return undefined;
+    const output = allow
+      ? questionAnswerOutput({ allow: true, input: decided.input as Record<string, unknown>, ...(decided.answers ? { answers: decided.answers } : {}) })
+      : questionAnswerOutput({ allow: false, message: decided.message });
+    return output as unknown as JsonObject;
+  }
+  const answer = permissionRequestOutput({ decision: allow ? 'allow' : 'deny', message: decided.message });
   return answer as unknown as JsonObject;
 }

@@ -16,6 +16,7 @@ interface ApprovalRow {
   decided_at: number | null;
   decided_by: string | null;
   message: string | null;
+  answers: string | null;
 }
 
 const INSERT = `
@@ -31,7 +32,7 @@ const SELECT_FOR_SESSION = `
 const SELECT_PENDING = `SELECT * FROM approvals WHERE sid = @sid AND status = 'pending' ORDER BY created_at, approval_id`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
-  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, message = @message
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, message = @message, answers = @answers
   WHERE approval_id = @approvalId AND status = 'pending'`;
 
 function toApproval(row: ApprovalRow): Approval {
@@ -48,6 +49,7 @@ function toApproval(row: ApprovalRow): Approval {
     decidedAt: row.decided_at,
     decidedBy: row.decided_by,
     message: row.message,
+    ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
   };
 }
 
@@ -81,7 +83,7 @@ export async function listPendingApprovals(sql: Sql, sid: string): Promise<Appro
 /** Ends a pending approval; false when it was no longer pending (nothing changed). */
 export async function finishApproval(
   sql: Sql,
-  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; message: string | null },
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; message: string | null; answers?: Record<string, string> },
 ): Promise<boolean> {
-  return (await sql.run(FINISH, input)).changes === 1;
+  return (await sql.run(FINISH, { ...input, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
 }

@@ -36,3 +36,12 @@ describe('the asyncRewake waiter in the Stop entry', () => {
     expect(merged.hooks.Stop.flatMap((entry) => entry.hooks.map((h) => h.command))).toEqual(['say done', command, `${command} --wake`]);
   });
 });
+
+describe('the synchronous question entry in PreToolUse', () => {
+  it('is a second entry matched to AskUserQuestion and ExitPlanMode only, running `--ask` with the approval timeout; the observer stays async for every tool', () => {
+    const [observer, asking] = buildHooksBlock(claude, command, {}).PreToolUse!;
+    expect(observer).toMatchObject({ matcher: '*', hooks: [{ command, async: true }] });
+    expect(asking).toEqual({ matcher: 'AskUserQuestion|ExitPlanMode', hooks: [{ type: 'command', command: `${command} --ask`, timeout: 60 }] });
+    expect(isBridgeCommand(`${command} --ask`, 'claude')).toBe(true);
+  });
+});
