@@ -54,3 +54,8 @@ export function releaseMessageWaiters(deps: HubDeps): void {
   closingStores.add(deps.store);
   for (const waiter of waitersOf(deps).values()) waiter.wake();
 }
+
+/** True while a waiter of this agent session waits on this hub (benchmarks and tests wait for it before sending). */
+export function hasMessageWaiter(deps: HubDeps, namespace: string, tag: string): boolean {
+  return waitersOf(deps).has(`${namespace}\u0000${tag}`);
+}
