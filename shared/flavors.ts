@@ -331,7 +331,9 @@ const declarations: FlavorDeclaration[] = [
       'session.created': 'session-start', 'chat.message': 'prompt-submit', 'tool.execute.before': 'tool-start', 'tool.execute.after': 'tool-use',
       'session.idle': 'turn-stop', 'session.deleted': 'session-end',
     },
-    hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js' },
+    // session.idle: the bridge prints { prompt } with the person's queued texts; the plugin sends it
+    // with client.session.prompt (opencode.ai/docs/sdk), the agent's next user message
+    hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js', messageHooks: { 'session.idle': { textField: 'prompt' } } },
     attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted') },
   },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
