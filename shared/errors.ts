@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, meaning: 'a document is larger than 64 KiB of UTF-8 JSON' },
   rate_limited: { status: 429, meaning: 'too many events; slow down' },
   internal: { status: 500, meaning: 'the hub failed; nothing was written' },
+  unavailable: { status: 503, meaning: 'the hub cannot store anything now (database locked, disk full, database down); retry shortly' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,7 @@ import { HubError } from '../../shared/errors.js';
 import { ApprovalConflict, ApprovalNotFound } from '../people/approval-errors.js';
 import { MessageConflict, MessageNotFound } from '../people/messages.js';
 import { ResumeRefused } from '../services/resume.js';
+import { unavailableAnswer } from '../store/unavailable.js';
 
 export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, unknown> = {}) {
   return reply.code(status).send({ error, message, ...extra });
@@ -34,6 +35,13 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     const code = error.statusCode === 413 ? 'payload_too_large' : error.statusCode === 429 ? 'rate_limited' : 'invalid_payload';
     return sendError(reply, error.statusCode, code, error.message);
+  }
+  const unavailable = unavailableAnswer(error);
+  if (unavailable) {
+    request.log.warn({ err: error }, 'request failed: the store is unavailable');
+    // a hint for generic HTTP clients and proxies; the SDK paces its own retries
+    reply.header('retry-after', '1');
+    return sendError(reply, unavailable.status, unavailable.code, unavailable.message);
   }
   request.log.error({ err: error }, 'request failed');
   return sendError(reply, 500, 'internal', 'internal error; nothing was written');

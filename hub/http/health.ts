@@ -1,7 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HealthResponseSchema } from '../../shared/protocol/http.js';
+import { HealthResponseSchema, NotReadyResponseSchema } from '../../shared/protocol/http.js';
+import { checkReadiness } from '../store/readiness.js';
+import type { Store } from '../store/sql.js';
 
-/** `GET /healthz`: no token; answers as long as the process serves HTTP. */
-export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+/**
+ * `GET /healthz` (liveness): no token; answers as long as the process serves HTTP, so a supervisor
+ * restarts only a hub that stopped serving, never one waiting out a database outage.
+ * `GET /readyz` (readiness): no token; 200 while the store can take a write, else 503
+ * `unavailable` with the reason: a load balancer sends runners elsewhere meanwhile.
+ */
+export const healthRoutes: FastifyPluginAsyncZod<{ store: Store }> = async (app, { store }) => {
   app.get('/healthz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ ok: true as const }));
+  app.get('/readyz', { schema: { response: { 200: HealthResponseSchema, 503: NotReadyResponseSchema } } }, async (request, reply) => {
+    const readiness = await checkReadiness(store, (error) => request.log.warn({ err: error }, 'readiness probe: the store cannot write'));
+    if (readiness.ok) return { ok: true as const };
+    return reply.code(503).send({ ok: false as const, error: 'unavailable' as const, message: `not ready: ${readiness.reason}`, reason: readiness.reason });
+  });
 };

@@ -8,6 +8,7 @@ import { HubError, hubError, type ErrorCode } from '../../shared/errors.js';
 import type { AckOf } from '../../shared/protocol/events.js';
 import { describeZodError } from '../../shared/protocol/validation.js';
 import type { HubMetrics } from '../metrics/metrics.js';
+import { unavailableAnswer } from '../store/unavailable.js';
 import type { SocketData } from './types.js';
 import { FLOOD_CUT_MS, floodingFor, type RateLimiter, type RateLimitKind } from './rate-limit.js';
 
@@ -146,8 +147,12 @@ function handle<S extends z.ZodType>(
       return;
     }
     const failWith = (error: unknown) => {
+      const unavailable = error instanceof HubError ? undefined : unavailableAnswer(error);
       if (error instanceof HubError) fail(error);
-      else {
+      else if (unavailable) {
+        log.warn({ err: error, event }, 'event failed: the store is unavailable');
+        fail(unavailable);
+      } else {
         log.error({ err: error, event }, 'event handler threw');
         fail(hubError.internal());
       }

@@ -1,6 +1,6 @@
 import type { ResyncEvent, UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Sql } from '../store/sql.js';
-import { namespaceSeqState, readEventsSince } from '../store/events.js';
+import { readReplay } from '../store/events.js';
 
 /** `through`: the namespace's latest seq when the replay was read (every event up to it is in it, or older than asked). */
 export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; events: UpdateEvent[]; through: number };
@@ -11,9 +11,11 @@ export type ReplayPlan = { kind: 'none' } | { kind: 'gap' } | { kind: 'events'; 
  */
 export async function planReplay(sql: Sql, input: { namespace: string; sinceSeq: number | undefined; sids?: ReadonlySet<string> }): Promise<ReplayPlan> {
   if (input.sinceSeq === undefined) return { kind: 'none' };
-  const { lastSeq, prunedThrough } = await namespaceSeqState(sql, input.namespace);
+  // a malformed handshake lastSeq (Infinity: hub/socket/server.ts) is beyond any seq: a gap
+  if (!Number.isSafeInteger(input.sinceSeq)) return { kind: 'gap' };
+  // one read: a prune between reading pruned_through and the events would skip events unnoticed
+  const { lastSeq, prunedThrough, events } = await readReplay(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids });
   if (input.sinceSeq > lastSeq || input.sinceSeq < prunedThrough) return { kind: 'gap' };
-  const events = await readEventsSince(sql, { namespace: input.namespace, since: input.sinceSeq, sids: input.sids });
   return { kind: 'events', events, through: Math.max(lastSeq, events.at(-1)?.seq ?? lastSeq) };
 }
 

@@ -28,6 +28,18 @@ const SELECT_SINCE = `
   SELECT e.id, e.seq, e.sid, e.created_at AS "createdAt", e.body, e.metadata_version AS "metadataVersion", h.metadata
   FROM events e LEFT JOIN metadata_history h ON h.sid = e.sid AND h.version = e.metadata_version
   WHERE e.namespace = @namespace AND e.seq > @since ORDER BY e.seq`;
+/**
+ * A replay's bounds and events in ONE statement, so one snapshot on both engines (PostgreSQL's READ
+ * COMMITTED gives each statement its own): a prune committing meanwhile is either all seen (a gap)
+ * or not at all (the events it deletes are still read). No row: the namespace has no events yet.
+ */
+const SELECT_REPLAY = `
+  SELECT n.last_seq AS "lastSeq", n.pruned_through AS "prunedThrough",
+    e.id, e.seq, e.sid, e.created_at AS "createdAt", e.body, e.metadata_version AS "metadataVersion", h.metadata
+  FROM namespaces n
+  LEFT JOIN events e ON e.namespace = n.name AND e.seq > @since
+  LEFT JOIN metadata_history h ON h.sid = e.sid AND h.version = e.metadata_version
+  WHERE n.name = @namespace ORDER BY e.seq`;
 export const SELECT_PRUNABLE_UPTO = `
   SELECT MAX(seq) AS upto FROM events
   WHERE namespace = @namespace AND seq <= @maxSeqByCount AND created_at < @olderThan`;
@@ -147,6 +159,27 @@ export async function readEventsSince(sql: Sql, input: { namespace: string; sinc
     events.push({ id: row.id, seq: row.seq, createdAt: row.createdAt, body: storedBody(row) });
   }
   return events;
+}
+
+/**
+ * What a client that saw up to `since` missed, read in one statement (see SELECT_REPLAY): the
+ * namespace's seq state and, in seq order, the kept events after `since` (optionally only some sessions').
+ */
+export async function readReplay(
+  sql: Sql,
+  input: { namespace: string; since: number; sids?: ReadonlySet<string> },
+): Promise<{ lastSeq: number; prunedThrough: number; events: UpdateEvent[] }> {
+  const rows = (await sql.all(SELECT_REPLAY, { namespace: input.namespace, since: input.since })) as (Partial<StoredEventRow> & { lastSeq: number; prunedThrough: number })[];
+  const events: UpdateEvent[] = [];
+  for (const row of rows) {
+    if (row.seq === null || row.seq === undefined) continue;
+    if (input.sids && !input.sids.has(row.sid!)) continue;
+    events.push({ id: row.id!, seq: row.seq, createdAt: row.createdAt!, body: storedBody(row as StoredEventRow) });
+  }
+  const state = rows[0] ?? { lastSeq: 0, prunedThrough: 0 };
+  // inside a SQLite transaction that appended events, the counter in memory is ahead of the row
+  const counter = sql.rowCache?.get(seqKey(input.namespace)) as SeqCounter | undefined;
+  return { lastSeq: Math.max(state.lastSeq, counter?.last ?? 0), prunedThrough: state.prunedThrough, events };
 }
 
 /** At most `limit` kept events after `since`, in seq order, with their sid (webhook delivery pages through them). */

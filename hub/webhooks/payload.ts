@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { WebhookFormat, WebhookJsonPayload, WebhookSlackPayload } from '../../shared/protocol/webhooks.js';
+import { chatSafe } from './chat-text.js';
 import { describeEvent, primaryKind, type SessionLabel } from './event-kinds.js';
 
 export interface Delivery {
@@ -34,9 +35,12 @@ export function buildDelivery(input: {
 }): Delivery {
   const { event } = input;
   const kind = primaryKind(event.body);
-  const text = describeEvent(event.body, input.session);
+  // the line carries session text: escaped for chat in both formats (a json webhook's `text` can
+  // reach a chat too); `body` keeps the values as stored
+  const text = chatSafe(describeEvent(event.body, input.session));
   if (input.format === 'slack') {
-    const payload: WebhookSlackPayload = { text, id: event.id };
+    // allowed_mentions: Discord's own switch for pings, should its endpoint read it; chatSafe does not rely on it
+    const payload: WebhookSlackPayload = { text, id: event.id, allowed_mentions: { parse: [] } };
     return { body: JSON.stringify(payload), kind };
   }
   const payload: WebhookJsonPayload = {

@@ -6,7 +6,11 @@ import type { ErrorCode } from '../errors.js';
  */
 export type HubRequestErrorCode = ErrorCode | 'timeout' | 'disconnected';
 
-/** Codes a retry can never fix: the SDK gives up at once and rejects with them. */
+/**
+ * Codes a retry can never fix: the SDK gives up at once and rejects with them. Every other code is
+ * retried within the write's budget: `rate_limited`, `internal`, and `unavailable` (the hub's
+ * database is locked, full or down for now), which exists so that clients retry.
+ */
 const FINAL_CODES: ReadonlySet<HubRequestErrorCode> = new Set(['invalid_payload', 'not_found', 'forbidden', 'unauthorized', 'payload_too_large', 'conflict']);
 
 /**

@@ -102,3 +102,5 @@ export const UsageResponseSchema = z.object({
 export type UsageResponse = z.infer<typeof UsageResponseSchema>;
 
 export const HealthResponseSchema = z.object({ ok: z.literal(true) });
+/** `GET /readyz` while the store cannot take a write: 503 with why (docs/reliability.md). */
+export const NotReadyResponseSchema = z.object({ ok: z.literal(false), error: z.literal('unavailable'), message: z.string(), reason: z.string() });

@@ -94,12 +94,16 @@ export const WebhookJsonPayloadSchema = z.object({
   createdAt: EpochMsSchema,
   event: WebhookEventKindSchema,
   sid: z.string(),
-  /** One readable line, the same as the `slack` format's text. */
+  /** One readable line, the same as the `slack` format's text (chat-escaped; `body` has the values as stored). */
   text: z.string(),
   body: UpdateBodySchema,
 });
 export type WebhookJsonPayload = z.infer<typeof WebhookJsonPayloadSchema>;
 
-/** What a `slack` webhook receives: incoming-webhook services read `text` and ignore the rest. */
-export const WebhookSlackPayloadSchema = z.object({ text: z.string(), id: z.string() });
+/**
+ * What a `slack` webhook receives: incoming-webhook services read `text` and ignore the rest.
+ * `text` is chat-escaped (`&amp;` `&lt;` `&gt;`, a zero-width space after `@`: docs/security.md);
+ * `allowed_mentions` tells Discord to ping nobody.
+ */
+export const WebhookSlackPayloadSchema = z.object({ text: z.string(), id: z.string(), allowed_mentions: z.object({ parse: z.array(z.string()).max(0) }) });
 export type WebhookSlackPayload = z.infer<typeof WebhookSlackPayloadSchema>;

@@ -113,7 +113,7 @@ describe('delivery', () => {
       'Claude Code session "beta-tag" ended (user quit)',
     ]);
     for (const post of receiver.posts) {
-      expect(Object.keys(post.body).sort()).toEqual(['id', 'text']);
+      expect(Object.keys(post.body).sort()).toEqual(['allowed_mentions', 'id', 'text']);
       expect(post.body.id).toBe(post.eventId);
       expect(post.signed).toBe(true);
     }

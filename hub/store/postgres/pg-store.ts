@@ -5,6 +5,7 @@ import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
 import { bindValues, toPositional, type Positional } from './named-params.js';
+import { asStoreUnavailable } from '../unavailable.js';
 
 export interface PgStoreOptions {
   log?: Logger;
@@ -128,6 +129,9 @@ export class PgStore implements Store {
     await previous;
     try {
       return await this.transactionNow(fn, options.savepoints ?? 'as-needed');
+    } catch (error) {
+      // the database down or restarting, a full disk: answered `unavailable`, which clients retry
+      throw error instanceof SavepointsNeeded ? error : asStoreUnavailable(error);
     } finally {
       done();
     }

@@ -5,6 +5,12 @@ import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type St
 import type { Logger } from '../../log.js';
 import { Checkpointer, DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './checkpointer.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { asStoreUnavailable } from '../unavailable.js';
+
+/** A statement's own busy wait (busy_timeout): short, since it blocks the whole process while it waits. */
+const BUSY_STEP_MS = 20;
+/** How long a transaction waits for another connection's write lock, the event loop running meanwhile. */
+export const DEFAULT_LOCK_WAIT_MS = 5000;
 
 /**
  * The embedded engine: better-sqlite3 in WAL mode, one connection, one process.
@@ -23,6 +29,10 @@ import { MIGRATIONS } from './migrations/index.js';
  * writes almost never fail. A savepoint that fails after one of its statements changed rows poisons
  * the transaction: it is rolled back whole and rejects with `SavepointsNeeded`, and the caller runs
  * it again without the failing work (services/changes.ts).
+ *
+ * Another connection holding the write lock (the offline CLI, `sqlite3` opened by hand) makes a
+ * transaction wait for it up to 5 s without blocking the process (begin()), then fail alone with
+ * StoreUnavailable (answered `unavailable`, retryable); the transactions after it run as usual.
  */
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -51,6 +61,8 @@ export class SqliteStore implements Store {
   constructor(
     readonly db: Database.Database,
     private readonly checkpointer?: Checkpointer,
+    /** How long a transaction waits for the write lock another connection holds before it fails. */
+    private readonly lockWaitMs = DEFAULT_LOCK_WAIT_MS,
   ) {
     this.dataVersionStatement = db.prepare('PRAGMA data_version').pluck();
     const store = this;
@@ -68,20 +80,26 @@ export class SqliteStore implements Store {
   /** Opens (creating if needed) the database file and applies pending migrations. */
   static open(
     file: string,
-    options: { migrations?: readonly string[]; log?: Logger; checkpoints?: CheckpointPolicy; synchronous?: 'normal' | 'full' } = {},
+    options: { migrations?: readonly string[]; log?: Logger; checkpoints?: CheckpointPolicy; synchronous?: 'normal' | 'full'; lockWaitMs?: number } = {},
   ): SqliteStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     const db = new Database(file);
-    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    // set only when not yet: `journal_mode = WAL` asks for a lock even on a WAL database, and fails
+    // at once (no busy wait) while another connection (a running hub) holds the write lock
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
     // SESSION_HUB_SYNC=full: the WAL is fsynced at every COMMIT, so a power loss loses no acked write
     db.pragma(options.synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     migrate(db, options.migrations ?? MIGRATIONS);
-    if (file === ':memory:') return new SqliteStore(db);
+    // from now on a statement waits at most this long, blocking the event loop (better-sqlite3 is
+    // synchronous); a BEGIN waits longer for the write lock, in steps that let the loop run (begin())
+    db.pragma(`busy_timeout = ${BUSY_STEP_MS}`);
+    if (file === ':memory:') return new SqliteStore(db, undefined, options.lockWaitMs);
     db.pragma('wal_autocheckpoint = 0');
     const log = options.log;
-    return new SqliteStore(db, new Checkpointer(file, options.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, (message) => log?.error({ message }, 'WAL checkpoint failed')));
+    const checkpointer = new Checkpointer(file, options.checkpoints ?? DEFAULT_CHECKPOINT_POLICY, (message) => log?.error({ message }, 'WAL checkpoint failed'));
+    return new SqliteStore(db, checkpointer, options.lockWaitMs);
   }
 
   async get<Row>(query: Query, params?: Params): Promise<Row | undefined> {
@@ -95,10 +113,12 @@ export class SqliteStore implements Store {
   }
 
   async run(query: Query, params?: Params): Promise<{ changes: number }> {
-    if (this.inTransaction) await this.turn;
-    // a write outside any transaction does not keep the transactions' rowCache current
+    // in a transaction of its own: it waits for another connection's write lock as a transaction
+    // does (begin()), not for busy_timeout with the whole process blocked
+    const result = await this.transaction((tx) => tx.run(query, params));
+    // a write outside the store modules' transactions does not keep their rowCache current
     this.transactionCache.clear();
-    return this.runNow(query, params);
+    return result;
   }
 
   transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -106,13 +126,19 @@ export class SqliteStore implements Store {
     let done!: () => void;
     this.turn = new Promise<void>((resolve) => (done = resolve));
     return previous.then(async () => {
-      this.inTransaction = true;
-      this.savepointMode = options.savepoints ?? 'as-needed';
-      if (this.checkpointer?.restartWanted()) this.catchUpCheckpoint();
-      this.control('BEGIN IMMEDIATE');
-      // holding the write lock: no other connection can commit until this transaction ends
-      this.freshenCache();
+      // everything from here is inside the try: a BEGIN that fails (another connection holds the
+      // write lock past busy_timeout) must still end this turn, or every later call waits for ever
       try {
+        this.savepointMode = options.savepoints ?? 'as-needed';
+        // an earlier ROLLBACK that failed left the connection inside a transaction: end it first
+        if (this.db.inTransaction) this.control('ROLLBACK');
+        if (this.checkpointer?.restartWanted()) this.catchUpCheckpoint();
+        // the usual case, no other connection writing, begins without waiting for a timer
+        if (!this.beginNow()) await this.begin();
+        // from here on reads outside the transaction wait for its end (they would see its rows)
+        this.inTransaction = true;
+        // holding the write lock: no other connection can commit until this transaction ends
+        this.freshenCache();
         const value = await fn(this.tx);
         for (const flush of this.commitHooks.values()) await flush();
         if (this.poisoned) throw new SavepointsNeeded(this.poisoned.cause);
@@ -122,8 +148,8 @@ export class SqliteStore implements Store {
       } catch (error) {
         // also when COMMIT failed and SQLite rolled back by itself
         this.transactionCache.clear();
-        if (this.db.inTransaction) this.control('ROLLBACK');
-        throw error;
+        this.rollbackQuietly();
+        throw error instanceof SavepointsNeeded ? error : asStoreUnavailable(error);
       } finally {
         this.inTransaction = false;
         this.poisoned = undefined;
@@ -132,6 +158,44 @@ export class SqliteStore implements Store {
         done();
       }
     });
+  }
+
+  /**
+   * BEGIN IMMEDIATE after a first try found the write lock held by another connection (the offline
+   * CLI, `sqlite3` opened by hand, the checkpoint worker): tries again for up to `lockWaitMs`; each
+   * try blocks the event loop at most BUSY_STEP_MS, and the waits between tries let sockets, HTTP and reads go on. Past the
+   * deadline the SQLITE_BUSY is thrown (answered `unavailable`: unavailable.ts).
+   */
+  private async begin(): Promise<void> {
+    const deadline = performance.now() + this.lockWaitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      if (this.beginNow(performance.now() >= deadline)) return;
+    }
+  }
+
+  /** One try at BEGIN IMMEDIATE: false if another connection holds the write lock (thrown if `last`). */
+  private beginNow(last = false): boolean {
+    try {
+      this.control('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (last || !String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+      return false;
+    }
+  }
+
+  /**
+   * Rolls back what is open, keeping the error that got us here: a ROLLBACK that fails itself
+   * (an I/O error) leaves the connection in its transaction, and the next transaction ends it first.
+   */
+  private rollbackQuietly(): void {
+    if (!this.db.inTransaction) return;
+    try {
+      this.control('ROLLBACK');
+    } catch {
+      // retried at the next BEGIN (above); the original error is the one the callers need
+    }
   }
 
   /**
