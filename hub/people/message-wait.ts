@@ -7,7 +7,8 @@ import type { Message } from '../../shared/protocol/messages.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { isClosing, registerWaiter, type MessageWaiter } from './message-waiters.js';
-import { getSessionByTag } from '../store/sessions.js';
+import { listQueuedMessages } from '../store/messages.js';
+import { getSessionByTag, type StoredSession } from '../store/sessions.js';
 import { deliverQueuedIn } from './message-delivery.js';
 
 /** How often a waiter reads the store, for messages queued on another hub process. */
@@ -43,15 +44,20 @@ export async function waitForMessages(
   };
   const unregister = registerWaiter(deps, `${actor.namespace}\u0000${input.tag}`, self);
   const deadline = performance.now() + input.waitMs;
+  let session: StoredSession | undefined;
   try {
     for (;;) {
       self.woken = false;
       if (self.replaced || isClosing(deps)) return { messages: [], replaced: self.replaced };
-      const session = await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
+      session ??= await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
       if (session) {
-        self.sid = session.sid;
-        const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, session, `wake:${input.event}`, now));
-        if (taken.length > 0) return { messages: taken, replaced: false };
+        const found = session;
+        self.sid = found.sid;
+        // a read first: a write only when something is queued (many idle sessions each have a waiter)
+        if ((await listQueuedMessages(deps.store, found.sid)).length > 0) {
+          const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, found, `wake:${input.event}`, now));
+          if (taken.length > 0) return { messages: taken, replaced: false };
+        }
       }
       const remaining = deadline - performance.now();
       if (remaining <= 0) return { messages: [], replaced: false };
