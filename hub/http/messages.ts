@@ -6,6 +6,7 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { cancelMessage, queueMessage } from '../people/messages.js';
 import { requireSession } from '../services/require-session.js';
 import { tokenIdOf, type TokenIdentity } from '../services/tokens.js';
+import { reachOf } from '../people/message-reach.js';
 import { waitForMessages } from '../people/message-wait.js';
 import { listMessages } from '../store/messages.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
@@ -43,7 +44,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     { onRequest: requireToken(access), schema: { params: SidParamsSchema, response: { 200: MessagesResponseSchema } } },
     async (request) => {
       const session = await requireSession(deps.store, identityOf(request), request.params.sid);
-      return { sid: session.sid, messages: await listMessages(deps.store, session.sid) };
+      return { sid: session.sid, messages: await listMessages(deps.store, session.sid), reach: await reachOf(deps.store, session) };
     },
   );
 

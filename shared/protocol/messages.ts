@@ -55,8 +55,14 @@ export const PostMessageRequestSchema = z.object({ text: MessageTextSchema }).st
 export type PostMessageRequest = z.infer<typeof PostMessageRequestSchema>;
 export const MessageResponseSchema = z.object({ message: MessageSchema });
 export type MessageResponse = z.infer<typeof MessageResponseSchema>;
-/** GET …/messages: oldest first. */
-export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema) });
+/**
+ * How a message reaches the agent while it waits: `runner` (an SDK runner's socket: at once),
+ * `wake` (its hook wakes the idle agent: at once), `stop` (at the agent's next stop only).
+ */
+export const MessageReachSchema = z.enum(['runner', 'wake', 'stop']);
+export type MessageReach = z.infer<typeof MessageReachSchema>;
+/** GET …/messages: oldest first, and how a message reaches this session's agent. */
+export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema), reach: MessageReachSchema });
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 export const MessageParamsSchema = z.object({ sid: SidSchema, messageId: idSchema(128) });
 /** 409 when cancelling a message no longer queued: the message as it stands. */

@@ -63,6 +63,8 @@ describe('Claude Code Stop', () => {
     expect(Object.keys(printed).sort()).toEqual(Object.keys(outputShape('messages/claude-stop-block-output.json')).sort());
     expect(printed).toEqual({ decision: 'block', reason: 'Yes, update the snapshots too.\n\nAnd bump the version.' });
 
+    // a hook session of an agent whose hooks can wake it
+    expect((await bridge.get<MessagesResponse>(`/api/sessions/${session.sid}/messages`)).reach).toBe('wake');
     const messages = await messagesOf(session.sid);
     expect(messages.map((m) => [m.id, m.state, m.via])).toEqual([[first.id, 'delivered', 'hook:Stop'], [second.id, 'delivered', 'hook:Stop']]);
     const turns = await bridge.get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`);
@@ -141,6 +143,8 @@ describe('other agents', () => {
   it('Cursor stop answers followup_message with the texts', async () => {
     const payload = payloadOf('attention/cursor-stop-completed.json');
     const session = await sessionFor('cursor', payload, String(payload.conversation_id));
+    // its hooks cannot wake it: a reply waits for its next stop
+    expect((await bridge.get<MessagesResponse>(`/api/sessions/${session.sid}/messages`)).reach).toBe('stop');
     await post(session.sid, 'Now write the changelog entry.');
     const result = await hook('cursor', payload);
     expect(JSON.parse(result.stdout)).toEqual({ followup_message: 'Now write the changelog entry.' });

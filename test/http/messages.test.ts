@@ -55,7 +55,8 @@ describe('queue, read, cancel', () => {
     expect(JSON.stringify(answer.body)).not.toContain(hub.tokens.operator);
     await waitFor(() => updates.some((e) => e.body.t === 'message'), 3000, 'message broadcast');
     expect(updates.find((e) => e.body.t === 'message')!.body).toEqual({ t: 'message', sid: session.sid, message });
-    expect(await list(session.sid)).toEqual({ sid: session.sid, messages: [message] });
+    // a runner socket holds the session's run: a message reaches the agent through it
+    expect(await list(session.sid)).toEqual({ sid: session.sid, messages: [message], reach: 'runner' });
   });
 
   it('an admin queues too; GET lists oldest first for any token of the tenant (runner included)', async () => {

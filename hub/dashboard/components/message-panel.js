@@ -25,20 +25,26 @@ function viaWords(/** @type {string | null} */ via) {
 
 /**
  * When a reply reaches the agent: `later` (the session ended: once it runs again), `next-stop` (the
- * agent is working: its stop hook hands it over), `now` (it waits: its runner or waking hook takes it).
+ * agent is working, or its hooks cannot wake it: its stop hook hands it over), `now` (it waits and
+ * its runner or waking hook takes it at once). `reach` is the hub's (GET …/messages).
  * @param {{ lifecycle: { state: string }, activity: string }} session
+ * @param {'runner' | 'wake' | 'stop'} reach
  */
-export function deliveryOf(session) {
+export function deliveryOf(session, reach) {
   if (session.lifecycle.state === 'ended' || session.lifecycle.state === 'archived' || session.activity === 'ended' || session.activity === 'lost') return 'later';
-  if (session.activity === 'working') return 'next-stop';
+  if (reach === 'runner') return 'now';
+  if (session.activity === 'working' || reach === 'stop') return 'next-stop';
   return 'now';
 }
 
-const DELIVERY_WORDS = {
-  now: 'A reply reaches the agent now: it is waiting.',
-  'next-stop': 'The agent is working: a reply reaches it at its next stop.',
-  later: 'The session is not running: a reply waits here and reaches the agent once it runs again (for up to a day).',
-};
+/** @param {'now' | 'next-stop' | 'later'} delivery @param {string} activity */
+function deliveryWords(delivery, activity) {
+  if (delivery === 'now') return 'A reply reaches the agent now.';
+  if (delivery === 'later') return 'The session is not running: a reply waits here and reaches the agent once it runs again (for up to a day).';
+  return activity === 'working'
+    ? 'The agent is working: a reply reaches it at its next stop.'
+    : "A reply reaches the agent at its next stop (this agent's hooks cannot wake it while it waits).";
+}
 
 /**
  * @param {import('../api.js').Api} api
@@ -47,6 +53,7 @@ const DELIVERY_WORDS = {
  */
 function useMessages(api, store, sid) {
   const [messages, setMessages] = useState(/** @type {Message[] | null} */ (null));
+  const [reach, setReach] = useState(/** @type {'runner' | 'wake' | 'stop'} */ ('stop'));
   const [error, setError] = useState('');
   /** @param {Message} message */
   const put = (message) => setMessages((list) => [...(list ?? []).filter((m) => m.id !== message.id), message].sort((a, b) => a.createdAt - b.createdAt));
@@ -54,12 +61,12 @@ function useMessages(api, store, sid) {
     let closed = false;
     const stop = store.onMessage((message) => message.sid === sid && put(message));
     api.messages(sid).then(
-      (body) => closed || setMessages((live) => {
+      (body) => closed || (setReach(body.reach), setMessages((live) => {
         const byId = new Map(body.messages.map((m) => [m.id, m]));
         // a live change newer than the fetch wins (a state only moves away from queued)
         for (const m of live ?? []) if (m.state !== 'queued' || !byId.has(m.id)) byId.set(m.id, m);
         return [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
-      }),
+      })),
       (err) => closed || setError(messageOf(err)),
     );
     return () => {
@@ -67,14 +74,14 @@ function useMessages(api, store, sid) {
       stop();
     };
   }, [api, store, sid]);
-  return { messages, error, put };
+  return { messages, reach, error, put };
 }
 
 /**
  * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number }} props
  */
 export function MessagePanel({ sid, store, api, role, now }) {
-  const { messages, error, put } = useMessages(api, store, sid);
+  const { messages, reach, error, put } = useMessages(api, store, sid);
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState('');
@@ -105,10 +112,10 @@ export function MessagePanel({ sid, store, api, role, now }) {
     }
   }
 
-  const delivery = session ? deliveryOf(session) : 'later';
+  const delivery = session ? deliveryOf(session, reach) : 'later';
   return html`<section class="messages-panel" id="session-messages" aria-label="Talk to the agent">
     <h3>Talk to the agent</h3>
-    <p class="delivery muted" data-delivery=${delivery}>${DELIVERY_WORDS[delivery]}</p>
+    <p class="delivery muted" data-delivery=${delivery} data-reach=${reach}>${deliveryWords(delivery, session?.activity ?? '')}</p>
     ${canSend
       ? html`<form class="reply" onSubmit=${send}>
           <textarea name="reply" rows="3" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
