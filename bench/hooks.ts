@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readDrainerState } from '../hub/hook/drainer.js';
+import { targetDirs } from '../hub/hook/spool-target.js';
 import { fixed, percentile } from './stats.js';
 import { startHubTarget } from './targets.js';
 
@@ -125,8 +126,10 @@ async function main(): Promise<void> {
     await hub.stop();
     for (const dir of spoolDirs) {
       // the hub-down series left a drainer waiting to retry: the bench leaves nothing running
-      const drainer = readDrainerState(dir, 'claude');
-      if (drainer?.alive) process.kill(drainer.pid);
+      for (const hubDir of targetDirs(dir)) {
+        const drainer = readDrainerState(hubDir, 'claude');
+        if (drainer?.alive) process.kill(drainer.pid);
+      }
       rmSync(dir, { recursive: true, force: true });
     }
   }

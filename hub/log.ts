@@ -1,4 +1,5 @@
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
@@ -38,7 +39,7 @@ function serializeRequest(req: { method?: string; url?: string; ip?: string }) {
  * The one pino root. Tokens never reach a log: the handshake's `auth` and the Authorization header
  * are redacted wherever they appear, and request URLs are logged without their query string.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream, options: { pretty?: boolean } = {}): Logger {
   return pino(
     {
       level,
@@ -46,6 +47,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       serializers: { req: serializeRequest },
       redact: { paths: ['token', '*.token', 'auth', '*.auth', 'req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
     },
-    destination,
+    destination ?? (options.pretty ? readableLines() : undefined),
   );
+}
+
+/**
+ * For a person at a terminal: `12:04:31 INFO  session hub listening on …` with the fields after it,
+ * not JSON. Written synchronously to stdout, like pino's own destination, so nothing is lost at exit.
+ */
+function readableLines(): pino.DestinationStream {
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service', singleLine: true });
 }

@@ -26,6 +26,7 @@ import { createMessageCourier } from './socket/message-courier.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';
+import { SignInCodes } from './services/sign-in-codes.js';
 import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.js';
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
@@ -48,6 +49,10 @@ export interface RunningHub {
   deps: HubDeps;
   /** Tokens created on this start (first start without SESSION_HUB_TOKENS); shown once. */
   generatedTokens: PlainToken[];
+  /** The start-up sign-in link: `<url>/?code=…`, one use, within 10 minutes (docs/security.md). */
+  signInLink: { url: string; expiresAt: number };
+  /** Issues another one-time sign-in code for this process. */
+  issueSignInLink(): { url: string; expiresAt: number };
   /** Runs a sweep now (after the one running, if any); see lifecycle/sweeper.ts. */
   sweepNow(): Promise<SweepReport>;
   close(): Promise<void>;
@@ -107,7 +112,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     { ratePerSecond: config.tokenRateLimitPerSecond, burst: config.tokenRateLimitBurst },
   );
   const inFlight = attachSocketHandlers(sockets, { deps, tokens, bindings, log, metrics, limiter });
-  registerHttpRoutes(app, { deps, tokens, limiter, metrics, vapid });
+  const signInCodes = new SignInCodes();
+  registerHttpRoutes(app, { deps, tokens, limiter, metrics, vapid, signInCodes });
 
   const sweeper = createSweeper(deps, metrics);
   opened.push(() => sweeper.stop());
@@ -143,6 +149,11 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   webhooks.start();
   pusher.start();
+  const issueSignInLink = () => {
+    const { code, expiresAt } = signInCodes.issue(clock.now());
+    return { url: `${url}/?code=${code}`, expiresAt };
+  };
+  const signInLink = issueSignInLink();
   log.info(
     { url, database: describeStore(config), sync: config.databaseUrl === undefined ? config.sync : 'postgresql', redis: redis !== undefined, hubId, tokens: tokens.size, runsAwaitingRunners: carriedOver },
     `session hub listening on ${url}`,
@@ -187,5 +198,5 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       log.info('stopped');
     })());
 
-  return { url, port, deps, generatedTokens: generated, sweepNow: () => sweeper.sweepNow(), close };
+  return { url, port, deps, generatedTokens: generated, signInLink, issueSignInLink, sweepNow: () => sweeper.sweepNow(), close };
 }

@@ -17,6 +17,7 @@ import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { startHub, type RunningHub } from '../hub/main.js';
 import { openApproval } from '../hub/people/approvals.js';
+import { putTurnUsage } from '../hub/store/usage.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, 'docs', 'screenshots');
@@ -107,9 +108,11 @@ async function shoot(browser: Browser, url: string, name: string, viewport: { wi
   const problems: string[] = [];
   page.on('pageerror', (err) => problems.push(err.message));
   page.on('console', (m) => /Content Security Policy|Refused to/i.test(m.text()) && problems.push(m.text()));
-  await page.goto(`${url}/?token=${path ? TOKENS.admin : TOKENS.dashboard}${path}`);
+  // signed in as the form would leave it (no token in any URL: docs/security.md)
+  await context.addInitScript((token) => sessionStorage.setItem('sessionHub.token', token), path ? TOKENS.admin : TOKENS.dashboard);
+  await page.goto(`${url}/${path}`);
   await page.waitForSelector('#conn[data-state="live"]');
-  await page.waitForSelector(path === '#/usage' ? '#usage-chart' : path ? '.turns-panel li.turn' : '#sessions li.session');
+  await page.waitForSelector(path === '#/usage' ? '#usage-chart, #usage-chart-note' : path ? '.turns-panel li.turn' : '#sessions li.session');
   await sleep(400);
   const file = join(OUT, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
@@ -128,6 +131,14 @@ async function main(): Promise<void> {
   try {
     mkdirSync(OUT, { recursive: true });
     const { detailSid, approvalSid } = await seed(hub, spoolDir);
+    // earlier days of usage, so the usage view has a daily chart to show (one day reads as a sentence)
+    await hub.deps.store.transaction(async (tx) => {
+      for (const [daysAgo, inputTokens] of [[1, 420_000], [3, 150_000], [4, 610_000]] as const) {
+        await putTurnUsage(tx, { turnId: `screenshots-earlier-${daysAgo}`, sid: detailSid, namespace: 'default', openedAt: Date.now() - daysAgo * 86_400_000 }, [
+          { model: 'claude-sonnet-4-5', inputTokens, outputTokens: inputTokens / 20, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: (inputTokens * 3 + (inputTokens / 20) * 15) / 1e6 },
+        ]);
+      }
+    });
     const detail = `#/s/${encodeURIComponent(detailSid)}`;
     await shoot(browser, hub.url, 'list-desktop', { width: 1280, height: 640 }, '');
     await shoot(browser, hub.url, 'list-phone', { width: 390, height: 844 }, '');

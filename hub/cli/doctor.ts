@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { defaultSpoolDir } from '../hook/spool.js';
-import { formatSpoolStatus, needsAttention, spoolStatus, type FlavorSpoolStatus } from '../hook/status.js';
+import { formatSpoolStatus, needsAttention, spoolStatus, type SpoolReport } from '../hook/status.js';
 import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
 import { countSessions } from '../store/doctor.js';
 import { age, openExistingStore, withUsageErrors } from './offline.js';
@@ -14,8 +14,9 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - turns open longer than the turn timeout,
   - webhooks paused after failing too long (fix: session-hub webhook resume <id>), failing now,
     or that lost events pruned by retention before they could be delivered.
-  - hook events this machine's hook bridge could not deliver: refused by the hub (wrong token)
-    or not configured; read from SESSION_HUB_SPOOL_DIR (default ~/.session-hub) of the user
+  - hook events this machine's hook bridge could not deliver now: refused by the hub (wrong token),
+    not configured, damaged spool files, a spool that cannot be written, hook calls that sent
+    nothing (unknown flavor, no session id); read from SESSION_HUB_SPOOL_DIR (default ~/.session-hub) of the user
     running doctor (set it to the agent user's spool dir when the agent runs as someone else).
 
 Options:
@@ -31,7 +32,7 @@ function when(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
 }
 
-function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: { dir: string; statuses: FlavorSpoolStatus[] }): string {
+function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: SpoolReport): string {
   const now = report.checkedAt;
   const lines = [`session-hub doctor: ${databaseFile}, ${sessions} session(s)`, ''];
   const data = `--data ${dataArg}`;
@@ -68,8 +69,8 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     lines.push(`  fix: make the receiver answer 2xx, then: session-hub webhook resume <id> ${data}   (also acknowledges lost events)`);
     lines.push('       lost events: raise SESSION_HUB_EVENT_KEEP / SESSION_HUB_EVENT_KEEP_MS, or resume paused webhooks sooner', '');
   }
-  const hookProblems = hooks.statuses.filter(needsAttention).length;
-  if (hooks.statuses.length > 0) lines.push(...formatSpoolStatus(hooks.dir, hooks.statuses), '');
+  const hookProblems = needsAttention(hooks);
+  if (hooks.flavors.length > 0 || hookProblems > 0) lines.push(...formatSpoolStatus(hooks), '');
   const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.webhooks.length + hookProblems;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
@@ -92,9 +93,9 @@ async function doctor(argv: string[]): Promise<void> {
   try {
     const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
     // the hook bridge's spool on this machine: a misconfigured hook shows here too
-    const hooks = { dir: defaultSpoolDir(process.env), statuses: spoolStatus(defaultSpoolDir(process.env)) };
-    const ok = report.ok && !hooks.statuses.some(needsAttention);
-    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: { dir: hooks.dir, flavors: hooks.statuses } }, null, 2)}\n`);
+    const hooks = spoolStatus(defaultSpoolDir(process.env));
+    const ok = report.ok && needsAttention(hooks) === 0;
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: hooks }, null, 2)}\n`);
     else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where, hooks));
     process.exitCode = ok ? 0 : 1;
   } finally {

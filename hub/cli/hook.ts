@@ -9,6 +9,8 @@ import { configPreview, InstallRefused, mergeConfig } from '../hook/config-files
 import { hookArgvFor, hookCommandFor } from '../hook/install.js';
 import { lineDiff } from '../hook/line-diff.js';
 import { DEFAULT_HOOK_BUDGET_MS } from '../hook/run-hook.js';
+import { targetOf } from '../hook/drainer.js';
+import { retryRefused } from '../hook/retry-refused.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
 
@@ -18,6 +20,7 @@ const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.cjs', import.meta
 export const HOOK_HELP = `session-hub hook <flavor>            (reads one hook payload on stdin)
 session-hub hook install <flavor> [--write] [--file PATH] [--command CMD]
 session-hub hook status [--json]
+session-hub hook retry-refused
 
 The agent hook bridge. Called by the agent for each hook event, it writes the payload to its spool
 (SESSION_HUB_SPOOL_DIR, default ~/.session-hub), then sends the spool to SESSION_HUB_URL's
@@ -33,8 +36,12 @@ earlier hooks: it shows the diff and keeps the previous file as <file>.bak-<time
 merge safely (invalid JSON or TOML, JSON with comments, another notify program) is refused, untouched.
 The command runs the bundled bridge directly: node ${BRIDGE_BUNDLE} <flavor>.
 
-status prints, per flavor, the events spooled per session, the events the hub refused, the last
-error and the drainer's state.
+status prints, per hub and flavor, the events spooled per session, the events the hub refused, the
+last error and the drainer's state; damaged files set aside, a spool that cannot be written, and hook
+calls that sent nothing (unknown flavor, no session id). Exit 1 when something needs a person now.
+
+retry-refused puts the events refused for their token (and those written with no hub set) back in the
+spool of SESSION_HUB_URL with SESSION_HUB_TOKEN, and sends them: run it once the token is fixed.
 
 Flavors: ${[...FLAVORS.keys()].join(', ')}`;
 
@@ -72,6 +79,8 @@ async function install(argv: string[]): Promise<void> {
   const command = { line: hookCommandFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE }), argv: hookArgvFor(flavor.id, { base: values.command, bundle: BRIDGE_BUNDLE }) };
   if (!values.write) {
     process.stdout.write(configPreview(flavor, command));
+    // stdout stays the configuration alone (it may be redirected into a file)
+    process.stderr.write(environmentNote());
     return;
   }
   // a declared file under ~ is the user's (Codex reads ~/.codex/config.toml), else relative to here
@@ -88,7 +97,7 @@ async function install(argv: string[]): Promise<void> {
     return;
   }
   if (merged.added.length === 0) {
-    process.stdout.write(`${file}: already set up, nothing changed\n`);
+    process.stdout.write(`${file}: already set up, nothing changed\n${environmentNote()}`);
     return;
   }
   // the user sees what changes, and keeps the file as it was
@@ -100,7 +109,48 @@ async function install(argv: string[]): Promise<void> {
     copyFileSync(file, backup);
   }
   atomicWrite(file, merged.text);
-  process.stdout.write(`${file}: added ${merged.added.join(', ')}${backup ? `; the previous file is kept as ${backup}` : ''}\n`);
+  process.stdout.write(`${file}: added ${merged.added.join(', ')}${backup ? `; the previous file is kept as ${backup}` : ''}\n${environmentNote()}`);
+}
+
+/** Where the hooks' two variables stand in this shell, and how to check the wiring: the last words of install. */
+function environmentNote(): string {
+  const url = process.env.SESSION_HUB_URL;
+  const here = (set: boolean, shown?: string) => (set ? `set here${shown ? ` (${shown})` : ''}` : 'NOT set in this shell');
+  return [
+    '',
+    'The hooks need two environment variables where the agent starts (your shell profile, or the agent\'s own env settings):',
+    `  SESSION_HUB_URL    the hub, e.g. http://127.0.0.1:3737 — ${here(Boolean(url), url)}`,
+    `  SESSION_HUB_TOKEN  a runner token (session-hub token create --role runner) — ${here(Boolean(process.env.SESSION_HUB_TOKEN))}`,
+    'Check after the agent\'s next hook: session-hub hook status (a "last delivery" for the hub; a refused token names its fix).',
+    '',
+  ].join('\n');
+}
+
+function retry(argv: string[]): Promise<void> | void {
+  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write(`${HOOK_HELP}\n`);
+    return;
+  }
+  const target = targetOf(process.env);
+  if (target === undefined) {
+    process.stderr.write('session-hub hook retry-refused: set SESSION_HUB_URL and SESSION_HUB_TOKEN (the fixed token) first: the events are sent to that hub with that token\n');
+    process.exitCode = 2;
+    return;
+  }
+  return retryRefused(defaultSpoolDir(process.env), target).then((report) => {
+    const lines: string[] = [];
+    for (const m of report.moved) lines.push(`put back ${m.refused} refused and ${m.waiting} waiting ${m.flavor} event(s) from ${m.from}`);
+    if (report.moved.length === 0) lines.push('nothing to put back: no event refused for its token, none written with no hub set');
+    for (const d of report.delivered) {
+      const r = d.report;
+      const how = r.refused ? `refused again: ${r.refused.message}` : r.remaining > 0 ? `${r.remaining} left for the drainer or the next hook (${r.stoppedBy ?? ''})` : 'all delivered';
+      lines.push(`${d.flavor}: sent ${r.delivered} event(s); ${how}`, ...r.notes);
+    }
+    for (const left of report.left) lines.push(`left: ${left}`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    process.exitCode = report.delivered.some((d) => d.report.refused || d.report.remaining > 0) ? 1 : 0;
+  });
 }
 
 function status(argv: string[]): void {
@@ -109,17 +159,17 @@ function status(argv: string[]): void {
     process.stdout.write(`${HOOK_HELP}\n`);
     return;
   }
-  const dir = defaultSpoolDir(process.env);
-  const statuses = spoolStatus(dir);
-  if (values.json) process.stdout.write(`${JSON.stringify({ spoolDir: dir, flavors: statuses }, null, 2)}\n`);
-  else process.stdout.write(`${formatSpoolStatus(dir, statuses).join('\n')}\n`);
-  process.exitCode = statuses.some(needsAttention) ? 1 : 0;
+  const report = spoolStatus(defaultSpoolDir(process.env));
+  if (values.json) process.stdout.write(`${JSON.stringify({ spoolDir: report.dir, ...report }, null, 2)}\n`);
+  else process.stdout.write(`${formatSpoolStatus(report).join('\n')}\n`);
+  process.exitCode = needsAttention(report) > 0 ? 1 : 0;
 }
 
 export async function hookCommand(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === 'install') return install(rest);
   if (first === 'status') return status(rest);
+  if (first === 'retry-refused') return retry(rest);
   if (first === undefined || first === '--help' || first === '-h') {
     process.stdout.write(`${HOOK_HELP}\n`);
     if (first === undefined) process.exitCode = 2;

@@ -2,7 +2,26 @@ import { parseArgs } from 'node:util';
 import { ENV_VARS, loadConfig } from '../config.js';
 import { createLogger } from '../log.js';
 import { startHub, type RunningHub } from '../main.js';
+import { SIGN_IN_CODE_TTL_MS } from '../services/sign-in-codes.js';
+import { describeStore } from '../store/open-store.js';
 import { explainStartFailure } from './start-errors.js';
+
+const SIGN_IN_MINUTES = SIGN_IN_CODE_TTL_MS / 60_000;
+
+/** What a person at a terminal needs once the hub is up: where, how to sign in, where data lives. */
+function banner(hub: RunningHub, config: ReturnType<typeof loadConfig>): string {
+  return [
+    '',
+    `  Session Hub is running`,
+    `  page      ${hub.url}/`,
+    `  sign in   ${hub.signInLink.url}`,
+    `            (works once, within ${SIGN_IN_MINUTES} minutes; then sign in with a token)`,
+    `  data      ${describeStore(config)}`,
+    `  stop      Ctrl+C`,
+    '',
+    '',
+  ].join('\n');
+}
 
 export const START_HELP = `session-hub start [options]
 
@@ -50,7 +69,9 @@ export async function startCommand(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig(process.env, { host: values.host, port: values.port, dataDir: values.data, logLevel: values['log-level'] });
-  const log = createLogger(config.logLevel);
+  // a person at a terminal reads lines; a service manager or a log collector gets pino's JSON
+  const atTerminal = process.stdout.isTTY === true;
+  const log = createLogger(config.logLevel, undefined, { pretty: atTerminal });
   // the handlers come before the start: a signal while the hub starts (migrations, boot grace and
   // sweep) would otherwise kill it with Node's default action, leaving its hubs row. The start
   // finishes (within STOP_DURING_START_MS), then the hub stops like on any other signal.
@@ -91,8 +112,9 @@ export async function startCommand(argv: string[]): Promise<void> {
     const lines = hub.generatedTokens.map((t) => `  ${t.role.padEnd(9)} ${t.namespace}  ${t.token}`);
     process.stdout.write(
       `\nFirst start: created these tokens. They are shown only now (the hub keeps only their hashes):\n${lines.join('\n')}\n` +
-        `Open ${hub.url}/ and sign in with the dashboard or admin token.\n\n`,
+        `Open ${hub.url}/ and sign in with the dashboard or admin token, or use the sign-in link below.\n\n`,
     );
   }
+  process.stdout.write(atTerminal ? banner(hub, config) : `Sign in: ${hub.signInLink.url} (works once, within ${SIGN_IN_MINUTES} minutes)\n`);
   if (stopSignal !== undefined) void shutdown(hub);
 }

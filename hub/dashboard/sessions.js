@@ -85,13 +85,15 @@ export class SessionView {
   }
 
   /**
-   * The sessions in display order: by last activity (`updatedAt`: prompts, tool use, writes,
-   * lifecycle; not heartbeats), or by creation. Newest first; the sid breaks ties.
+   * The sessions in display order: by last activity (`lastActivityAt`: prompts, each tool use,
+   * usage, writes, lifecycle; not heartbeats — `updatedAt` does not move while a turn runs its
+   * tools, so a working agent sank and its row read "20 min ago"), or by creation. Newest first;
+   * the sid breaks ties.
    * @param {SortOrder} [order]
    */
   list(order = 'activity') {
     const all = this.client ? [...this.client.sessions.values()] : [];
-    const key = order === 'created' ? (/** @type {SessionSnapshot} */ s) => s.createdAt : (/** @type {SessionSnapshot} */ s) => s.updatedAt;
+    const key = order === 'created' ? (/** @type {SessionSnapshot} */ s) => s.createdAt : lastActivityOf;
     return all.sort((a, b) => key(b) - key(a) || (a.sid < b.sid ? -1 : 1));
   }
 
@@ -125,4 +127,9 @@ export class SessionView {
   emit(change) {
     for (const fn of this.listeners) fn(change);
   }
+}
+
+/** When the session last did something a person would call activity (its row's time). @param {SessionSnapshot} s */
+export function lastActivityOf(s) {
+  return Math.max(s.lastActivityAt ?? 0, s.updatedAt);
 }

@@ -39,12 +39,11 @@ export async function askHub(
   options: { budget: number; env: NodeJS.ProcessEnv; onSpooled?: (limitMs: number) => void },
 ): Promise<Asked> {
   const taken = await spool.locked(options.budget / 2, async () => {
-    const state = spool.state();
-    spool.adoptParts(state);
-    const seq = spool.nextSeq(state, event.tag, event.firedAt);
+    spool.adoptParts();
+    const seq = spool.nextSeq(event.tag, event.firedAt);
+    spool.saveState(); // the seq is this event's for good, whatever happens next
     // earlier events first (a spool an unreachable hub left): the hub applies a session in order
-    const report = spool.read().length > 0 ? await deliverSpool(spool, state, target, Date.now() + options.budget / 2) : undefined;
-    spool.saveState(state);
+    const report = spool.read().length > 0 ? await deliverSpool(spool, target, Date.now() + options.budget / 2) : undefined;
     return { seq, behind: report !== undefined && (report.remaining > 0 || report.refused !== undefined) };
   });
   if (taken === null) return { kind: 'spool', errors: ['spool busy: this approval is not offered to the hub; the agent asks in its terminal'] };

@@ -1,19 +1,19 @@
 /**
  * Sends a flavor's spool to POST /api/hooks, oldest first, in requests under the route's limits,
- * and settles each event by the hub's answer. Runs under the spool lock (the caller holds it).
+ * and settles each event by the hub's answer: settled events, and only they, leave the spool (by
+ * id). Runs under the spool lock (the caller holds it); the spool is its hub's and token's only
+ * (./spool-target.ts), so the events go where they were written for.
  */
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { postHooks } from './send.js';
-import type { Spool, SpooledEvent, SpoolState } from './spool.js';
+import type { Spool, SpooledEvent } from './spool.js';
+import type { HubTarget } from './spool-target.js';
 
-/** One request's wait: well under the spool lock's 10 s age rule, so a holder is never taken for dead. */
+export type { HubTarget } from './spool-target.js';
+
+/** One request's wait: a hook call's budget is shorter; a drainer's round does not wait on a silent hub for long. */
 const REQUEST_TIMEOUT_MS = 4000;
-
-export interface HubTarget {
-  url: string;
-  token: string;
-}
 
 export interface DeliveryReport {
   /** Events settled and removed from the spool (applied, duplicate, ignored, failed). */
@@ -50,7 +50,8 @@ function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => objec
  * `take`: the id of the event this hook process fired and prints the answer of; sent with `take`
  * (a message hook: the hub may answer with the person's queued messages). No other event is.
  */
-export async function deliverSpool(spool: Spool, state: SpoolState, target: HubTarget, deadline: number, options: { take?: string } = {}): Promise<DeliveryReport> {
+export async function deliverSpool(spool: Spool, target: HubTarget, deadline: number, options: { take?: string } = {}): Promise<DeliveryReport> {
+  const state = spool.state();
   const wire = (event: SpooledEvent) => (event.id === options.take ? { ...plain(event), take: true } : plain(event));
   let pending = spool.read();
   const report: DeliveryReport = { delivered: 0, remaining: pending.length, results: new Map(), notes: [] };
@@ -60,7 +61,7 @@ export async function deliverSpool(spool: Spool, state: SpoolState, target: HubT
     const done = new Set(events.map((e) => e.id));
     pending = pending.filter((e) => !done.has(e.id));
     report.delivered += events.length;
-    spool.write(pending);
+    spool.remove(done);
   };
   while (pending.length > 0) {
     const left = deadline - Date.now();
@@ -117,6 +118,8 @@ export async function deliverSpool(spool: Spool, state: SpoolState, target: HubT
     }
   }
   report.remaining = pending.length;
+  // a delivery since makes an earlier error history (hook status and doctor report the present)
+  if (state.lastError && state.lastDelivery && state.lastError.at <= state.lastDelivery.at) delete state.lastError;
   if (pending.length === 0 && state.lastError?.kind === 'unreachable') delete state.lastError;
   return report;
 }

@@ -9,14 +9,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deliverSpool, type HubTarget } from './deliver.js';
+import { deliverSpool } from './deliver.js';
 import { acquireLock, liveHolder } from './spool-lock.js';
+import { targetDir, type HubTarget } from './spool-target.js';
 import { atomicWrite, defaultSpoolDir, Spool } from './spool.js';
 
 export const DEFAULT_DRAIN_FOR_MS = 30 * 60_000;
 const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
-/** One round's hold of the spool lock: under its 10 s age rule, with the last request's 4 s. */
+/** One round's sending: other hook calls of the spool take the lock between rounds. */
 const ROUND_MS = 5000;
 
 export interface DrainerState {
@@ -45,9 +46,19 @@ export function readDrainerState(dir: string, flavor: string): (DrainerState & {
   }
 }
 
-/** Starts a drainer unless one is alive. `entry`: the bridge's own file (the bundle, or its compiled module). */
+/** The hub and token a hook's environment names; undefined when either is unset. */
+export function targetOf(env: NodeJS.ProcessEnv): HubTarget | undefined {
+  return env.SESSION_HUB_URL && env.SESSION_HUB_TOKEN ? { url: env.SESSION_HUB_URL, token: env.SESSION_HUB_TOKEN } : undefined;
+}
+
+/**
+ * Starts a drainer for the spool of the hub and token in `env` unless one is alive (none without
+ * both). `entry`: the bridge's own file (the bundle, or its compiled module).
+ */
 export async function spawnDrainer(entry: string, flavor: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const files = drainerFiles(defaultSpoolDir(env), flavor);
+  const target = targetOf(env);
+  if (target === undefined) return;
+  const files = drainerFiles(targetDir(defaultSpoolDir(env), target), flavor);
   if (liveHolder(files.lock) !== undefined) return;
   // loaded only when a drainer is needed: a hook call with the hub up never pays for it
   const { spawn } = await import('node:child_process');
@@ -58,17 +69,23 @@ export async function spawnDrainer(entry: string, flavor: string, env: NodeJS.Pr
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const dir = defaultSpoolDir(env);
+  const target = targetOf(env);
+  if (target === undefined) return;
+  const dir = targetDir(defaultSpoolDir(env), target);
   const files = drainerFiles(dir, flavor);
-  const release = await acquireLock(files.lock, 0, Number.POSITIVE_INFINITY);
-  if (!release) return; // another drainer has this spool
-  const target: HubTarget = { url: env.SESSION_HUB_URL ?? '', token: env.SESSION_HUB_TOKEN ?? '' };
+  if (!existsSync(dir)) return;
+  const lock = await acquireLock(files.lock, 0, Number.POSITIVE_INFINITY);
+  if (!lock) return; // another drainer has this spool
   const until = Date.now() + Number(env.SESSION_HUB_DRAIN_FOR_MS ?? DEFAULT_DRAIN_FOR_MS);
   let backoff = Number(env.SESSION_HUB_DRAIN_BACKOFF_MS ?? FIRST_BACKOFF_MS);
   const maxBackoff = Number(env.SESSION_HUB_DRAIN_MAX_BACKOFF_MS ?? MAX_BACKOFF_MS);
   const state: DrainerState = { pid: process.pid, state: 'sending', startedAt: Date.now(), attempts: 0 };
   const save = () => {
-    if (existsSync(dir)) atomicWrite(files.state, JSON.stringify(state));
+    try {
+      if (existsSync(dir)) atomicWrite(files.state, JSON.stringify(state));
+    } catch {
+      // a full disk: the drainer's own state is for status only; the spool matters
+    }
   };
   const spool = new Spool(dir, flavor);
   try {
@@ -81,13 +98,13 @@ export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promis
       state.state = 'sending';
       delete state.nextTryAt;
       save();
-      const round = await spool.locked(ROUND_MS, async () => {
-        const spoolState = spool.state();
-        const report = await deliverSpool(spool, spoolState, target, Date.now() + ROUND_MS);
-        spool.saveState(spoolState);
-        return report;
-      });
-      const report = round?.value;
+      let report;
+      let failed: string | undefined;
+      try {
+        report = (await spool.locked(ROUND_MS, () => deliverSpool(spool, target, Date.now() + ROUND_MS)))?.value;
+      } catch (error) {
+        failed = `the spool cannot be written: ${(error as Error).message}`; // a full disk: try again later
+      }
       if (report?.refused) {
         state.exitReason = `the hub refused the token (${report.refused.message}); events moved to ${spool.rejectedFile}`;
         break;
@@ -97,7 +114,7 @@ export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promis
         break;
       }
       if (report && report.stoppedBy === 'time budget spent') continue; // more to send, the hub answers: go on
-      state.lastError = report?.stoppedBy ?? 'the spool stayed locked';
+      state.lastError = failed ?? report?.stoppedBy ?? 'the spool stayed locked';
       if (Date.now() + backoff > until) {
         state.exitReason = `gave up after ${Math.round((Date.now() - state.startedAt) / 1000)} s; the next hook call sends the spool`;
         break;
@@ -112,6 +129,6 @@ export async function runDrainer(flavor: string, env: NodeJS.ProcessEnv): Promis
     state.state = 'exited';
     state.exitedAt = Date.now();
     save();
-    release();
+    lock.release();
   }
 }

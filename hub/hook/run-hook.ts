@@ -1,22 +1,27 @@
 /**
- * One hook call: write the event to the spool first (under the lock, its seq taken there), then
- * send the spool to POST /api/hooks within a short budget. Never throws and never waits long; when
- * events stay spooled, a detached drainer takes over. Part of the bridge bundle (node built-ins and
+ * One hook call: write the event to its hub's spool first (under the lock, its seq taken there),
+ * then send that spool to POST /api/hooks within a short budget. Never throws and never waits
+ * long; when events stay spooled, a detached drainer takes over. A call that is wrong in itself
+ * (unknown flavor, no JSON object, no session id) sends nothing and says so (stderr, hook status);
+ * an event the spool cannot take is sent directly. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
-import { getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
+import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
+import { recordBadCall } from './bad-calls.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
-import { spawnDrainer } from './drainer.js';
+import { spawnDrainer, targetOf } from './drainer.js';
 import { newEventId } from './event-id.js';
 import { refusalAdvice } from './refusal.js';
+import { isWriteError, sendUnspooled } from './send-unspooled.js';
+import { hubOrigin, targetDir, targetKey, unsetDir } from './spool-target.js';
 import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
 import { turnUsage } from './turn-usage.js';
 
 export interface HookOutcome {
-  /** What happened to this payload: spooled (and maybe delivered), or unreadable. */
-  received: 'spooled' | 'invalid';
+  /** What happened to this payload: spooled (and maybe delivered), sent without the spool, or refused as a bad call. */
+  received: 'spooled' | 'sent-unspooled' | 'invalid';
   delivered: number;
   remaining: number;
   /** Lines for stderr. */
@@ -36,6 +41,15 @@ function parsePayload(raw: string): Record<string, unknown> | null {
   }
 }
 
+/** What is wrong with the call itself, if anything: then nothing is spooled or sent. */
+function badCall(flavor: string, payload: Record<string, unknown> | null): string | undefined {
+  if (getFlavor(flavor) === undefined) return `unknown flavor "${flavor}" (known: ${[...FLAVORS.keys()].join(', ')}); check the hook command the agent runs`;
+  if (payload === null) return 'the hook payload is not a JSON object';
+  const field = hookFieldsOf(flavor).sessionId;
+  if (readText(payload, field) === undefined) return `the payload has no "${field}": the hub cannot tell which session it belongs to`;
+  return undefined;
+}
+
 /** `entry`: the bridge's own file, which a drainer is started from. `firedAt`: when the hook process started. */
 export async function runHook(
   flavor: string,
@@ -46,42 +60,65 @@ export async function runHook(
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
-  const spool = new Spool(defaultSpoolDir(env), flavor);
+  const spoolDir = defaultSpoolDir(env);
   const outcome: HookOutcome = { received: 'invalid', delivered: 0, remaining: 0, errors: [] };
 
   const payload = parsePayload(rawPayload);
-  if (payload === null) return { ...outcome, errors: ['stdin is not a JSON object; nothing spooled'] };
+  const wrong = badCall(flavor, payload);
+  if (wrong !== undefined || payload === null) {
+    const problem = wrong ?? 'the hook payload is not a JSON object';
+    recordBadCall(spoolDir, { at: options.firedAt, flavor, problem });
+    return { ...outcome, errors: [`${problem}; nothing spooled or sent (shown by \`session-hub hook status\`)`] };
+  }
   const fields = hookFieldsOf(flavor);
   const tag = readText(payload, fields.sessionId) ?? null;
+  const hookName = readText(payload, fields.event);
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
   const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
 
+  // the spool of the hub and token this call names: its events go there and nowhere else
+  const target = targetOf(env);
+  const spool = target ? new Spool(targetDir(spoolDir, target), flavor, { url: hubOrigin(target.url), key: targetKey(target) }) : new Spool(unsetDir(spoolDir), flavor);
+  const unspooled = async (error: unknown, seq?: number): Promise<HookOutcome> => {
+    const why = isWriteError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    options.onSpooled?.();
+    const sent = await sendUnspooled({ ...event, ...(seq === undefined ? {} : { seq }) }, target, why, Math.max(500, deadline - Date.now()));
+    return { ...outcome, received: 'sent-unspooled', errors: [...outcome.errors, ...sent.errors, ...spool.problems], ...(sent.answer ? { stdout: sent.answer } : {}) };
+  };
+
   // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
   let seq: number | undefined;
-  const url = env.SESSION_HUB_URL;
-  const token = env.SESSION_HUB_TOKEN;
   // `--ask` (the entry install matches to the tools that ask the person): such a call waits for the answer too
-  const hookName = readText(payload, fields.event);
   const asks = options.ask === true && isQuestionCall(flavor, hookName, readText(payload, fields.toolName));
-  if (url && token && (isApprovalHook(flavor, hookName) || asks)) {
-    const asked = await askHub(spool, event, { url, token }, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
+  if (target && (isApprovalHook(flavor, hookName) || asks)) {
+    let asked;
+    try {
+      asked = await askHub(spool, event, target, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
+    } catch (error) {
+      return await unspooled(error);
+    }
     outcome.errors.push(...asked.errors);
     if (asked.kind === 'answered') return { ...outcome, received: 'spooled', delivered: 1, ...(asked.answer ? { stdout: asked.answer } : {}), errors: [...outcome.errors, ...spool.problems] };
     seq = asked.seq;
   }
 
-  const recorded = await spool.locked(budget / 2, async () => {
-    const state = spool.state();
-    spool.adoptParts(state);
-    // the turn's usage from the agent's transcript, where the flavor keeps one (its offsets live in the state)
-    const read = await turnUsage(flavor, payload, tag, state, readText(payload, fields.event));
-    if (read.usage) event.usage = read.usage;
-    if (read.problem) outcome.errors.push(read.problem);
-    if (seq === undefined) spool.append(event, state);
-    else spool.appendTaken({ ...event, seq });
-    spool.saveState(state);
-  });
-  if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
+  let recorded;
+  try {
+    recorded = await spool.locked(budget / 2, async () => {
+      spool.adoptParts();
+      // the turn's usage from the agent's transcript, where the flavor keeps one (its offsets live in the state)
+      const read = await turnUsage(flavor, payload, tag, spool.state(), hookName);
+      if (read.usage) event.usage = read.usage;
+      if (read.problem) outcome.errors.push(read.problem);
+      if (!target) spool.state().lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
+      if (seq === undefined) spool.append(event);
+      else spool.appendTaken({ ...event, seq });
+    });
+    if (recorded === null) spool.writePart(event); // the spool stayed busy: a part file, adopted by the next holder
+  } catch (error) {
+    if (!isWriteError(error)) throw error;
+    return await unspooled(error, seq);
+  }
   outcome.received = 'spooled';
   options.onSpooled?.();
   if (recorded === null) {
@@ -90,29 +127,30 @@ export async function runHook(
     return { ...outcome, errors: [...outcome.errors, 'spool busy; the event is queued and a drainer sends it', ...spool.problems] };
   }
 
-  if (!url || !token) {
-    await spool.locked(budget / 2, () => {
-      const state = spool.state();
-      state.lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
-      spool.saveState(state);
-    });
-    return { ...outcome, errors: ['SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays spooled', ...spool.problems] };
+  if (!target) {
+    return { ...outcome, errors: [...outcome.errors, `SESSION_HUB_URL and SESSION_HUB_TOKEN must be set; the event stays in ${spool.dir} (\`session-hub hook retry-refused\` sends it once they are)`, ...spool.problems] };
   }
 
   let tell = false;
-  const sent = await spool.locked(Math.max(0, deadline - Date.now()), async () => {
-    const state = spool.state();
-    // a message hook (the agent's stop): this process prints the person's queued messages, if any
-    const take = messageHookOf(flavor, readText(payload, fields.event)) ? { take: event.id } : {};
-    const report = await deliverSpool(spool, state, { url, token }, deadline, take);
-    // once per agent session, the user hears of a refused token through the agent itself
-    if (report.refused && tag !== null && state.told[tag] === undefined) {
-      state.told[tag] = Date.now();
-      tell = true;
-    }
-    spool.saveState(state);
-    return report;
-  });
+  let sent;
+  try {
+    sent = await spool.locked(Math.max(0, deadline - Date.now()), async () => {
+      // a message hook (the agent's stop): this process prints the person's queued messages, if any
+      const report = await deliverSpool(spool, target, deadline, messageHookOf(flavor, hookName) ? { take: event.id } : {});
+      // once per agent session, the user hears of a refused token through the agent itself
+      const told = spool.state().told;
+      if (report.refused && tag !== null && told[tag] === undefined) {
+        told[tag] = Date.now();
+        tell = true;
+      }
+      return report;
+    });
+  } catch (error) {
+    // spooled already; delivering could not write the spool (a full disk since): a drainer retries
+    await spawnDrainer(options.entry, flavor, env);
+    outcome.errors.push(`the spool could not be written while sending it (${(error as Error).message}); a drainer retries`, ...spool.problems);
+    return outcome;
+  }
   if (sent === null) {
     // the holder may have read the spool before our event landed: make sure someone sends it
     await spawnDrainer(options.entry, flavor, env);
@@ -132,7 +170,7 @@ async function settle(
   outcome.errors.push(...report.notes);
   if (report.refused) {
     const advice = refusalAdvice(report.refused.status, report.refused.message);
-    outcome.errors.push(`${advice}; ${report.refused.events.length} event(s) kept in ${context.spool.rejectedFile}`);
+    outcome.errors.push(`${advice}; ${report.refused.events.length} event(s) kept in ${context.spool.rejectedFile} (\`session-hub hook retry-refused\` sends them once the token is fixed)`);
     const field = getFlavor(context.flavor)?.hookConfig?.userMessageField;
     if (context.tell && field) outcome.stdout = { [field]: `session-hub: this session is not reported to the hub. ${advice}` };
   } else if (report.remaining > 0) {

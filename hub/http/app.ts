@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { Logger } from '../log.js';
@@ -7,6 +7,7 @@ import type { HubMetrics } from '../metrics/metrics.js';
 import type { Vapid } from '../push/vapid.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenRegistry } from '../services/tokens.js';
+import type { SignInCodes } from '../services/sign-in-codes.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
 import { approvalRoutes } from './approvals.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
@@ -17,6 +18,7 @@ import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { pushRoutes } from './push.js';
 import { sessionRoutes } from './sessions.js';
+import { signInRoutes } from './sign-in.js';
 import { webhookRoutes } from './webhooks.js';
 import { tokenRoutes } from './tokens.js';
 import { usageRoutes } from './usage.js';
@@ -29,6 +31,8 @@ import { whoamiRoutes } from './whoami.js';
 export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
+    // one line per request drowns what an operator needs at info: logged at debug below instead
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: LIMITS.maxFrameBytes,
     // a sid may be up to 128 characters (SidParamsSchema); past that the schema answers, not the router
     routerOptions: { maxParamLength: 1024 },
@@ -44,12 +48,15 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(httpErrorHandler);
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime) }, 'request completed');
+  });
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   return app as unknown as FastifyInstance;
 }
 
 /** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
-export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid }): void {
+export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store });
@@ -63,5 +70,6 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(usageRoutes, { deps: input.deps, access });
   app.register(hookRoutes, { deps: input.deps, access });
   app.register(messageRoutes, { deps: input.deps, access });
+  app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

@@ -29,7 +29,7 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
   if (error instanceof MessageConflict) return sendError(reply, 409, 'conflict', error.message, { current: error.current });
   if (error instanceof MessageNotFound) return sendError(reply, 404, 'message_not_found', error.message);
   if (error instanceof HubError) {
-    request.log.info({ code: error.code, reason: error.message }, 'request rejected');
+    request.log.debug({ code: error.code, reason: error.message }, 'request rejected');
     return sendError(reply, error.status, error.code === 'not_found' ? 'session_not_found' : error.code, error.message);
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {

@@ -11,8 +11,12 @@ import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
 import { getFirstPrompt, getLastPrompt, getTurn } from '../store/turns.js';
 
-/** A title made from a prompt is cut to this many characters (on one line). */
-export const TITLE_CHARS = 80;
+/**
+ * A title made from a prompt is cut to this many characters (on one line), like a metadata title:
+ * the page fits it to the width it has (two lines at most in the list), so a wide screen shows it
+ * whole instead of ~80 characters.
+ */
+export const TITLE_CHARS = 200;
 /** The last prompt a list row shows is cut to this many characters (on one line). */
 export const LAST_PROMPT_CHARS = 200;
 
@@ -64,7 +68,7 @@ function lastPathPart(path: string): string {
 /** Metadata title or summary, else the first prompt (cut), else the project folder's name, else the tag. */
 export function titleOf(input: { metadata: JsonObject; firstPrompt: string | null; tag: string }): string {
   const fromMetadata = metadataTitle(input.metadata);
-  if (fromMetadata) return oneLine(fromMetadata, 200);
+  if (fromMetadata) return oneLine(fromMetadata, TITLE_CHARS);
   if (input.firstPrompt?.trim()) return oneLine(input.firstPrompt, TITLE_CHARS);
   const project = projectPathOf(input.metadata);
   return project ? lastPathPart(project) : input.tag;

@@ -52,5 +52,5 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
     return { ok: true };
   });
 
-  socket.on('disconnect', (reason) => socket.data.log.info({ reason }, 'dashboard disconnected'));
+  socket.on('disconnect', (reason) => socket.data.log.debug({ reason }, 'dashboard disconnected'));
 }

@@ -135,7 +135,7 @@ function handle<S extends z.ZodType>(
     };
     const fail = (error: HubError) => {
       if (error.code === 'internal') log.error({ event, code: error.code }, 'event failed');
-      else log.info({ event, code: error.code, reason: error.message }, 'event rejected');
+      else log.debug({ event, code: error.code, reason: error.message }, 'event rejected');
       if (ack) ack(errorAck(kind, error.code, error.message));
       else socket.emit('error', { code: error.code, message: error.message, event });
       observe('error');

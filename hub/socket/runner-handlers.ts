@@ -107,7 +107,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   on('attention', AttentionPayloadSchema, 'ok', async (payload) => ({ ok: true, attention: await setAttention(deps, actor, payload) }));
 
   socket.on('disconnect', (reason) => {
-    socket.data.log.info({ reason }, 'runner disconnected');
+    socket.data.log.debug({ reason }, 'runner disconnected');
     loseSocket();
   });
 }

@@ -123,7 +123,7 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
   authenticate(server.runners, 'runner', ctx, limiter);
   authenticate(server.dashboards, 'dashboard', ctx, limiter);
   server.runners.on('connection', (socket) => {
-    socket.data.log.info('runner connected');
+    socket.data.log.debug('runner connected');
     inFlight.track(socket);
     connected.inc({ kind: 'runner' });
     socket.once('disconnect', () => connected.dec({ kind: 'runner' }));
@@ -131,7 +131,7 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
     answerUnhandledEvents(socket, '/runner');
   });
   server.dashboards.on('connection', (socket) => {
-    socket.data.log.info('dashboard connected');
+    socket.data.log.debug('dashboard connected');
     inFlight.track(socket);
     connected.inc({ kind: 'dashboard' });
     socket.once('disconnect', () => connected.dec({ kind: 'dashboard' }));

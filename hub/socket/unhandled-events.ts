@@ -39,7 +39,7 @@ export function answerUnhandledEvents(socket: AnySocket, namespace: '/runner' | 
     const error = isRunnerEvent(name)
       ? hubError.forbidden(`${name} is a /runner event; ${namespace} is read only`)
       : hubError.invalidPayload(`event: unknown event ${JSON.stringify(name).slice(0, 100)} on ${namespace}`);
-    socket.data.log.info({ event: shown, code: error.code }, 'event rejected');
+    socket.data.log.debug({ event: shown, code: error.code }, 'event rejected');
     const kind = isRunnerEvent(name) ? RUNNER_EVENTS[name] : 'ok';
     if (ack) ack(errorAck(kind, error.code, error.message));
     else (socket as DashboardSocket).emit('error', { code: error.code, message: error.message, event: shown });

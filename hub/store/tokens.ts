@@ -2,7 +2,7 @@ import type { Role } from '../../shared/protocol/auth.js';
 import type { Sql } from './sql.js';
 
 /** How a stored token came to be: a first start, `session-hub token create`, or `POST /api/tokens`. */
-export type TokenOrigin = 'generated' | 'cli' | 'api';
+export type TokenOrigin = 'generated' | 'cli' | 'api' | 'sign-in-link';
 
 export interface StoredToken {
   /** Public: the first 12 hex digits of the hash (migration 006). */

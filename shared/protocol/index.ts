@@ -18,3 +18,4 @@ export * from './versioned.js';
 export * from './webhooks.js';
 export * from './push.js';
 export * from './messages.js';
+export * from './sign-in.js';

@@ -22,7 +22,7 @@ export const TokenInfoSchema = z.object({
   id: TokenIdSchema,
   role: RoleSchema,
   namespace: z.string(),
-  /** `generated` on a first start, `cli` by `session-hub token create`, `api` by `POST /api/tokens`. */
+  /** `generated` on a first start, `cli` by `session-hub token create`, `api` by `POST /api/tokens`, `sign-in-link` by the start-up link. */
   origin: z.string(),
   createdAt: EpochMsSchema,
   /** Updated every few seconds by the hub processes that saw the token (null: never used). */

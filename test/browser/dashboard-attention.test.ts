@@ -213,9 +213,10 @@ describe('usage', () => {
     expect(await textOf(page, '#session-usage tr[data-model="claude-sonnet-4-5"] .model-cost')).toBe('$0.45');
 
     await page.locator('#nav-usage').click();
-    await page.waitForSelector('#usage-chart rect.bar', { state: 'attached' });
     await waitForText(page, '#usage-total', '$0.45');
-    expect(await page.locator('#usage-chart rect.bar').count()).toBe(30);
+    // one day of usage: a sentence, not a chart with one sliver in an empty box (issue 22 point 4)
+    await waitForText(page, '#usage-chart-note', `All of it on ${new Date().toISOString().slice(0, 10)}`);
+    expect(await page.locator('#usage-chart').count()).toBe(0);
     await page.locator('#usage-group').selectOption('model');
     await page.waitForSelector('#usage-groups tr[data-key="local-llm"]');
     expect(await textOf(page, '#usage-groups tr[data-key="local-llm"] td:last-child')).toBe('no price known');
@@ -238,7 +239,7 @@ describe('phone width', () => {
     await page.waitForSelector('#session-approvals [data-approval-id]');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.locator('#nav-usage').click();
-    await page.waitForSelector('#usage-chart');
+    await page.waitForSelector('#usage-chart, #usage-chart-note');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await screenshot(page, 'phone-usage');
   });

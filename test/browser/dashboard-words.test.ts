@@ -204,7 +204,7 @@ describe('what the page says', () => {
     const help = await desktop.$$eval('.action-help', (els) => els.map((e) => e.textContent ?? ''));
     expect(help[0]).toContain('Resume gives you what Claude Code needs to continue this session');
     expect(help[1]).toContain('Archive puts the session away with your reason');
-    expect(help[2]).toContain('Repair brings back claudeSessionId');
+    expect(help[2]).toContain('Repair brings back the id Claude Code needs to resume it');
 
     // nothing happens before the confirmation, which names the session and what changes
     await desktop.fill('#archive-reason', 'shipped');

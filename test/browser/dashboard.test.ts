@@ -59,14 +59,6 @@ describe('sign-in', () => {
     expect(await page.isVisible('#signin')).toBe(false);
   });
 
-  it('takes ?token= from the address and removes it', async () => {
-    const sid = await startSession();
-    await page.goto(`${hub.url}/?token=${encodeURIComponent(hub.tokens.dashboard)}`);
-    await page.waitForSelector('#conn[data-state="live"]');
-    await page.waitForSelector(row(sid));
-    expect(page.url()).not.toContain('token');
-  });
-
   it('says so when the token is refused and lets the user sign out', async () => {
     await page.goto(hub.url);
     await page.locator('#token-input').fill('not-a-real-token');
@@ -228,7 +220,7 @@ describe('detail view', () => {
     expect(await textOf(page, '.action-result')).not.toBe('');
 
     await page.click('#action-repair');
-    expect(await textOf(page, '#confirm-text')).toContain('as a new metadata version (v3)');
+    expect(await textOf(page, '#confirm-text')).toContain('as a new version (v3)');
     await page.click('#confirm-yes');
     await waitForText(page, '.action-result.ok', 'claudeSessionId');
     await waitForText(page, '.metadata .version', 'v3');

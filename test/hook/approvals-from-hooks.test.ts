@@ -16,7 +16,7 @@ import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { releaseDatabaseOf } from '../helpers/test-store.js';
-import { deadUrl, fixture, useBridgeHub } from './run-cli.js';
+import { deadUrl, fixture, hubSpool, useBridgeHub } from './run-cli.js';
 
 const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 
@@ -131,10 +131,11 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
   });
 
   it('the hub is down: nothing printed, exit 0 at once, the event kept in the spool', async () => {
-    const run = await hookProcess(payload('claude-permission-request', 'appr-down'), env(await deadUrl()));
+    const down = env(await deadUrl());
+    const run = await hookProcess(payload('claude-permission-request', 'appr-down'), down);
     expect(run).toMatchObject({ code: 0, stdout: '' });
     expect(run.tookMs).toBeLessThan(5000);
-    expect(readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8')).toContain('"hook_event_name":"PermissionRequest"');
+    expect(readFileSync(join(hubSpool(down), 'spool-claude.jsonl'), 'utf8')).toContain('"hook_event_name":"PermissionRequest"');
   });
 
   it('answered in the terminal: the tool\'s PostToolUse supersedes the approval and the waiting process ends printing nothing', async () => {

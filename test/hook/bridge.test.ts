@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
 import { runCli } from '../helpers/cli.js';
-import { deadUrl, fixture, sendHooks, useBridgeHub } from './run-cli.js';
+import { deadUrl, fixture, gatedUrl, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
@@ -43,35 +43,43 @@ describe('session-hub hook claude', () => {
     await sendHooks('claude', claude.slice(6), env());
     const session = await sessionByTag(claudeTag);
     expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
-    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
+    expect(existsSync(join(hubSpool(env()), 'spool-claude.jsonl'))).toBe(false);
   });
 
   it('spools while the hub is down and delivers everything later, in order, exactly once', async () => {
-    const down = await deadUrl();
-    const offline = await sendHooks('claude', claude.slice(0, 4), env(down));
-    for (const result of offline) expect(result.code).toBe(0);
-    // spooled as the agent sent them (the hub maps them), each with its firing time and its seq
-    const spooled = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { payload: { hook_event_name: string }; seq: number; firedAt: number });
-    expect(spooled.map((e) => e.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUse']);
-    expect(spooled.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
-    expect(spooled.map((e) => e.firedAt)).toEqual([...spooled.map((e) => e.firedAt)].sort((a, b) => a - b));
-    const { sessions } = await get<ListSessionsResponse>('/api/sessions');
-    expect(sessions).toHaveLength(0);
+    // the hub's address answers nothing for a while (a restart), then comes back
+    const gate = await gatedUrl(hub.url);
+    try {
+      await gate.close();
+      const spoolFile = join(hubSpool(env(gate.url)), 'spool-claude.jsonl');
+      const offline = await sendHooks('claude', claude.slice(0, 4), env(gate.url));
+      for (const result of offline) expect(result.code).toBe(0);
+      // spooled as the agent sent them (the hub maps them), each with its firing time and its seq
+      const spooled = readFileSync(spoolFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { payload: { hook_event_name: string }; seq: number; firedAt: number });
+      expect(spooled.map((e) => e.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUse']);
+      expect(spooled.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+      expect(spooled.map((e) => e.firedAt)).toEqual([...spooled.map((e) => e.firedAt)].sort((a, b) => a - b));
+      const { sessions } = await get<ListSessionsResponse>('/api/sessions');
+      expect(sessions).toHaveLength(0);
 
-    // the hub is back: the next hook delivers the spool first, then itself
-    const spoolBeforeCrash = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8');
-    await sendHooks('claude', claude.slice(4, 5), env());
-    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
+      // the hub is back: the next hook delivers the spool first, then itself
+      await gate.open();
+      const spoolBeforeCrash = readFileSync(spoolFile, 'utf8');
+      await sendHooks('claude', claude.slice(4, 5), env(gate.url));
+      expect(existsSync(spoolFile)).toBe(false);
 
-    // a delivery whose spool rewrite was lost (crash after sending) re-sends the same events: no duplicates
-    writeFileSync(join(spoolDir, 'spool-claude.jsonl'), spoolBeforeCrash);
-    await sendHooks('claude', claude.slice(5), env());
+      // a delivery whose spool rewrite was lost (crash after sending) re-sends the same events: no duplicates
+      writeFileSync(spoolFile, spoolBeforeCrash);
+      await sendHooks('claude', claude.slice(5), env(gate.url));
 
-    const session = await sessionByTag(claudeTag);
-    expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
-    // one run only: the re-delivered session-start was a duplicate by its event id
-    const history = await get<{ history: unknown[] }>(`/api/sessions/${session.sid}/history`);
-    expect(history.history).toHaveLength(1);
+      const session = await sessionByTag(claudeTag);
+      expectClaudeSession(session, await get<TurnWithActivity[]>(`/api/sessions/${session.sid}/turns`));
+      // one run only: the re-delivered session-start was a duplicate by its event id
+      const history = await get<{ history: unknown[] }>(`/api/sessions/${session.sid}/history`);
+      expect(history.history).toHaveLength(1);
+    } finally {
+      await gate.close();
+    }
   });
 
   it('keeps every event when several hook processes spool at once', async () => {
@@ -79,7 +87,7 @@ describe('session-hub hook claude', () => {
     const tools = Array.from({ length: 6 }, (_, i) => ({ ...claude[2], tool_use_id: `toolu_par_${i}` }));
     const results = await Promise.all(tools.map((payload) => runCli(['hook', 'claude'], { stdin: JSON.stringify(payload), env: env(down) })));
     for (const result of results) expect(result.code).toBe(0);
-    const lines = readFileSync(join(spoolDir, 'spool-claude.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(hubSpool(env(down)), 'spool-claude.jsonl'), 'utf8').trim().split('\n');
     const events = lines.map((l) => JSON.parse(l) as { payload: { tool_use_id: string }; seq: number });
     expect(events.map((e) => e.payload.tool_use_id).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
     // one seq each, taken under the lock: the spool's order
@@ -87,14 +95,16 @@ describe('session-hub hook claude', () => {
   });
 
   it('sets a damaged spool or state file aside, says so on stderr, and still delivers', async () => {
-    writeFileSync(join(spoolDir, 'state-claude.json'), '{ not json');
-    writeFileSync(join(spoolDir, 'spool-claude.jsonl'), 'torn line {\n');
+    const dir = hubSpool(env());
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'state-claude.json'), '{ not json');
+    writeFileSync(join(dir, 'spool-claude.jsonl'), 'torn line {\n');
     const result = await runCli(['hook', 'claude'], { stdin: JSON.stringify(claude[0]), env: env() });
     expect(result).toMatchObject({ code: 0, stdout: '' });
     expect(result.stderr).toContain('state-claude.json was unreadable');
     expect(result.stderr).toContain('unreadable spool line');
-    expect(readFileSync(join(spoolDir, 'state-claude.json.corrupt'), 'utf8')).toBe('{ not json');
-    expect(readFileSync(join(spoolDir, 'spool-claude.jsonl.corrupt'), 'utf8')).toBe('torn line {\n');
+    expect(readFileSync(join(dir, 'state-claude.json.corrupt'), 'utf8')).toBe('{ not json');
+    expect(readFileSync(join(dir, 'spool-claude.jsonl.corrupt'), 'utf8')).toBe('torn line {\n');
     expect((await sessionByTag(claudeTag)).lifecycle.state).toBe('running');
   });
 
@@ -105,7 +115,7 @@ describe('session-hub hook claude', () => {
     const unmapped = await runCli(['hook', 'claude'], { stdin: JSON.stringify({ ...claude[0], hook_event_name: 'TeammateIdle' }), env: env() });
     expect(unmapped).toMatchObject({ code: 0, stdout: '' });
     expect((await get<ListSessionsResponse>('/api/sessions')).sessions).toHaveLength(0);
-    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
+    expect(existsSync(join(hubSpool(env()), 'spool-claude.jsonl'))).toBe(false);
   });
 });
 

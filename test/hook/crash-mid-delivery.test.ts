@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../shared/client/dashboard-client.js';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
-import { deadUrl, fixture, sendHooks, useBridgeHub } from './run-cli.js';
+import { fixture, gatedUrl, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 
@@ -19,9 +19,11 @@ const tag = claude[0]!.session_id as string;
 describe('a hook process killed in the middle of delivering the spool', () => {
   it('does not open a second run when the next hook delivers the spool again', async () => {
     // the hub was down: SessionStart, a prompt and many tool calls are spooled
-    const down = await deadUrl();
-    await sendHooks('claude', claude.slice(0, 3), env(down));
-    const spoolFile = join(spoolDir, 'spool-claude.jsonl');
+    const gate = await gatedUrl(hub.url);
+    await gate.close();
+    await sendHooks('claude', claude.slice(0, 3), env(gate.url));
+    await gate.open();
+    const spoolFile = join(hubSpool(env(gate.url)), 'spool-claude.jsonl');
     const [start, prompt, tool] = readFileSync(spoolFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     const payload = tool!.payload as Record<string, unknown>;
     const tools = Array.from({ length: 60 }, (_, i) => ({ ...tool, id: `spooled-tool-${i}`, seq: 3 + i, payload: { ...payload, tool_use_id: `toolu_spooled_${i}` } }));
@@ -30,7 +32,7 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     // the hub is back; a hook process starts delivering and is killed once the prompt went through
     const dashboard = await DashboardClient.connect({ url: hub.url, token: hub.tokens.dashboard });
     await dashboard.subscribe();
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env() }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env(gate.url) }, stdio: ['pipe', 'ignore', 'ignore'] });
     const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
     dashboard.on('update', (event) => {
       if (event.body.t === 'turn') child.kill('SIGKILL');
@@ -42,7 +44,8 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     expect(readFileSync(spoolFile, 'utf8').trim().split('\n')).toHaveLength(63);
 
     // the next hook delivers what is left (again, from where the spool says)
-    await sendHooks('claude', [claude[5]!], env());
+    await sendHooks('claude', [claude[5]!], env(gate.url));
+    await gate.close();
     const session = await sessionByTag(tag);
     // one run only: a second session-start would have superseded the first run and aborted its turn
     expect(session.lifecycle).toMatchObject({ state: 'running', lastRun: { status: 'running' } });

@@ -3,7 +3,7 @@
  * delivers once the hub is up with no further hook call, at the events' firing times; a drainer
  * killed (kill -9) in the middle of a request loses nothing and doubles nothing.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +35,15 @@ function hookEnv(url: string): Record<string, string> {
   return { SESSION_HUB_URL: url, SESSION_HUB_TOKEN: TEST_TOKENS.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_DRAIN_BACKOFF_MS: '200', SESSION_HUB_DRAIN_MAX_BACKOFF_MS: '500' };
 }
 
+/** The one hub spool of the test (each test names one hub URL). */
+function hubDir(): string {
+  const dirs = readdirSync(spoolDir).filter((name) => name.startsWith('hub-'));
+  expect(dirs).toHaveLength(1);
+  return join(spoolDir, dirs[0]!);
+}
+
 function spooled(): { id: string; firedAt: number; payload: { hook_event_name: string } }[] {
-  const file = join(spoolDir, 'spool-claude.jsonl');
+  const file = join(hubDir(), 'spool-claude.jsonl');
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ReturnType<typeof spooled>[number]) : [];
 }
 
@@ -86,7 +93,7 @@ describe('the drainer', () => {
     expect(turn!.activities.map((a) => a.at)).toEqual([fired[2]!.firedAt, fired[3]!.firedAt, fired[4]!.firedAt]);
 
     const drained = await eventually(async () => {
-      const state = JSON.parse(readFileSync(join(spoolDir, 'drainer-claude.json'), 'utf8')) as { state: string; exitReason?: string };
+      const state = JSON.parse(readFileSync(join(hubDir(), 'drainer-claude.json'), 'utf8')) as { state: string; exitReason?: string };
       return state.state === 'exited' ? state : undefined;
     }, 'the drainer to exit');
     expect(drained.exitReason).toBe('spool empty');
@@ -126,7 +133,7 @@ describe('the drainer', () => {
       expect(spooled()).toHaveLength(5);
       // the drainer was started detached; it takes its lock once it runs
       const pid = await eventually(async () => {
-        const holder = Number(readFileSync(join(spoolDir, 'drainer-claude.lock'), 'utf8'));
+        const holder = Number(readFileSync(join(hubDir(), 'drainer-claude.lock'), 'utf8').split('.')[0]);
         return holder > 0 ? holder : undefined;
       }, 'the drainer to take its lock');
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestHub } from '../helpers/hub.js';
-import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
+import { fixture, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
@@ -34,11 +34,12 @@ describe('a hook whose token the hub refuses', () => {
     expect(JSON.parse(other!.stdout)).toMatchObject({ systemMessage: expect.stringContaining('not reported to the hub') as unknown });
 
     // kept aside, not spooled forever, no drainer retrying a token that cannot work
-    const rejected = readFileSync(join(spoolDir, 'rejected-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string; event: { payload: { hook_event_name: string } } });
+    const dir = hubSpool(env);
+    const rejected = readFileSync(join(dir, 'rejected-claude.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string; event: { payload: { hook_event_name: string } } });
     expect(rejected.map((r) => r.event.payload.hook_event_name)).toEqual(['SessionStart', 'UserPromptSubmit', 'SessionStart']);
     expect(rejected[0]!.reason).toMatch(/^403 forbidden/);
-    expect(existsSync(join(spoolDir, 'spool-claude.jsonl'))).toBe(false);
-    expect(existsSync(join(spoolDir, 'drainer-claude.lock'))).toBe(false);
+    expect(existsSync(join(dir, 'spool-claude.jsonl'))).toBe(false);
+    expect(existsSync(join(dir, 'drainer-claude.lock'))).toBe(false);
     expect((await (await fetch(`${hub.url}/api/sessions`, { headers: { authorization: `Bearer ${hub.tokens.dashboard}` } })).json() as ListSessionsResponse).sessions).toHaveLength(0);
 
     const status = await runCli(['hook', 'status'], { env: { SESSION_HUB_SPOOL_DIR: spoolDir } });
@@ -54,9 +55,10 @@ describe('a hook whose token the hub refuses', () => {
   });
 
   it('an unknown or revoked token: 401 named as such', async () => {
-    const [call] = await sendHooks('claude', [claude[0]!], { ...bridge.env(), SESSION_HUB_TOKEN: 'revoked-token-0000' });
+    const env = { ...bridge.env(), SESSION_HUB_TOKEN: 'revoked-token-0000' };
+    const [call] = await sendHooks('claude', [claude[0]!], env);
     expect(call!.stderr).toContain('the hub does not know SESSION_HUB_TOKEN (unknown or revoked');
     expect(call!.stderr).toContain(FIX);
-    expect(readFileSync(join(spoolDir, 'rejected-claude.jsonl'), 'utf8')).toContain('401 unauthorized');
+    expect(readFileSync(join(hubSpool(env), 'rejected-claude.jsonl'), 'utf8')).toContain('401 unauthorized');
   });
 });

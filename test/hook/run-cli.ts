@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
+import { targetDir } from '../../hub/hook/spool-target.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
@@ -67,11 +68,17 @@ export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }
   return { env, ...hubReader(() => current().hub) };
 }
 
-/** Ends the drainers a test's hook calls left behind (detached processes retrying for minutes). */
+/** The spool directory of the hub and token a hook environment names (docs/hooks.md, "The spool"). */
+export function hubSpool(env: Record<string, string>): string {
+  return targetDir(env.SESSION_HUB_SPOOL_DIR!, { url: env.SESSION_HUB_URL!, token: env.SESSION_HUB_TOKEN! });
+}
+
+/** Ends the drainers a test's hook calls left behind (detached processes retrying for minutes), in every hub's spool. */
 export function stopDrainers(spoolDir: string): void {
   if (!existsSync(spoolDir)) return;
-  for (const name of readdirSync(spoolDir).filter((n) => /^drainer-.*\.lock$/.test(n))) {
-    const pid = Number(readFileSync(join(spoolDir, name), 'utf8'));
+  const dirs = [spoolDir, ...readdirSync(spoolDir).filter((n) => n.startsWith('hub-')).map((n) => join(spoolDir, n))];
+  for (const [dir, name] of dirs.flatMap((dir) => readdirSync(dir).filter((n) => /^drainer-.*\.lock$/.test(n)).map((n) => [dir, n] as const))) {
+    const pid = Number(readFileSync(join(dir, name), 'utf8').split('.')[0]);
     try {
       if (pid > 0) process.kill(pid, 'SIGKILL');
     } catch {
@@ -87,4 +94,60 @@ export async function deadUrl(): Promise<string> {
   const { port } = server.address() as { port: number };
   await new Promise((resolveClose) => server.close(resolveClose));
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * A URL in front of a hub that can be down and up again at the same address (a hub restarting):
+ * closed, nothing listens (connection refused); open, each connection is piped to the hub; hung,
+ * connections are accepted and never answered (`accepted` resolves at the first one).
+ */
+export async function gatedUrl(hubUrl: string): Promise<{ url: string; open: () => Promise<void>; close: () => Promise<void>; hang: () => Promise<void>; accepted: () => Promise<void> }> {
+  const hub = new URL(hubUrl);
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let hung = false;
+  let onAccept: () => void = () => undefined;
+  let accepted = new Promise<void>((resolveAccept) => (onAccept = resolveAccept));
+  const listen = (port: number) =>
+    new Promise<Server>((resolveListen, reject) => {
+      const created = createServer((socket) => {
+        sockets.add(socket);
+        if (hung) {
+          onAccept();
+          return;
+        }
+        const upstream = connect({ host: hub.hostname, port: Number(hub.port) });
+        sockets.add(upstream);
+        socket.pipe(upstream).pipe(socket);
+        const end = () => (socket.destroy(), upstream.destroy());
+        socket.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      });
+      created.once('error', reject);
+      created.listen(port, '127.0.0.1', () => resolveListen(created));
+    });
+  server = await listen(0);
+  const port = (server.address() as { port: number }).port;
+  const close = async () => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    const closing = server;
+    server = undefined;
+    if (closing) await new Promise((resolveClose) => closing.close(resolveClose));
+  };
+  const open = async () => {
+    hung = false;
+    if (!server) server = await listen(port);
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    open,
+    close,
+    hang: async () => {
+      accepted = new Promise<void>((resolveAccept) => (onAccept = resolveAccept));
+      await open();
+      hung = true;
+    },
+    accepted: () => accepted,
+  };
 }

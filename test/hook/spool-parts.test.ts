@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
-import { fixture, sendHooks, useBridgeHub } from './run-cli.js';
+import { fixture, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
 let spoolDir: string;
@@ -22,11 +22,12 @@ describe('hook events queued in part files (spool lock busy)', () => {
     await sendHooks('claude', [start, same], env());
 
     // another, live, process holds the spool (a fresh lock with a live pid): this Stop goes to a part file
-    const lock = join(spoolDir, 'spool-claude.lock');
+    const dir = hubSpool(env());
+    const lock = join(dir, 'spool-claude.lock');
     writeFileSync(lock, String(process.pid));
     const [queued] = await sendHooks('claude', [{ ...stop, last_assistant_message: 'first' }], env());
     expect(queued!.code).toBe(0);
-    expect(readdirSync(spoolDir).filter((name) => name.includes('.part-'))).toHaveLength(1);
+    expect(readdirSync(dir).filter((name) => name.includes('.part-'))).toHaveLength(1);
     rmSync(lock);
 
     // the user types the same words again in the next turn

@@ -54,7 +54,8 @@ describe('configuration from the environment', () => {
 
     // PORT and HOST: the hub listens where it was told and says so once
     expect(hub.port).toBe(port);
-    const urlLines = hub.output().split('\n').filter((line) => line.includes(`http://127.0.0.1:${port}`));
+    // (log lines: the plain `Sign in: <url>/?code=…` line that follows is for a person)
+    const urlLines = hub.output().split('\n').filter((line) => line.startsWith('{') && line.includes(`http://127.0.0.1:${port}`));
     expect(urlLines).toHaveLength(1);
     expect(urlLines[0]).toContain('listening');
     // DATA: the database is <data>/hub.db; with SESSION_HUB_DATABASE_URL it is that PostgreSQL database

@@ -32,7 +32,7 @@ describe('security', () => {
     expect((await call(hub.url, `/api/sessions/${session.sid}/archive`, TEST_TOKENS.dashboard, 'POST', { reason: 'x' })).status).toBe(403);
     expect((await call(hub.url, `/api/sessions/${session.sid}/repair`, TEST_TOKENS.admin, 'POST', {})).status).toBe(200);
     expect((await fetch(`${hub.url}/metrics`)).status).toBe(200);
-    // a token in the query (the page accepts /?token=; a person may paste one into an API URL)
+    // a token in the query (an old /?token= link; a person may paste one into an API URL)
     expect((await fetch(`${hub.url}/?token=${TEST_TOKENS.dashboard}`)).status).toBe(200);
     expect((await fetch(`${hub.url}/api/sessions?token=${TEST_TOKENS.admin}`)).status).toBe(401);
     closeAllClients();

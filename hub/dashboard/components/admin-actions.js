@@ -23,7 +23,8 @@ import { Word } from './word.js';
  * @param {string} reason
  */
 function consequence(action, s, reason) {
-  const key = s.resume.tokenKey ?? 'its resume key';
+  // in a person's words, the agent named from the registry; the metadata key itself is for tooltips
+  const key = resumeIdOf(s);
   const runLive = s.lifecycle.lastRun?.status === 'running';
   switch (action) {
     case 'resume-safe':
@@ -33,8 +34,13 @@ function consequence(action, s, reason) {
     case 'archive':
       return `Archive “${s.title}” with the reason “${reason}”: its state becomes Archived${runLive ? ', its running agent’s run ends as cancelled' : ''} and a safe resume is no longer offered. The metadata is kept.`;
     case 'repair':
-      return `Repair “${s.title}”: if ${key} was cleared, it is restored from the metadata history as a new metadata version (v${s.metadata.version + 1}). Nothing else changes.`;
+      return `Repair “${s.title}”: if ${key} was lost, it is brought back from the session's earlier versions as a new version (v${s.metadata.version + 1}). Nothing else changes.`;
   }
+}
+
+/** "the id Claude Code needs to resume it": what the resume key is, said without its key name. @param {SessionSnapshot} s */
+function resumeIdOf(s) {
+  return `the id ${flavorName(s.flavor)} needs to resume it`;
 }
 
 /**
@@ -120,7 +126,7 @@ export function AdminActions({ session: s, role, api, onArchived }) {
       ${role === 'admin' &&
       html`<div class="action">
         <div class="action-buttons"><button type="button" id="action-repair" onClick=${() => ask('repair')}>Repair</button></div>
-        <p class="action-help">Repair brings back ${s.resume.tokenKey ?? 'the resume key'} from the metadata history when a write cleared it.</p>
+        <p class="action-help">Repair brings back <span title=${s.resume.tokenKey ? `metadata key ${s.resume.tokenKey}` : ''}>${resumeIdOf(s)}</span> from the session's earlier versions when a later write lost it.</p>
       </div>`}
     </div>
     ${pending &&

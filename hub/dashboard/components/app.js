@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { ApiError, createApi } from '../api.js';
-import { clearToken, loadToken, saveToken } from '../auth.js';
+import { clearToken, exchangeCode, loadToken, saveToken, takeSignInFromUrl } from '../auth.js';
 import { connectLive } from '../live.js';
 import { SessionView } from '../sessions.js';
 import { needingYou, pageTitle } from '../attention.js';
@@ -23,9 +23,9 @@ const RESUME_REFETCH_MS = 300;
 /** Not a session id (a sid never holds a space). */
 const USAGE_ROUTE = ' usage';
 
-/** The view in the address: `#/s/<sid>` one session, `#/usage` the usage view, else the list (null). */
+/** The view in the address: `#/s/<sid>` one session, `#/usage…` the usage view, else the list (null; route.js). */
 function routeOf() {
-  if (location.hash === '#/usage') return USAGE_ROUTE;
+  if (location.hash === '#/usage' || location.hash.startsWith('#/usage?')) return USAGE_ROUTE;
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   return match ? decodeURIComponent(match[1] ?? '') : null;
 }
@@ -33,8 +33,30 @@ function routeOf() {
 /** @param {string} code 'unauthorized' | 'forbidden' | another refusal */
 const isRefusal = (code) => code === 'unauthorized' || code === 'forbidden';
 
+/** Read once per page load, before the first render: the address must not keep it. */
+const FROM_URL = takeSignInFromUrl();
+const TOKEN_IN_URL_REFUSED = 'Tokens are not taken from the address (it would stay in the browser history): paste it here instead.';
+
 export function App() {
   const [token, setToken] = useState(() => loadToken());
+  const [signInError, setSignInError] = useState(FROM_URL.tokenInUrl ? TOKEN_IN_URL_REFUSED : '');
+  const [exchanging, setExchanging] = useState(Boolean(FROM_URL.code));
+  useEffect(() => {
+    if (!FROM_URL.code) return;
+    const code = FROM_URL.code;
+    FROM_URL.code = null;
+    exchangeCode(code).then(
+      (next) => {
+        saveToken(next, false);
+        setToken(next);
+        setExchanging(false);
+      },
+      (err) => {
+        setSignInError(err instanceof Error ? err.message : String(err));
+        setExchanging(false);
+      },
+    );
+  }, []);
   const [route, setRoute] = useState(routeOf);
   useEffect(() => {
     const onHash = () => {
@@ -59,7 +81,7 @@ export function App() {
 
   if (!token) {
     return html`<${TopBar} link=${{ state: 'signed-out' }} me=${null} onSignOut=${null} />
-      <main><${SignIn} error="" onSignIn=${signIn} /></main>`;
+      <main>${exchanging ? html`<p id="signin-exchanging" class="muted">Signing in with the start-up link…</p>` : html`<${SignIn} key=${signInError} error=${signInError} onSignIn=${signIn} />`}</main>`;
   }
   return html`<${SignedIn} key=${token} token=${token} route=${route} onSignOut=${signOut} />`;
 }

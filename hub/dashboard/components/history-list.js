@@ -40,10 +40,10 @@ export function HistoryList({ history, error }) {
           <${KeyChips} kind="carried" keys=${entry.carried} />
           <${KeyChips} kind="cleared" keys=${entry.cleared} />
           <${KeyChips} kind="dropped" keys=${entry.dropped} />
-          <details><summary>document</summary><pre class="json">${prettyJson(entry.metadata)}</pre></details>
+          <details><summary>Show this version (raw)</summary><pre class="json">${prettyJson(entry.metadata)}</pre></details>
         </li>`,
       )}
     </ol>`;
   }
-  return html`<section class="history-panel"><h3>Metadata history</h3>${body}</section>`;
+  return html`<section class="history-panel"><h3>Earlier versions of what it reported</h3>${body}</section>`;
 }

@@ -35,7 +35,7 @@ export function NeedsYou({ store, api, role, hub, now }) {
         </div>
         <div class="session-meta">
           <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-          ${s.attention.message && html`<span class="attention-message">${s.attention.message}</span>`}
+          ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
           <a class="reply-link" href=${`#/s/${encodeURIComponent(s.sid)}`}>Reply</a>
         </div>
         ${(s.attention.kind === 'permission' || s.attention.kind === 'question') && html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} />`}

@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * One session (`#/s/<sid>`): its name and activity, facts, the turns as a timeline (what a person
- * checking on an agent looks for first), actions, its metadata and history. Live fields come from the store; turns and history are fetched over HTTP
+ * One session (`#/s/<sid>`): its name and what it waits for, its approvals, the turns as a timeline
+ * (what a person checking on an agent looks for first), usage, then facts, actions, what the agent
+ * reported and its history. Live fields come from the store; turns and history are fetched over HTTP
  * and fetched again (debounced) when the session changes.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -19,6 +20,7 @@ import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
 import { SessionFacts } from './session-facts.js';
 import { TurnTimeline } from './turn-timeline.js';
+import { backToList } from '../route.js';
 
 const REFETCH_DELAY_MS = 250;
 
@@ -78,25 +80,22 @@ export function SessionDetail({ sid, store, api, role, hub }) {
   const now = useNow();
   const { turns, history } = useSessionRecords(api, store, sid);
   const s = store.get(sid);
-  const back = html`<nav class="back"><a href="#">← All sessions</a></nav>`;
+  const back = html`<nav class="back"><a href=${backToList()}>← All sessions</a></nav>`;
   if (!s) {
     return html`<section id="detail" class="detail">${back}
       <section class="summary"><h2>Session</h2><p class="muted">No session ${sid} in this namespace (yet).</p></section>
     </section>`;
   }
+  // what the agent is doing now comes first (a phone shows one column): its turns right after the
+  // title and what it waits for; the facts and ids a person rarely needs come after
   return html`<section id="detail" class="detail">
     ${back}
     <section class="summary">
       <div class="detail-title"><h2>${s.title}</h2><${ActivityBadge} activity=${s.activity} /></div>
-      <p class="ids">
-        <${CopyId} label="session" value=${s.sid} name="sid" />
-        <${CopyId} label="agent's id" value=${s.tag} name="tag" />
-      </p>
       ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>
-        ${sayAttention(s.attention)} <span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-        ${s.attention.message && html`<span class="attention-message">${s.attention.message}</span>`}
+        ${sayAttention(s.attention)}${' '}<span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
+        ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
       </p>`}
-      <${SessionFacts} session=${s} hub=${hub} now=${now} />
     </section>
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
     <section class="approvals-panel" id="session-approvals">
@@ -105,10 +104,18 @@ export function SessionDetail({ sid, store, api, role, hub }) {
     </section>
     <${TurnTimeline} turns=${turns.value} error=${turns.error} />
     <${SessionUsage} session=${s} turns=${turns.value} />
+    <section class="about" id="session-facts">
+      <h3>About this session</h3>
+      <${SessionFacts} session=${s} hub=${hub} now=${now} />
+      <p class="ids">
+        <${CopyId} label="session" value=${s.sid} name="sid" />
+        <${CopyId} label="agent's id" value=${s.tag} name="tag" />
+      </p>
+    </section>
     <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
-      <h3>Metadata <span class="version" data-version=${s.metadata.version}>v${s.metadata.version}</span></h3>
-      <details><summary>document</summary><pre class="json">${prettyJson(s.metadata.value)}</pre></details>
+      <h3>What the agent reported <span class="version" data-version=${s.metadata.version} title="each change the agent or the hub writes is a new version">v${s.metadata.version}</span></h3>
+      <details><summary>Show everything it reported (raw)</summary><pre class="json">${prettyJson(s.metadata.value)}</pre></details>
     </section>
     <${HistoryList} history=${history.value} error=${history.error} />
   </section>`;

@@ -4,6 +4,7 @@ import { html } from '../html.js';
 import { absoluteTime, displayPath, flavorName, metaString, projectPath } from '../format.js';
 import { WRITER, say, sayLastRun, sayLifecycle, sayResume } from '../words.js';
 import { RelTime } from './rel-time.js';
+import { lastActivityOf } from '../sessions.js';
 import { Word } from './word.js';
 
 /**
@@ -24,7 +25,7 @@ export function SessionFacts({ session: s, hub, now }) {
     ['Resume', 'resume', html`<${Word} said=${sayResume(s.resume)} />`],
     ['Parent', 'parent', s.parentSid ? html`<a href=${`#/s/${encodeURIComponent(s.parentSid)}`}>the session this one continues</a>` : '—'],
     ['Created', 'created', absoluteTime(s.createdAt)],
-    ['Last activity', 'updated', html`<${RelTime} at=${s.updatedAt} now=${now} />`],
+    ['Last activity', 'updated', html`<${RelTime} at=${lastActivityOf(s)} now=${now} />`],
   ];
   return html`<dl class="facts">
     ${rows.map(([term, key, value]) => html`<dt>${term}</dt><dd data-fact=${key}>${value}</dd>`)}

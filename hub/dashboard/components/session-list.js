@@ -2,14 +2,15 @@
 /**
  * The sessions: "needs you" first, then the list. Without a search or filter, the live list (the
  * SDK's map, ordered by last activity by default), shown a window at a time; with one, the hub's
- * HTTP list (`GET /api/sessions?q&flavor&state&project&sort=activity`), a page at a time.
+ * HTTP list (`GET /api/sessions?q&flavor&state&project&sort=activity`), a page at a time. The search,
+ * filters and order live in the address (route.js): a link reopens the same view.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { FLAVOR_NAMES } from '../flavors.js';
 import { useNow, useStore } from '../hooks.js';
-import { lastPathPart, messageOf, projectPath } from '../format.js';
+import { flavorName, lastPathPart, messageOf, projectPath } from '../format.js';
 import { LIFECYCLE_STATE } from '../words.js';
+import { LIST_DEFAULTS, isListHash, listHashOf, listViewOf, replaceHash } from '../route.js';
 import { NeedsYou } from './needs-you.js';
 import { SessionRow } from './session-row.js';
 
@@ -21,7 +22,7 @@ const TYPING_MS = 250;
 /** @typedef {import('../sessions.js').SessionSnapshot} SessionSnapshot */
 /** @typedef {{ q: string, flavor: string, state: string, project: string, needsYou: boolean }} Filters */
 
-const NO_FILTERS = /** @type {Filters} */ ({ q: '', flavor: '', state: '', project: '', needsYou: false });
+const { order: _order, ...NO_FILTERS } = LIST_DEFAULTS;
 
 /** The hub answers these; "needs you" is read from the live map. @param {Filters} f */
 const asksHub = (f) => Boolean(f.q.trim() || f.flavor || f.state || f.project);
@@ -33,19 +34,31 @@ const asksHub = (f) => Boolean(f.q.trim() || f.flavor || f.state || f.project);
 export function SessionList({ store, api, role, hub }) {
   useStore(store);
   const now = useNow();
-  const [order, setOrder] = useState(/** @type {import('../sessions.js').SortOrder} */ ('activity'));
-  const [filters, setFilters] = useState(NO_FILTERS);
+  const [view, setView] = useState(() => listViewOf(location.hash));
+  const { order, ...filters } = view;
   const [shown, setShown] = useState(WINDOW);
   const search = useSearch(api, filters);
-  /** @param {Partial<Filters>} change */
+  /** @param {Partial<import('../route.js').ListView>} change */
   const filter = (change) => {
-    setFilters((f) => ({ ...f, ...change }));
+    setView((v) => ({ ...v, ...change }));
     setShown(WINDOW);
   };
+  useEffect(() => replaceHash(listHashOf(view)), [view]);
+  // a link or the back button to another filtered list
+  useEffect(() => {
+    const onHash = () => isListHash(location.hash) && setView(listViewOf(location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
 
-  const live = store.list(order);
+  const live = store.list(/** @type {import('../sessions.js').SortOrder} */ (order));
   // the projects offered: recomputed when sessions come or go, not on every change of one
   const projects = useMemo(() => [...new Set(live.map((s) => projectPath(s.metadata.value)).filter(Boolean))].sort(), [live.length]);
+  // the agents offered: those with a session in this namespace (and the one a link asked for)
+  const flavors = useMemo(
+    () => [...new Set([...live.map((s) => s.flavor), ...(filters.flavor ? [filters.flavor] : [])])].sort((a, b) => flavorName(a).localeCompare(flavorName(b))),
+    [live.length, filters.flavor],
+  );
   /** @param {SessionSnapshot} s */
   const needsYouOnly = (s) => !filters.needsYou || Boolean((store.get(s.sid) ?? s).attention);
   const searching = asksHub(filters);
@@ -59,7 +72,7 @@ export function SessionList({ store, api, role, hub }) {
     <div class="list-head">
       <h2>Sessions <span class="count" id="list-count">${searching ? `${rows.length}${search.nextCursor ? '+' : ''}` : rows.length}</span></h2>
       <label class="sort">Order
-        <select id="sort" value=${order} disabled=${searching} onChange=${(/** @type {Event} */ e) => setOrder(/** @type {any} */ (value(e)))}>
+        <select id="sort" value=${order} disabled=${searching} onChange=${(/** @type {Event} */ e) => filter({ order: value(e) })}>
           <option value="activity">last activity</option>
           <option value="created">newest</option>
         </select>
@@ -70,7 +83,7 @@ export function SessionList({ store, api, role, hub }) {
         value=${filters.q} onInput=${(/** @type {Event} */ e) => filter({ q: value(e) })} />
       <select id="filter-agent" aria-label="Agent" value=${filters.flavor} onChange=${(/** @type {Event} */ e) => filter({ flavor: value(e) })}>
         <option value="">any agent</option>
-        ${Object.entries(FLAVOR_NAMES).map(([id, name]) => html`<option value=${id}>${name}</option>`)}
+        ${flavors.map((id) => html`<option value=${id}>${flavorName(id)}</option>`)}
       </select>
       <select id="filter-state" aria-label="State" value=${filters.state} onChange=${(/** @type {Event} */ e) => filter({ state: value(e) })}>
         <option value="">any state</option>
@@ -82,7 +95,7 @@ export function SessionList({ store, api, role, hub }) {
       </select>
       <label class="check"><input id="filter-needs-you" type="checkbox" checked=${filters.needsYou}
         onChange=${(/** @type {Event} */ e) => filter({ needsYou: /** @type {HTMLInputElement} */ (e.currentTarget).checked })} /> needs you</label>
-      ${(asksHub(filters) || filters.needsYou) && html`<button id="filter-clear" type="button" onClick=${() => filter(NO_FILTERS)}>Clear</button>`}
+      ${(asksHub(filters) || filters.needsYou) && html`<button id="filter-clear" type="button" onClick=${() => filter({ ...NO_FILTERS, order })}>Clear</button>`}
     </form>
     ${searching && search.error && html`<p class="error" id="search-error">${search.error}</p>`}
     ${visible.length

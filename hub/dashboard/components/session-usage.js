@@ -15,7 +15,7 @@ export function SessionUsage({ session, turns }) {
   return html`<section class="usage-panel" id="session-usage">
     <h3>Usage ${total && html`<span class="cost" data-cost=${session.usage.costUsd ?? ''}>${total}</span>`}</h3>
     ${models.length
-      ? html`<table class="usage-models">
+      ? html`<div class="table-scroll"><table class="usage-models">
           <thead><tr><th>Model</th><th>Input</th><th>Output</th><th>Cache</th><th>Cost</th></tr></thead>
           <tbody>${models.map((m) => html`<tr data-model=${m.model}>
             <td class="model">${m.model}</td>
@@ -24,7 +24,7 @@ export function SessionUsage({ session, turns }) {
             <td>${formatTokens(m.cacheReadTokens + m.cacheWriteTokens)}</td>
             <td class="model-cost">${m.costUsd === null ? html`<span class="muted">no price known</span>` : formatUsd(m.costUsd)}</td>
           </tr>`)}</tbody>
-        </table>`
+        </table></div>`
       : html`<p class="muted">${tokenTotal(session.usage) ? 'Tokens used, per model: in the turns.' : 'No tokens reported yet.'}</p>`}
   </section>`;
 }

@@ -21,9 +21,9 @@ export function SignIn({ error, onSignIn }) {
 
   return html`<section id="signin" class="panel">
     <h2>Sign in</h2>
-    <form id="signin-form" onSubmit=${submit}>
+    <form id="signin-form" method="post" action="#" onSubmit=${submit}>
       <label for="token-input">Dashboard or admin token</label>
-      <input id="token-input" ref=${input} name="token" type="password" autocomplete="current-password" spellcheck="false" />
+      <input id="token-input" ref=${input} type="password" autocomplete="current-password" spellcheck="false" />
       <label class="check"><input id="remember" ref=${remember} type="checkbox" /> Remember me on this device</label>
       <button type="submit">Sign in</button>
     </form>
@@ -31,6 +31,7 @@ export function SignIn({ error, onSignIn }) {
     <p class="muted">
       A dashboard token shows the sessions of its namespace, read-only. An admin token also lets you
       resume, archive and repair them. Without "remember me" the token is forgotten when this tab closes.
+      The hub also prints a sign-in link when it starts: it works once, within 10 minutes.
     </p>
   </section>`;
 }

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { flavorName, lastPathPart, messageOf } from '../format.js';
 import { formatTokens, formatUsd, sayCost, tokenTotal } from '../usage.js';
+import { backToList, replaceHash, usageHashOf, usageViewOf } from '../route.js';
 
 /** @typedef {import('../../../shared/protocol/http.js').UsageResponse} UsageResponse */
 
@@ -43,8 +44,9 @@ function groupName(groupBy, key) {
 
 /** @param {{ api: import('../api.js').Api }} props */
 export function UsageView({ api }) {
-  const [days, setDays] = useState('30');
-  const [groupBy, setGroupBy] = useState(/** @type {'day' | 'flavor' | 'project' | 'model'} */ ('day'));
+  const [days, setDays] = useState(() => { const d = usageViewOf(location.hash).days; return RANGES.some(([v]) => v === d) ? d : '30'; });
+  const [groupBy, setGroupBy] = useState(() => { const by = usageViewOf(location.hash).by; return /** @type {'day' | 'flavor' | 'project' | 'model'} */ (GROUPS.some(([v]) => v === by) ? by : 'day'); });
+  useEffect(() => replaceHash(usageHashOf({ days, by: groupBy })), [days, groupBy]);
   const [data, setData] = useState(/** @type {{ groups: UsageResponse | null, daily: UsageResponse | null, error: string }} */ ({ groups: null, daily: null, error: '' }));
   useEffect(() => {
     let closed = false;
@@ -61,7 +63,7 @@ export function UsageView({ api }) {
   /** @param {Event} e */
   const value = (e) => /** @type {HTMLSelectElement} */ (e.currentTarget).value;
   return html`<section id="usage" class="usage-view">
-    <nav class="back"><a href="#">← All sessions</a></nav>
+    <nav class="back"><a href=${backToList()}>← All sessions</a></nav>
     <div class="list-head">
       <h2>Usage</h2>
       <label>Range <select id="usage-range" value=${days} onChange=${(/** @type {Event} */ e) => setDays(value(e))}>
@@ -77,14 +79,14 @@ export function UsageView({ api }) {
         <span class="muted"> · ${formatTokens(tokenTotal(data.groups.totals))}</span>
       </p>
       ${data.daily && html`<${DailyChart} usage=${data.daily} />`}
-      <table id="usage-groups" class="usage-groups">
+      <div class="table-scroll"><table id="usage-groups" class="usage-groups">
         <thead><tr><th>${GROUPS.find(([v]) => v === groupBy)?.[1]}</th><th>Tokens</th><th>Cost</th></tr></thead>
         <tbody>${data.groups.groups.map((g) => html`<tr data-key=${g.key ?? ''}>
           <td title=${g.key ?? ''}>${groupName(groupBy, g.key)}</td>
           <td>${formatTokens(tokenTotal(g))}</td>
           <td>${sayCost(g) || '—'}</td>
         </tr>`)}</tbody>
-      </table>
+      </table></div>
       ${!data.groups.groups.length && html`<p class="muted">No tokens reported in this range.</p>`}`}
   </section>`;
 }
@@ -93,10 +95,16 @@ const CHART = Object.freeze({ width: 600, height: 120, gap: 1 });
 
 /**
  * One bar per day of the range: the priced cost where there is one, else the tokens (the title of
- * each bar says both). Scales to its box (viewBox), so it fits a phone.
+ * each bar says both). Scales to its box (viewBox), so it fits a phone. With fewer than two days of
+ * usage a chart says nothing the total does not (one thin bar in an empty box): a sentence instead.
  * @param {{ usage: UsageResponse }} props
  */
 function DailyChart({ usage }) {
+  const used = usage.groups.filter((g) => tokenTotal(g) > 0);
+  if (used.length < 2) {
+    const day = used[0] ? groupName('day', used[0].key) : null;
+    return html`<p id="usage-chart-note" class="muted chart-legend">${day ? `All of it on ${day}: a daily chart starts with a second day of usage.` : 'No usage in this range.'}</p>`;
+  }
   const days = Math.max(1, Math.round((usage.to - usage.from) / DAY_MS));
   const byDay = new Map(usage.groups.map((g) => [Math.floor((Number(g.key) || Date.parse(String(g.key))) / DAY_MS), g]));
   const priced = usage.totals.costUsd !== null;
@@ -114,5 +122,6 @@ function DailyChart({ usage }) {
       return html`<rect class="bar" data-day=${b.day} x=${i * w} y=${CHART.height - h} width=${Math.max(0.5, w - CHART.gap)} height=${h}><title>${label}</title></rect>`;
     })}
   </svg>
-  <p class="muted chart-legend">${priced ? `cost per day, highest ${formatUsd(max)}` : 'tokens per day'}</p>`;
+  <p class="muted chart-legend">${priced ? `cost per day, highest ${formatUsd(max)}` : 'tokens per day'}
+    <span class="chart-range">${new Date(first * DAY_MS).toISOString().slice(0, 10)} – ${new Date((first + days - 1) * DAY_MS).toISOString().slice(0, 10)}</span></p>`;
 }

@@ -1,0 +1,46 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { SignInCodeRequestSchema, SignInCodeResponseSchema, type SignInCodeResponse } from '../../shared/protocol/sign-in.js';
+import type { HubDeps } from '../services/deps.js';
+import type { SignInCodes } from '../services/sign-in-codes.js';
+import { mintToken, parseTokenSpec, type TokenRegistry } from '../services/tokens.js';
+import { sendError } from './errors.js';
+
+/** A token made by a sign-in link lasts this long (a browser's "remember me" outlives the link). */
+const LINK_TOKEN_TTL_MS = 30 * 86_400_000;
+/** Roles a sign-in link may hand over from SESSION_HUB_TOKENS, best first. */
+const PAGE_ROLES = ['admin', 'operator', 'dashboard'] as const;
+
+/**
+ * `POST /api/sign-in/code`: the start-up link's one-time code for a token. Stored tokens: a new
+ * admin token for namespace `default` (origin `sign-in-link`, 30 days, revocable like any other).
+ * Tokens from SESSION_HUB_TOKENS: the first admin (else operator, else dashboard) one configured.
+ */
+export const signInRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: TokenRegistry; codes: SignInCodes }> = async (app, { deps, tokens, codes }) => {
+  app.post('/api/sign-in/code', { schema: { body: SignInCodeRequestSchema, response: { 200: SignInCodeResponseSchema } } }, async (request, reply) => {
+    const now = deps.clock.now();
+    if (!codes.take(request.body.code, now)) {
+      request.log.warn('sign-in link refused: used already, expired, or from another hub process');
+      return sendError(reply, 401, 'unauthorized', 'this sign-in link was used already or has expired (it works once, for 10 minutes): sign in with a token, or restart the hub for a new link');
+    }
+    const granted = await grant(deps, tokens, now);
+    if (!granted) return sendError(reply, 409, 'conflict', 'SESSION_HUB_TOKENS holds no admin, operator or dashboard token to sign in with');
+    request.log.info({ role: granted.role, tenant: granted.namespace }, 'signed in with the start-up link');
+    return granted;
+  });
+};
+
+async function grant(deps: HubDeps, tokens: TokenRegistry, now: number): Promise<SignInCodeResponse | undefined> {
+  const spec = deps.config.tokens?.trim();
+  if (spec) {
+    const configured = parseTokenSpec(spec);
+    for (const role of PAGE_ROLES) {
+      const found = configured.find((t) => t.role === role);
+      if (found) return { token: found.token, role: found.role, namespace: found.namespace, expiresAt: null };
+    }
+    return undefined;
+  }
+  const expiresAt = now + LINK_TOKEN_TTL_MS;
+  const { token, stored } = await mintToken(deps.store, { role: 'admin', namespace: 'default', source: 'sign-in-link', now, expiresAt });
+  tokens.add({ role: 'admin', namespace: 'default', tokenHash: stored.tokenHash, expiresAt });
+  return { token, role: 'admin', namespace: 'default', expiresAt };
+}
