@@ -14,7 +14,7 @@ import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
 import { carryOverLiveRuns } from './lifecycle/boot-grace.js';
 import { createSweeper } from './lifecycle/sweeper.js';
-import type { SweepReport } from './lifecycle/sweeps.js';
+import { HUB_PRESUMED_DEAD_AFTER_HEARTBEATS, type SweepReport } from './lifecycle/sweeps.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics/metrics.js';
 import { createPushMetrics } from './push/metrics.js';
@@ -23,6 +23,7 @@ import { loadVapid } from './push/vapid.js';
 import { releaseApprovalWaiters } from './people/approval-waiters.js';
 import { releaseMessageWaiters } from './people/message-waiters.js';
 import { createMessageCourier } from './socket/message-courier.js';
+import { expireLeftPendingApprovals } from './people/left-pending.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
 import { watchTokens } from './services/token-watch.js';
@@ -33,6 +34,7 @@ import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
 import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { readEventsSince } from './store/events.js';
+import { countAliveHubs } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { prepareDataDir } from './store/sqlite/data-dir.js';
 import { lockDataDir } from './store/sqlite/data-dir-lock.js';
@@ -120,6 +122,11 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   // The boot sweep finishes before the hub listens: no client ever sees state it is about to change.
   // A big backlog (a long outage) delays the start; a sweep longer than a second logs its progress.
   await sweeper.sweepNow();
+  // approvals left pending by a stopped or killed process have no waiter: when no other process is
+  // alive, every one; in a cluster, those past their waiter's end (docs/attention.md)
+  const alone = store.dialect === 'sqlite' || (await countAliveHubs(store, { aliveSince: clock.now() - HUB_PRESUMED_DEAD_AFTER_HEARTBEATS * config.heartbeatMs })) <= 1;
+  const approvalsExpired = await expireLeftPendingApprovals(deps, { all: alone });
+  if (approvalsExpired > 0) log.info({ approvalsExpired }, 'approvals left pending by a stopped hub expired');
   sweeper.start(config.sweepMs);
   const heartbeat = startHeartbeat(deps, config.heartbeatMs);
   opened.push(() => heartbeat.stop());

@@ -29,13 +29,22 @@ export function sayAttention(attention) {
 }
 
 /**
- * The sessions that need a person, the longest waiting first (the sid breaks ties).
+ * How urgent each kind is: a tool approval expires (the agent then asks in its terminal), a question
+ * blocks the agent, a finished or failed turn only waits for the next prompt.
+ * @type {Readonly<Record<string, number>>}
+ */
+const URGENCY = Object.freeze({ permission: 0, question: 1, failed: 2, done: 2 });
+
+/**
+ * The sessions that need a person, the most urgent first (approvals, then questions, then finished
+ * turns), the longest waiting first within each (the sid breaks ties).
  * @param {Iterable<SessionSnapshot>} sessions
  * @returns {(SessionSnapshot & { attention: Attention })[]}
  */
 export function needingYou(sessions) {
   const waiting = /** @type {(SessionSnapshot & { attention: Attention })[]} */ ([...sessions].filter((s) => s.attention));
-  return waiting.sort((a, b) => a.attention.since - b.attention.since || (a.sid < b.sid ? -1 : 1));
+  const rank = (/** @type {Attention} */ a) => URGENCY[a.kind] ?? 3;
+  return waiting.sort((a, b) => rank(a.attention) - rank(b.attention) || a.attention.since - b.attention.since || (a.sid < b.sid ? -1 : 1));
 }
 
 /**

@@ -46,10 +46,30 @@ export function toolSummary(tool, input) {
 }
 
 /**
- * How a tool use went: 'running' | 'done' | 'failed'. The one place the page reads it: an activity
- * without a status (hubs before activity statuses) is done.
- * @param {Activity & { status?: 'running' | 'done' | 'failed' }} activity
- * @returns {'running' | 'done' | 'failed'}
+ * A tool's input whole, for a person deciding whether to allow it: the field that says what it does
+ * first (Bash's command, Write's file_path, ...), then every other field as `name: value`, nothing
+ * cut (JSON for values that are not text).
+ * @param {string} tool
+ * @param {unknown} input
+ * @returns {string}
+ */
+export function toolInputText(tool, input) {
+  if (input == null) return '';
+  if (typeof input !== 'object' || Array.isArray(input)) return typeof input === 'string' ? input : JSON.stringify(input, null, 2);
+  const record = /** @type {Record<string, unknown>} */ (input);
+  const fields = /** @type {Record<string, readonly string[]>} */ (SUMMARY_FIELD)[tool] ?? [];
+  const main = fields.find((field) => typeof record[field] === 'string' && record[field]);
+  const rest = Object.entries(record)
+    .filter(([key]) => key !== main)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`);
+  return [...(main ? [/** @type {string} */ (record[main])] : []), ...rest].join('\n');
+}
+
+/**
+ * How a tool use went: 'running' | 'done' | 'failed' | 'denied'. The one place the page reads it:
+ * an activity without a status (hubs before activity statuses) is done.
+ * @param {Activity & { status?: 'running' | 'done' | 'failed' | 'denied' }} activity
+ * @returns {'running' | 'done' | 'failed' | 'denied'}
  */
 export function activityStatus(activity) {
   return activity.status ?? 'done';

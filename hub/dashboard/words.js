@@ -100,6 +100,7 @@ export const TOOL_STATUS = Object.freeze({
   running: 'running',
   done: 'done',
   failed: 'failed',
+  denied: 'denied',
 });
 
 /** Who made a change (Lifecycle.by, history entries). */

@@ -35,6 +35,7 @@ export const approvalRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Toke
         ...request.params,
         ...request.body,
         decidedBy: tokenIdOf(identity.tokenHash),
+        decidedByLabel: identity.label ?? null,
       });
     },
   );

@@ -28,9 +28,15 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
       bodyLimit: LIMITS.maxHookBatchBytes,
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { namespace, role } = identityOf(request);
-      return { results: await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events) };
+      // the caller gone before its answer (a hook process killed while it waits for a decision):
+      // its approval ends `abandoned` rather than waiting for a decision nobody would receive
+      const closed = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableEnded) closed.abort();
+      });
+      return { results: await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events, { signal: closed.signal }) };
     },
   );
 };

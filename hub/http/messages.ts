@@ -13,10 +13,9 @@ import { identityOf, requireToken, type TokenAccess } from './auth.js';
 
 const personOf = (identity: TokenIdentity): Actor => ({ namespace: identity.namespace, role: identity.role, by: 'user' });
 
-/** The sending token as a message records it: its public id, and its label where tokens have one. */
+/** The sending token as a message records it: its public id, and its label where it has one (stored tokens). */
 function senderOf(identity: TokenIdentity): { tokenId: string; label: string | null } {
-  const label = (identity as { label?: unknown }).label;
-  return { tokenId: tokenIdOf(identity.tokenHash), label: typeof label === 'string' && label !== '' ? label : null };
+  return { tokenId: tokenIdOf(identity.tokenHash), label: identity.label ?? null };
 }
 
 /**

@@ -37,10 +37,11 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAc
       const { namespace } = identityOf(request);
       const now = deps.clock.now();
       const { expiresIn, role } = request.body;
+      const label = request.body.label ?? null;
       const expiresAt = expiresIn === undefined ? null : now + durationMs(expiresIn)!;
-      const { token, stored } = await mintToken(deps.store, { role, namespace, source: 'api', now, expiresAt });
+      const { token, stored } = await mintToken(deps.store, { role, namespace, source: 'api', now, expiresAt, label });
       // accepted by this process at once; the others read it on their next miss or refresh
-      tokens.add({ role, namespace, tokenHash: stored.tokenHash, expiresAt });
+      tokens.add({ role, namespace, tokenHash: stored.tokenHash, expiresAt, label });
       request.log.info({ tokenId: stored.id, role, tenant: namespace }, 'token created');
       return reply.code(201).send({ ...tokenInfo(stored), token });
     },

@@ -144,7 +144,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     // restart stamps with the start (spooled events fired during the outage keep their own times)
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
     const sid = await applyAction(deps, actor, hook, existing, tx, changes, at);
-    const attention = sid === null ? { superseded: [] } : await applyHookForPerson(tx, changes, event, hook, { namespace: actor.namespace, sid }, at);
+    const attention = sid === null ? { superseded: [] } : await applyHookForPerson(deps, tx, changes, event, hook, { namespace: actor.namespace, sid }, { at, hubNow });
     await saveHookSession(tx, {
       namespace: actor.namespace,
       tag: hook.tag,
@@ -167,7 +167,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
  * duplicate); a failure of the hub itself stops the batch there, the rest answered `retry`, so a
  * session's events are never applied out of order.
  */
-export async function applyHookEvents(deps: HubDeps, actor: Actor, events: readonly HookEvent[]): Promise<HookResult[]> {
+export async function applyHookEvents(deps: HubDeps, actor: Actor, events: readonly HookEvent[], options: { signal?: AbortSignal } = {}): Promise<HookResult[]> {
   const ordered = [...events].sort((a, b) => a.seq - b.seq);
   const results: HookResult[] = [];
   const waits: Promise<void>[] = [];
@@ -183,7 +183,7 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       results.push(applied.result);
       const { result, approvalId } = applied;
       // every event of the batch is applied first; the answers are awaited together
-      if (approvalId !== undefined) waits.push(hookAnswerOf(deps, event, approvalId).then((answer) => void (answer && (result.answer = answer))));
+      if (approvalId !== undefined) waits.push(hookAnswerOf(deps, event, approvalId, options.signal).then((answer) => void (answer && (result.answer = answer))));
     } catch (error) {
       if (error instanceof HubError && error.code !== 'internal') {
         await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }));

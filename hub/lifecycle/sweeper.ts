@@ -3,6 +3,7 @@
  * finds one still running is skipped, and closing the hub stops a running sweep between batches.
  */
 import type { HubMetrics } from '../metrics/metrics.js';
+import { expireLeftPendingApprovals } from '../people/left-pending.js';
 import type { HubDeps } from '../services/deps.js';
 import { sweep, type SweepReport } from './sweeps.js';
 
@@ -41,7 +42,12 @@ export function createSweeper(deps: HubDeps, metrics: Pick<HubMetrics, 'observeS
     const current = (async () => {
       // one sweep across every hub process sharing the store: the others skip this tick (the ends
       // are safe to run twice anyway; this keeps the cluster from doing the work twice)
-      const outcome = await deps.store.tryExclusive('sweep', () => sweep(deps, { signal: stopping.signal }));
+      const outcome = await deps.store.tryExclusive('sweep', async () => {
+        const report = await sweep(deps, { signal: stopping.signal });
+        // approvals left pending by a hub process that died while other processes live on
+        if (!stopping.signal.aborted) await expireLeftPendingApprovals(deps, { all: false });
+        return report;
+      });
       if (!outcome.ran) {
         deps.log.debug('another hub process is sweeping; skipping this one');
         return NOTHING_SWEPT;

@@ -8,6 +8,8 @@ export interface ApprovalEnd {
   status: Exclude<ApprovalStatus, 'pending'>;
   at: number;
   decidedBy: string | null;
+  /** The deciding token's label, when it has one. */
+  decidedByLabel?: string | null;
   message: string | null;
   /** An answered question's answers (AskUserQuestion). */
   answers?: Record<string, string>;
@@ -16,11 +18,16 @@ export interface ApprovalEnd {
 /** Ends a pending approval and records its event; false when it had ended already (compare-and-set). */
 export async function endApproval(tx: Tx, changes: ChangeSet, namespace: string, approval: Approval, end: ApprovalEnd): Promise<boolean> {
   if (!(await finishApproval(tx, { approvalId: approval.approvalId, ...end }))) return false;
-  changes.approval(namespace, { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message, ...(end.answers ? { answers: end.answers } : {}) });
+  changes.approval(namespace, endedApproval(approval, end));
   return true;
 }
 
 /** A decided approval's outcome for its waiter: the approval when allowed or denied, else null. */
 export function outcomeOf(approval: Approval): Approval | null {
   return approval.status === 'allowed' || approval.status === 'denied' ? approval : null;
+}
+
+/** The approval as it stands once `end` applied. */
+export function endedApproval(approval: Approval, end: ApprovalEnd): Approval {
+  return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, decidedByLabel: end.decidedByLabel ?? null, message: end.message, ...(end.answers ? { answers: end.answers } : {}) };
 }

@@ -22,6 +22,8 @@ function conflictMessage(approval: Approval): string {
   switch (approval.status) {
     case 'expired':
       return `approval ${approval.approvalId} expired: nobody decided while the agent waited, so it asks in its terminal`;
+    case 'abandoned':
+      return `approval ${approval.approvalId} was abandoned: the agent's hook stopped waiting (ended or cut off), so the agent asks in its terminal`;
     case 'superseded':
       return `approval ${approval.approvalId} was superseded: it was answered in the agent's terminal`;
     default:

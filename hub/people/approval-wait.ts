@@ -16,24 +16,33 @@ export const APPROVAL_POLL_MS = 200;
 /**
  * `waitForDecision`: resolves with the approval once allowed or denied, or null when it ends
  * otherwise or nobody decides within `ms` — then it ends `expired` (unless a decision won the race,
- * which is returned).
+ * which is returned). `signal`: the waiting request closed (the hook process was killed or cut
+ * off): the approval ends `abandoned` at once, so nobody is told "allowed" with no one to hear it.
  */
-export async function waitForDecision(deps: HubDeps, approvalId: string, ms: number, options: { pollMs?: number } = {}): Promise<Approval | null> {
+export async function waitForDecision(deps: HubDeps, approvalId: string, ms: number, options: { pollMs?: number; signal?: AbortSignal } = {}): Promise<Approval | null> {
   const pollMs = options.pollMs ?? APPROVAL_POLL_MS;
   const deadline = performance.now() + ms;
-  for (;;) {
-    const found = await getApprovalById(deps.store, approvalId);
-    if (!found) throw new ApprovalNotFound(approvalId);
-    if (found.approval.status !== 'pending') return outcomeOf(found.approval);
-    const remaining = deadline - performance.now();
-    if (remaining <= 0 || isClosing(deps)) return expire(deps, found.namespace, found.approval);
-    await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
+  const { signal } = options;
+  const wakeOnAbort = () => wakeApprovalWaiters(deps, [approvalId]);
+  signal?.addEventListener('abort', wakeOnAbort, { once: true });
+  try {
+    for (;;) {
+      const found = await getApprovalById(deps.store, approvalId);
+      if (!found) throw new ApprovalNotFound(approvalId);
+      if (found.approval.status !== 'pending') return outcomeOf(found.approval);
+      if (signal?.aborted) return end(deps, found.namespace, found.approval, 'abandoned');
+      const remaining = deadline - performance.now();
+      if (remaining <= 0 || isClosing(deps)) return end(deps, found.namespace, found.approval, 'expired');
+      await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
+    }
+  } finally {
+    signal?.removeEventListener('abort', wakeOnAbort);
   }
 }
 
-async function expire(deps: HubDeps, namespace: string, approval: Approval): Promise<Approval | null> {
+async function end(deps: HubDeps, namespace: string, approval: Approval, status: 'expired' | 'abandoned'): Promise<Approval | null> {
   const final = await runWrite(deps, async (tx, changes, now) => {
-    if (await endApproval(tx, changes, namespace, approval, { status: 'expired', at: now, decidedBy: null, message: null })) return null;
+    if (await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: null })) return null;
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
   });

@@ -14,12 +14,14 @@ import { runWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import { truncateJsonField } from '../services/truncate.js';
-import { endApproval } from './approval-end.js';
+import { endApproval, endedApproval } from './approval-end.js';
 import { ApprovalConflict, ApprovalNotFound } from './approval-errors.js';
 import { wakeApprovalWaiters } from './approval-waiters.js';
 import { applyAttention } from './attention.js';
 import { answersProblem, questionsOf } from './question-answers.js';
 import { HubError } from '../../shared/errors.js';
+import { endDeniedToolIn } from './denied-tool.js';
+import { isSameCall, type ToolCallRef } from './same-call.js';
 
 export interface OpenApprovalInput {
   sid: string;
@@ -29,6 +31,8 @@ export interface OpenApprovalInput {
   toolUseId?: string | null;
   /** The agent's text, shown with the attention. */
   message?: string | null;
+  /** When its waiter gives up (hub clock); absent: nobody waits on it. */
+  expiresAt?: number | null;
 }
 
 /** The attention an approval sets: a question (its first question's text) for a call that asks one, else a permission. */
@@ -53,7 +57,9 @@ export async function openApprovalIn(tx: Tx, changes: ChangeSet, session: Stored
     createdAt: now,
     decidedAt: null,
     decidedBy: null,
+    decidedByLabel: null,
     message: null,
+    expiresAt: input.expiresAt ?? null,
   };
   await insertApproval(tx, { ...approval, namespace: session.namespace });
   changes.approval(session.namespace, approval);
@@ -83,7 +89,7 @@ async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: St
 export async function decideApproval(
   deps: HubDeps,
   actor: Actor,
-  input: { sid: string; approvalId: string; decision: Decision; message?: string; answers?: Record<string, string>; decidedBy: string },
+  input: { sid: string; approvalId: string; decision: Decision; message?: string; answers?: Record<string, string>; decidedBy: string; decidedByLabel?: string | null },
 ): Promise<Approval> {
   const decided = await runWrite(deps, async (tx, changes, now) => {
     const session = await requireSession(tx, actor, input.sid);
@@ -92,10 +98,12 @@ export async function decideApproval(
     if (approval.status !== 'pending') throw new ApprovalConflict(approval);
     const problem = answersProblem(approval.input, input.decision, input.answers);
     if (problem !== null) throw new HubError('invalid_payload', problem);
-    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, message: input.message ?? null, ...(input.answers ? { answers: input.answers } : {}) } as const;
+    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null, ...(input.answers ? { answers: input.answers } : {}) } as const;
     if (!(await endApproval(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
-    return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, message: end.message, ...(input.answers ? { answers: input.answers } : {}) };
+    const decided = endedApproval(approval, end);
+    if (decided.status === 'denied') await endDeniedToolIn(tx, changes, session, decided, now);
+    return decided;
   });
   wakeApprovalWaiters(deps, [decided.approvalId]);
   return decided;
@@ -105,13 +113,21 @@ export async function decideApproval(
  * Inside a unit of work: the session's pending approvals end `superseded` (the agent moved on).
  * `openedBefore`: only those opened before that time — a hook event supersedes what was asked before
  * it, not an approval its own tool call opened a moment earlier (Claude Code's async PreToolUse can
- * reach the hub after the PermissionRequest of the same call).
+ * reach the hub after the PermissionRequest of the same call). `sameCall`: only the approvals of
+ * that tool call (a tool event of one subagent says nothing about another's pending call).
  */
-export async function supersedeOpenIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number, options: { openedBefore?: number } = {}): Promise<string[]> {
+export async function supersedeOpenIn(
+  tx: Tx,
+  changes: ChangeSet,
+  session: StoredSession,
+  now: number,
+  options: { openedBefore?: number; sameCall?: ToolCallRef } = {},
+): Promise<string[]> {
   const ended: string[] = [];
   const openedBefore = options.openedBefore ?? Infinity;
   for (const approval of await listPendingApprovals(tx, session.sid)) {
     if (approval.createdAt >= openedBefore) continue;
+    if (options.sameCall && !isSameCall(approval, options.sameCall)) continue;
     if (await endApproval(tx, changes, session.namespace, approval, { status: 'superseded', at: now, decidedBy: null, message: null })) ended.push(approval.approvalId);
   }
   return ended;

@@ -22,6 +22,8 @@ export interface MappedHook {
   promptId?: string;
   tool?: string;
   toolUseId?: string;
+  /** The agent's own id of the tool call, when it gave one (`toolUseId` is otherwise derived). */
+  agentToolUseId?: string;
   input?: JsonValue;
   output?: JsonValue;
   response?: string;
@@ -114,7 +116,9 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       const response = declared?.output ? gather(payload, declared.output) : read(payload, fields.toolResponse);
       hook.output = action === 'tool-failure' ? { error: read(payload, fields.toolError) ?? null } : action === 'tool-use' ? (response ?? null) : null;
       // without the agent's id, a finished tool is recorded once per identical call and result
-      hook.toolUseId = text(payload, declared?.toolUseId ?? fields.toolUseId) ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
+      const agentToolUseId = text(payload, declared?.toolUseId ?? fields.toolUseId);
+      if (agentToolUseId !== undefined) hook.agentToolUseId = agentToolUseId;
+      hook.toolUseId = agentToolUseId ?? `hook-${digest(flavorId, tag, turnsEnded, hook.tool, hook.input, hook.output)}`;
       break;
     }
     case 'turn-stop': {

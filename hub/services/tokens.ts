@@ -11,6 +11,8 @@ export interface TokenIdentity {
   tokenHash: string;
   /** Stored tokens only: refused from then on (null: never). */
   expiresAt?: number | null;
+  /** Stored tokens only: the label a person gave it (shown where its id would be). */
+  label?: string | null;
 }
 
 /** A token in plain text with what it grants: as configured, or as generated on first start. */
@@ -150,12 +152,13 @@ export function tokenIdOf(tokenHash: string): string {
 /** Makes a new token and stores only its hash; the plaintext is returned to be shown once. */
 export async function mintToken(
   sql: Sql,
-  input: { role: Role; namespace: string; source: TokenOrigin; now: number; expiresAt?: number | null },
+  input: { role: Role; namespace: string; source: TokenOrigin; now: number; expiresAt?: number | null; label?: string | null },
 ): Promise<PlainToken & { stored: StoredToken }> {
   const token = generateToken(input.role);
   const tokenHash = hashToken(token);
   const stored: StoredToken = {
     id: tokenIdOf(tokenHash),
+    label: input.label ?? null,
     tokenHash,
     role: input.role,
     namespace: input.namespace,
@@ -171,8 +174,8 @@ export async function mintToken(
 
 /** What is shown of a stored token (never its hash or secret). */
 export function tokenInfo(stored: StoredToken): TokenInfo {
-  const { id, role, namespace, source, createdAt, lastUsedAt, expiresAt, revokedAt } = stored;
-  return { id, role, namespace, origin: source, createdAt, lastUsedAt, expiresAt, revokedAt };
+  const { id, label, role, namespace, source, createdAt, lastUsedAt, expiresAt, revokedAt } = stored;
+  return { id, label, role, namespace, origin: source, createdAt, lastUsedAt, expiresAt, revokedAt };
 }
 
 /**
@@ -196,7 +199,7 @@ export async function loadTokens(store: Store, spec: string | undefined, now: ()
     for (const { role, namespace, token } of parseTokenSpec(spec)) registry.add({ role, namespace, tokenHash: hashToken(token) });
     return registry;
   }
-  const stored = async () => (await listValidTokens(store, now())).map(({ role, namespace, tokenHash, expiresAt }) => ({ role, namespace, tokenHash, expiresAt }));
+  const stored = async () => (await listValidTokens(store, now())).map(({ role, namespace, tokenHash, expiresAt, label }) => ({ role, namespace, tokenHash, expiresAt, label }));
   const registry = new TokenRegistry(stored, now);
   for (const identity of await stored()) registry.add(identity);
   return registry;

@@ -15,13 +15,15 @@ interface ApprovalRow {
   created_at: number;
   decided_at: number | null;
   decided_by: string | null;
+  decided_by_label: string | null;
   message: string | null;
+  expires_at: number | string | null;
   answers: string | null;
 }
 
 const INSERT = `
-  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at)
-  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt)`;
+  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at)
+  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt)`;
 const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
 const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
 // pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
@@ -30,9 +32,13 @@ const SELECT_FOR_SESSION = `
   ORDER BY CASE WHEN status = 'pending' THEN 0 ELSE 1 END,
     CASE WHEN status = 'pending' THEN created_at ELSE -decided_at END, created_at DESC, approval_id`;
 const SELECT_PENDING = `SELECT * FROM approvals WHERE sid = @sid AND status = 'pending' ORDER BY created_at, approval_id`;
+/** Pending approvals of any session whose waiter is over (expires_at before @before), or all pending ones (@before NULL). */
+const SELECT_LEFT_PENDING = `
+  SELECT * FROM approvals WHERE status = 'pending' AND (CAST(@before AS BIGINT) IS NULL OR expires_at < @before)
+  ORDER BY created_at, approval_id LIMIT @limit`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
-  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, message = @message, answers = @answers
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers
   WHERE approval_id = @approvalId AND status = 'pending'`;
 
 function toApproval(row: ApprovalRow): Approval {
@@ -48,14 +54,16 @@ function toApproval(row: ApprovalRow): Approval {
     createdAt: row.created_at,
     decidedAt: row.decided_at,
     decidedBy: row.decided_by,
+    decidedByLabel: row.decided_by_label,
     message: row.message,
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
     ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
   };
 }
 
 export async function insertApproval(
   sql: Sql,
-  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number },
+  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null },
 ): Promise<void> {
   await sql.run(INSERT, { ...input, input: input.input === null ? null : JSON.stringify(input.input), inputTruncated: input.inputTruncated ? 1 : 0 });
 }
@@ -83,7 +91,12 @@ export async function listPendingApprovals(sql: Sql, sid: string): Promise<Appro
 /** Ends a pending approval; false when it was no longer pending (nothing changed). */
 export async function finishApproval(
   sql: Sql,
-  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; message: string | null; answers?: Record<string, string> },
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string> },
 ): Promise<boolean> {
-  return (await sql.run(FINISH, { ...input, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
+  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
+}
+
+/** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */
+export async function listLeftPendingApprovals(sql: Sql, input: { before: number | null; limit: number }): Promise<{ approval: Approval; namespace: string }[]> {
+  return (await sql.all(SELECT_LEFT_PENDING, input) as ApprovalRow[]).map((row) => ({ approval: toApproval(row), namespace: row.namespace }));
 }

@@ -7,6 +7,8 @@ export type TokenOrigin = 'generated' | 'cli' | 'api' | 'sign-in-link';
 export interface StoredToken {
   /** Public: the first 12 hex digits of the hash (migration 006). */
   id: string;
+  /** A person's name for it (migration 013); null: none. */
+  label: string | null;
   tokenHash: string;
   role: Role;
   namespace: string;
@@ -17,11 +19,11 @@ export interface StoredToken {
   lastUsedAt: number | null;
 }
 
-const COLUMNS = `id, token_hash AS "tokenHash", role, namespace, source, created_at AS "createdAt",
+const COLUMNS = `id, label, token_hash AS "tokenHash", role, namespace, source, created_at AS "createdAt",
   expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
 const INSERT = `
-  INSERT INTO tokens (id, token_hash, role, namespace, created_at, source, expires_at)
-  VALUES (@id, @tokenHash, @role, @namespace, @createdAt, @source, @expiresAt)
+  INSERT INTO tokens (id, label, token_hash, role, namespace, created_at, source, expires_at)
+  VALUES (@id, @label, @tokenHash, @role, @namespace, @createdAt, @source, @expiresAt)
   ON CONFLICT (token_hash) DO NOTHING`;
 const SELECT_ALL = `SELECT ${COLUMNS} FROM tokens ORDER BY created_at, id`;
 const SELECT_NAMESPACE = `SELECT ${COLUMNS} FROM tokens WHERE namespace = @namespace ORDER BY created_at, id`;
@@ -31,7 +33,7 @@ const REVOKE = `UPDATE tokens SET revoked_at = @now WHERE id = @id AND revoked_a
 const SELECT_ONE = `SELECT ${COLUMNS} FROM tokens WHERE id = @id`;
 const TOUCH = `UPDATE tokens SET last_used_at = @at WHERE token_hash = @tokenHash AND (last_used_at IS NULL OR last_used_at < @at)`;
 
-export type NewToken = Pick<StoredToken, 'id' | 'tokenHash' | 'role' | 'namespace' | 'source' | 'createdAt' | 'expiresAt'>;
+export type NewToken = Pick<StoredToken, 'id' | 'label' | 'tokenHash' | 'role' | 'namespace' | 'source' | 'createdAt' | 'expiresAt'>;
 
 /** Only hashes are stored; the hub cannot show a token again once printed. */
 export async function insertToken(sql: Sql, input: NewToken): Promise<void> {

@@ -72,6 +72,7 @@ const COMPLETE_ACTIVITY = `
   WHERE activity_id = @activityId AND status = 'running'`;
 const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
+const RUNNING_ACTIVITIES_OF_SESSION = `SELECT * FROM activities WHERE sid = @sid AND status = 'running' ORDER BY at, ord`;
 // by when each tool started (hook events arrive out of firing order), then by arrival
 const ACTIVITIES_OF_TURN = `SELECT * FROM activities WHERE turn_id = @turnId ORDER BY at, ord`;
 
@@ -223,6 +224,11 @@ export async function completeActivity(
 export async function findActivityByToolUseId(sql: Sql, key: { sid: string; toolUseId: string }): Promise<(Activity & { turnId: string }) | undefined> {
   const row = await sql.get(ACTIVITY_BY_TOOL_USE, key) as ActivityRow | undefined;
   return row && toActivity(row);
+}
+
+/** The session's tool uses still running (a call an approval may be about). */
+export async function listRunningActivities(sql: Sql, sid: string): Promise<(Activity & { turnId: string })[]> {
+  return (await sql.all(RUNNING_ACTIVITIES_OF_SESSION, { sid }) as ActivityRow[]).map(toActivity);
 }
 
 export async function listActivities(sql: Sql, turnId: string): Promise<Activity[]> {

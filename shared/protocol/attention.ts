@@ -24,10 +24,11 @@ export type AttentionAck = z.infer<typeof AttentionAckSchema>;
 
 /**
  * An approval's life: `pending` until a person decides (`allowed`/`denied`), nobody decides within
- * the waiter's time (`expired`), or the agent moved on — answered in its terminal — before anyone
- * decided here (`superseded`).
+ * the waiter's time (`expired`; also one a hub restart found pending), the agent moved on — answered
+ * in its terminal — before anyone decided here (`superseded`), or the agent's hook stopped waiting
+ * (its request closed: the hook process was killed or lost its connection; `abandoned`).
  */
-export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded']);
+export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const DecisionSchema = z.enum(['allow', 'deny']);
@@ -47,7 +48,11 @@ export const ApprovalSchema = z.object({
   decidedAt: EpochMsSchema.nullable(),
   /** The public id of the token that decided (never the token itself). */
   decidedBy: z.string().nullable(),
+  /** That token's label (`token create --label`) when it had one, as it was at the decision. */
+  decidedByLabel: z.string().nullable().default(null),
   message: z.string().nullable(),
+  /** When the waiting hook gives up and the agent asks in its terminal (hub clock); null: nobody waits on it. */
+  expiresAt: EpochMsSchema.nullable().default(null),
   /** An agent's question answered (AskUserQuestion): question text -> the chosen option's label (several joined with ", "). */
   answers: z.record(z.string(), z.string()).optional(),
 });

@@ -72,8 +72,11 @@ export const TurnSummarySchema = z.object({
 });
 export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 
-/** `running`: started (a hook's PreToolUse), not finished yet; `done` / `failed`: finished. */
-export const ActivityStatusSchema = z.enum(['running', 'done', 'failed']);
+/**
+ * `running`: started (a hook's PreToolUse), not finished yet; `done` / `failed`: finished;
+ * `denied`: a person denied its approval, so it never ran (its output says who and why).
+ */
+export const ActivityStatusSchema = z.enum(['running', 'done', 'failed', 'denied']);
 export type ActivityStatus = z.infer<typeof ActivityStatusSchema>;
 
 export const ActivitySchema = z.object({

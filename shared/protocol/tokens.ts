@@ -17,9 +17,19 @@ export function durationMs(text: string): number | undefined {
   return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : undefined;
 }
 
+/** A person's name for a token (`token create --label "ci runner"`): shown where its id would be. */
+export const TokenLabelSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[^\p{Cc}\p{Cf}]*$/u, 'must be plain text on one line (no control characters)');
+
 /** What is shown of a stored token: everything but the secret (the hub keeps only its hash). */
 export const TokenInfoSchema = z.object({
   id: TokenIdSchema,
+  /** The label it was created with; null: none. */
+  label: z.string().nullable(),
   role: RoleSchema,
   namespace: z.string(),
   /** `generated` on a first start, `cli` by `session-hub token create`, `api` by `POST /api/tokens`, `sign-in-link` by the start-up link. */
@@ -33,7 +43,7 @@ export const TokenInfoSchema = z.object({
 export type TokenInfo = z.infer<typeof TokenInfoSchema>;
 
 export const ListTokensResponseSchema = z.object({ tokens: z.array(TokenInfoSchema) });
-export const CreateTokenRequestSchema = z.object({ role: RoleSchema, expiresIn: ExpiresInSchema.optional() });
+export const CreateTokenRequestSchema = z.object({ role: RoleSchema, expiresIn: ExpiresInSchema.optional(), label: TokenLabelSchema.optional() });
 /** The secret appears in this answer only. */
 export const CreateTokenResponseSchema = TokenInfoSchema.extend({ token: z.string() });
 export const TokenIdParamsSchema = z.object({ id: TokenIdSchema });

@@ -141,7 +141,11 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
   it('answered in the terminal: the tool\'s PostToolUse supersedes the approval and the waiting process ends printing nothing', async () => {
     const waiting = hookProcess(payload('claude-permission-request', 'appr-term'), env());
     const { sid } = await pendingApproval('appr-term');
-    await hook('claude-post-tool-use', 'appr-term');
+    // Claude Code's PostToolUse example, for the call the PermissionRequest asked about (another call's would not answer it)
+    const asked = payload('claude-permission-request', 'appr-term');
+    const done = { ...payload('claude-post-tool-use', 'appr-term'), tool_name: asked.tool_name, tool_input: asked.tool_input };
+    const posted = await runCli(['hook', 'claude'], { stdin: JSON.stringify(done), env: env() });
+    expect(posted, posted.stderr).toMatchObject({ code: 0, stdout: '' });
     const run = await waiting;
     expect(run).toMatchObject({ code: 0, stdout: '' });
     const { approvals } = await get<{ approvals: Approval[] }>(`/api/sessions/${sid}/approvals`);

@@ -12,7 +12,9 @@ import { startSession } from '../../hub/lifecycle/session-start.js';
 import { waitForDecision } from '../../hub/people/approval-wait.js';
 import { wakeApprovalWaiters } from '../../hub/people/approval-waiters.js';
 import { openApprovalIn } from '../../hub/people/approvals.js';
-import { applyHookAttention } from '../../hub/people/hook-attention.js';
+import { applyHookAttention, toolCallOf } from '../../hub/people/hook-attention.js';
+import { mapHookPayload } from '../../hub/services/hook-payload.js';
+import type { JsonObject } from '../../shared/protocol/json.js';
 import { runWrite } from '../../hub/services/changes.js';
 import { getSession } from '../../hub/store/sessions.js';
 import { listApprovals } from '../../hub/store/approvals.js';
@@ -33,7 +35,9 @@ async function applyHook(sid: string, hook: Record<string, unknown>) {
   const { deps } = harness;
   const result = await runWrite(deps, async (tx, changes, now) => {
     const session = (await getSession(tx, { namespace: 'default', sid }))!;
-    const superseded = await applyHookAttention(tx, changes, session, attentionFromHook('claude', hook), now);
+    const mapped = mapHookPayload('claude', hook as JsonObject, 0);
+    const call = mapped.kind === 'mapped' ? toolCallOf(mapped.hook) : null;
+    const superseded = await applyHookAttention(tx, changes, session, attentionFromHook('claude', hook), now, call);
     const approval = hook.hook_event_name === 'PermissionRequest'
       ? await openApprovalIn(tx, changes, session, { sid, tool: hook.tool_name as string, input: hook.tool_input as never, cwd: hook.cwd as string }, now)
       : undefined;
@@ -69,7 +73,11 @@ describe('the hook applier\'s calls', () => {
     expect((await applyHook(sid, payload('claude-pre-tool-use.json'))).superseded).toEqual([]);
     expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash' });
     harness.clock.advance(1000);
-    const { superseded } = await applyHook(sid, payload('claude-post-tool-use.json'));
+    // another call's PostToolUse (a parallel subagent's Write) answers nothing here
+    expect((await applyHook(sid, payload('claude-post-tool-use.json'))).superseded).toEqual([]);
+    expect(await attentionOf(sid)).toMatchObject({ kind: 'permission', tool: 'Bash' });
+    const asked = payload('claude-permission-request.json');
+    const { superseded } = await applyHook(sid, { ...payload('claude-post-tool-use.json'), tool_name: asked.tool_name, tool_input: asked.tool_input });
     expect(superseded).toEqual([approval!.approvalId]);
     expect(await waiting).toBeNull();
     expect((await listApprovals(harness.deps.store, sid)).map((a) => a.status)).toEqual(['superseded']);

@@ -45,7 +45,7 @@ describe.each(engines)('%s: migration 006 (token lifecycle)', (name, engine) => 
     await v5.close();
     store = await target.openAt();
     expect(await listTokens(store)).toEqual([
-      { id: HASH.slice(0, 12), tokenHash: HASH, role: 'runner', namespace: 'default', source: 'cli', createdAt: T, expiresAt: null, revokedAt: null, lastUsedAt: null },
+      { id: HASH.slice(0, 12), label: null, tokenHash: HASH, role: 'runner', namespace: 'default', source: 'cli', createdAt: T, expiresAt: null, revokedAt: null, lastUsedAt: null },
     ]);
     await touchTokens(store, new Map([[HASH, T + 5]]));
     await touchTokens(store, new Map([[HASH, T + 1]])); // an older use, reported late by another process

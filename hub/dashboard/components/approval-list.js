@@ -1,14 +1,20 @@
 // @ts-check
 /**
- * A session's tool approvals (docs/attention.md): each pending one with its tool, a one-line summary
- * of its input and its folder, and Allow / Deny for the roles that decide (operator, admin); others
- * read "waiting for approval" and which token would let them decide. A click decides at once. Ended approvals show who decided, when and
- * why. Fetched over HTTP, then kept current by the live `approval` bodies.
+ * A session's tool approvals (docs/attention.md): each pending one with its tool, its whole input
+ * (wrapped, scrolling when long: a person sees the whole command before allowing it), its folder,
+ * the time left before the agent asks in its terminal instead, and Allow / Deny for the roles that
+ * decide (operator, admin); others read "waiting for approval" and which token would let them
+ * decide. A click decides at once, and the card then says what was decided and by whom (the token's
+ * label). Ended approvals show who decided, when and why. Fetched over HTTP, then kept current by
+ * the live `approval` bodies.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { displayPath, messageOf } from '../format.js';
-import { toolSummary } from '../tools.js';
+import { rememberDecision } from '../decided-here.js';
+import { displayPath, duration, messageOf } from '../format.js';
+import { useNow } from '../hooks.js';
+import { toolInputText } from '../tools.js';
+import { PathText } from './path-text.js';
 import { RelTime } from './rel-time.js';
 
 /** @typedef {import('../../../shared/protocol/attention.js').Approval} Approval */
@@ -20,9 +26,62 @@ const OUTCOME = Object.freeze({
   pending: 'waiting for approval',
   allowed: 'allowed',
   denied: 'denied',
-  expired: 'expired: nobody decided in time, the agent asked in its terminal',
+  expired: 'went back to the terminal: nobody decided here in time',
   superseded: 'answered in the agent’s terminal',
+  abandoned: 'the agent stopped waiting (its hook ended): it asks in its terminal',
 });
+
+/**
+ * Who decided: the token's label, else its id.
+ * @param {Approval} a
+ */
+export function decider(a) {
+  if (a.decidedByLabel) return html` by <span class="decided-by">${a.decidedByLabel}</span>`;
+  return a.decidedBy ? html` by token <code class="decided-by">${a.decidedBy}</code>` : null;
+}
+
+/**
+ * What a decided or otherwise ended approval came to, with who and when.
+ * @param {{ a: Approval, now: number }} props
+ */
+export function ApprovalOutcome({ a, now }) {
+  return html`<div class="approval-outcome" data-outcome=${a.status}>
+    <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
+    ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
+    ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
+    ${a.answers && html`<span class="approval-answers">: ${Object.values(a.answers).join('; ')}</span>`}
+  </div>`;
+}
+
+/**
+ * Text that wraps at spaces only: each run of non-space characters (a path, a flag, `session-hub`)
+ * is kept on one line — the browser would otherwise break after a hyphen or slash inside it.
+ * @param {string} text
+ */
+function wordsOf(text) {
+  return text.split(/(\s+)/).map((part, i) => (i % 2 === 1 || part === '' ? part : html`<span class="word">${part}</span>`));
+}
+
+/**
+ * Ended without a decision here while the session still waits: the agent asks in its terminal now.
+ * @param {Approval} a
+ * @param {number} since
+ */
+function wentBack(a, since) {
+  return (a.status === 'expired' || a.status === 'abandoned') && (a.decidedAt ?? 0) >= since;
+}
+
+/**
+ * The time left to decide here, or that it is over.
+ * @param {{ a: Approval, now: number }} props
+ */
+function TimeLeft({ a, now }) {
+  if (a.expiresAt == null) return null;
+  const left = a.expiresAt - now;
+  return left > 0
+    ? html`<span class="approval-left" data-left-ms=${left}>${duration(Math.ceil(left / 1000) * 1000)} left, then the agent asks in its terminal</span>`
+    : html`<span class="approval-left approval-left-over">time is up: the agent asks in its terminal</span>`;
+}
 
 /**
  * Pending first (oldest first), then the ended ones (latest end first), as the hub lists them.
@@ -86,18 +145,25 @@ function useApprovals(api, store, sid) {
 
 /**
  * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null,
- *   hub?: import('../format.js').HubHost | null, now: number, showEnded?: boolean }} props `showEnded`: the detail shows decided ones too; a needs-you row only the pending
+ *   hub?: import('../format.js').HubHost | null, now: number, showEnded?: boolean, keep?: string[], since?: number }} props
+ *   `showEnded`: the detail shows every ended one too; a needs-you row shows the pending ones, those in `keep` (decided on this
+ *   page a moment ago) and those that went back to the terminal since the session started waiting (`since`)
  */
-export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false }) {
+export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false, keep = [], since = Infinity }) {
   const { approvals, error, put } = useApprovals(api, store, sid);
   const [deciding, setDeciding] = useState(/** @type {Record<string, string>} */ ({}));
+  // a countdown ticks every second; `now` from the caller may tick slower
+  const tick = useNow(1000);
+  const at = Math.max(now, tick);
   const canDecide = DECIDING_ROLES.includes(role ?? '');
 
   /** @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered */
   async function decide(approval, decision, answers) {
     setDeciding((d) => ({ ...d, [approval.approvalId]: '' }));
     try {
-      put(await api.decide(sid, approval.approvalId, decision, answers ? { answers } : {}));
+      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : {});
+      put(decided);
+      rememberDecision(decided);
       setDeciding(({ [approval.approvalId]: _, ...rest }) => rest);
     } catch (err) {
       // a 409 (decided elsewhere, expired) says what happened; the live body brings the outcome
@@ -108,7 +174,7 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
 
   if (error) return html`<p class="error approvals-error">Approvals could not be loaded: ${error}</p>`;
   if (!approvals) return null;
-  const shown = showEnded ? approvals : approvals.filter((a) => a.status === 'pending' || a.approvalId in deciding);
+  const shown = showEnded ? approvals : approvals.filter((a) => a.status === 'pending' || a.approvalId in deciding || keep.includes(a.approvalId) || wentBack(a, since));
   if (!shown.length) return showEnded ? html`<p class="muted">No tool approvals asked.</p>` : null;
   return html`<ul class="approvals">
     ${shown.map((a) => html`<li class="approval" key=${a.approvalId} data-approval-id=${a.approvalId} data-status=${a.status}>
@@ -116,10 +182,12 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
         ? null
         : html`<div class="approval-what">
             <span class="approval-tool">${a.tool}</span>
-            ${planOf(a.input) === null && html`<code class="approval-input" title=${toolSummary(a.tool, a.input)}>${toolSummary(a.tool, a.input)}</code>`}
+            ${a.inputTruncated && html`<span class="muted approval-cut">input over 64 KiB: the hub kept its first 64 KiB</span>`}
           </div>`}
-      ${planOf(a.input) !== null && html`<pre class="approval-plan">${planOf(a.input)}</pre>`}
-      ${a.cwd && html`<div class="approval-cwd muted">in <span class="path" title=${a.cwd}>${displayPath(a.cwd, store.get(sid)?.metadata.value ?? {}, hub)}</span></div>`}
+      ${planOf(a.input) !== null
+        ? html`<pre class="approval-plan">${planOf(a.input)}</pre>`
+        : questionsOf(a.input) ? null : html`<pre class="approval-input" tabindex="0">${wordsOf(toolInputText(a.tool, a.input))}</pre>`}
+      ${a.cwd && html`<div class="approval-cwd muted">in <${PathText} path=${displayPath(a.cwd, store.get(sid)?.metadata.value ?? {}, hub)} title=${a.cwd} /></div>`}
       ${a.status === 'pending' && questionsOf(a.input)
         ? html`<${QuestionForm} approval=${a} canDecide=${canDecide} busy=${deciding[a.approvalId] === ''}
             onAnswer=${(/** @type {Record<string, string>} */ answers) => decide(a, 'allow', answers)} onDeny=${() => decide(a, 'deny')} />`
@@ -128,19 +196,14 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
           ? html`<div class="approval-actions">
               <button type="button" class="allow" data-decision="allow" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'allow')}>Allow</button>
               <button type="button" class="deny" data-decision="deny" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'deny')}>Deny</button>
-              <span class="muted">asked <${RelTime} at=${a.createdAt} now=${now} /></span>
+              <span class="muted">asked <${RelTime} at=${a.createdAt} now=${at} /></span>
+              <${TimeLeft} a=${a} now=${at} />
             </div>`
           : html`<div class="approval-outcome muted">
-              waiting for approval (asked <${RelTime} at=${a.createdAt} now=${now} />)
+              waiting for approval (asked <${RelTime} at=${a.createdAt} now=${at} />) <${TimeLeft} a=${a} now=${at} />
               <span class="approval-who">To allow or deny it here, sign in with an admin or operator token.</span>
             </div>`
-        : html`<div class="approval-outcome" data-outcome=${a.status}>
-            <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>
-            ${a.decidedBy && html` by token <code class="decided-by">${a.decidedBy}</code>`}
-            ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
-            ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
-            ${a.answers && html`<span class="approval-answers">: ${Object.values(a.answers).join('; ')}</span>`}
-          </div>`}
+        : html`<${ApprovalOutcome} a=${a} now=${at} />`}
       ${deciding[a.approvalId] && html`<p class="error">${deciding[a.approvalId]}</p>`}
     </li>`)}
   </ul>`;

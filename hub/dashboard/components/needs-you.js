@@ -1,12 +1,16 @@
 // @ts-check
 /**
- * "Needs you": the sessions whose agent waits for a person, the longest waiting first, each with
- * what it wants in plain words, how long it has waited (ticking), and its pending approvals.
+ * "Needs you": the sessions whose agent waits for a person, the most urgent first (a tool approval,
+ * which expires, then a question, then a finished turn), each with what it wants in plain words, how
+ * long it has waited (ticking), and its pending approvals with the time left. An approval decided on
+ * this page stays as a card saying what was decided and by whom until dismissed (decided-here.js).
  */
+import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { needingYou, sayAttention } from '../attention.js';
+import { dismissDecision, onDecisions, recentDecisions } from '../decided-here.js';
 import { duration } from '../format.js';
-import { ApprovalList } from './approval-list.js';
+import { ApprovalList, ApprovalOutcome } from './approval-list.js';
 
 /**
  * A click anywhere on the row opens the session, except on its own links and buttons.
@@ -14,8 +18,14 @@ import { ApprovalList } from './approval-list.js';
  * @param {string} sid
  */
 function openUnlessControl(event, sid) {
-  if (event.target instanceof Element && event.target.closest('a, button')) return;
+  if (event.target instanceof Element && event.target.closest('a, button, pre')) return;
   location.hash = `#/s/${encodeURIComponent(sid)}`;
+}
+
+/** Re-renders the caller when this page decides or dismisses. */
+function useDecisions() {
+  const [, setVersion] = useState(0);
+  useEffect(() => onDecisions(() => setVersion((v) => v + 1)), []);
 }
 
 /**
@@ -23,8 +33,13 @@ function openUnlessControl(event, sid) {
  *   hub: import('../format.js').HubHost | null, now: number }} props
  */
 export function NeedsYou({ store, api, role, hub, now }) {
+  useDecisions();
   const waiting = needingYou(store.list());
-  if (!waiting.length) return null;
+  const decided = recentDecisions(Date.now());
+  const waitingSids = new Set(waiting.map((s) => s.sid));
+  // decided here, and the session needs nobody now: its card stays on its own
+  const doneHere = decided.filter((a) => !waitingSids.has(a.sid));
+  if (!waiting.length && !doneHere.length) return null;
   return html`<section id="needs-you" class="needs-you" aria-label="Sessions that need you">
     <h2>Needs you <span class="count">${waiting.length}</span></h2>
     <ol class="needs-you-list">
@@ -38,7 +53,18 @@ export function NeedsYou({ store, api, role, hub, now }) {
           ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
           <a class="reply-link" href=${`#/s/${encodeURIComponent(s.sid)}`}>Reply</a>
         </div>
-        ${(s.attention.kind === 'permission' || s.attention.kind === 'question') && html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} />`}
+        ${(s.attention.kind === 'permission' || s.attention.kind === 'question' || decided.some((a) => a.sid === s.sid)) &&
+        html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} keep=${decided.filter((a) => a.sid === s.sid).map((a) => a.approvalId)} since=${s.attention.since} />`}
+      </li>`)}
+      ${doneHere.map((a) => html`<li class="needs-you-row needs-you-decided" key=${a.approvalId} data-sid=${a.sid} data-decided=${a.approvalId} onClick=${(/** @type {MouseEvent} */ e) => openUnlessControl(e, a.sid)}>
+        <div class="session-top">
+          <a class="title" href=${`#/s/${encodeURIComponent(a.sid)}`}>${store.get(a.sid)?.title ?? a.sid}</a>
+          <button type="button" class="dismiss" aria-label="Dismiss" title="Dismiss" onClick=${() => dismissDecision(a.approvalId)}>×</button>
+        </div>
+        <div class="approval" data-approval-id=${a.approvalId} data-status=${a.status}>
+          <div class="approval-what"><span class="approval-tool">${a.tool}</span></div>
+          <${ApprovalOutcome} a=${a} now=${now} />
+        </div>
       </li>`)}
     </ol>
   </section>`;

@@ -3,7 +3,7 @@
  * person gave to an agent's question (an approval of AskUserQuestion). `by_token` is the
  * sending token's public id (never the token), `by_label` its label where it has one.
  */
-export const migration013 = `
+export const migration014 = `
 CREATE TABLE messages (
   message_id TEXT PRIMARY KEY,
   sid TEXT NOT NULL,
