@@ -19,7 +19,10 @@ const ConfigSchema = z.object({
   sweepMs: z.coerce.number().int().positive().default(60_000),
   aliveTimeoutMs: z.coerce.number().int().positive().default(30_000),
   runGraceMs: z.coerce.number().int().nonnegative().default(120_000),
+  /** Spec 9: a turn with no activity for this long is closed as `timeout`... */
   turnTimeoutMs: z.coerce.number().int().positive().default(300_000),
+  /** ...unless a tool of it is still running: then not before this long without activity. */
+  toolTimeoutMs: z.coerce.number().int().positive().default(3_600_000),
   idleMs: z.coerce.number().int().positive().default(3_600_000),
   tokenTtlMs: z.coerce.number().int().positive().default(2_592_000_000),
   eventKeep: z.coerce.number().int().nonnegative().default(100_000),
@@ -72,6 +75,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   aliveTimeoutMs: 'SESSION_HUB_ALIVE_TIMEOUT_MS',
   runGraceMs: 'SESSION_HUB_RUN_GRACE_MS',
   turnTimeoutMs: 'SESSION_HUB_TURN_TIMEOUT_MS',
+  toolTimeoutMs: 'SESSION_HUB_TOOL_TIMEOUT_MS',
   idleMs: 'SESSION_HUB_IDLE_MS',
   tokenTtlMs: 'SESSION_HUB_TOKEN_TTL_MS',
   eventKeep: 'SESSION_HUB_EVENT_KEEP',

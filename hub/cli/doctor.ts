@@ -11,7 +11,10 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
   - ended or archived sessions whose resume token is missing although their history has one
     (fix: session-hub repair),
   - runs still marked running whose runner is gone past the grace, or with no activity for 24 h,
-  - turns open longer than the turn timeout,
+  - turns the sweep should have timed out (no activity past the turn timeout, or the tool timeout
+    while a tool runs),
+  - hook events lost on the way (last 7 days): turns closed as "timeout" whose Stop never came,
+    and hook sessions the hub ended after silence because their SessionEnd never came,
   - webhooks paused after failing too long (fix: session-hub webhook resume <id>), failing now,
     or that lost events pruned by retention before they could be delivered.
   - hook events this machine's hook bridge could not deliver now: refused by the hub (wrong token),
@@ -26,7 +29,10 @@ Options:
   -h, --help     show this help
 
 Exit code: 0 when nothing was found, 1 when problems were found, 2 on a usage error.
-Thresholds follow the hub's settings: SESSION_HUB_RUN_GRACE_MS, SESSION_HUB_TURN_TIMEOUT_MS.`;
+Thresholds follow the hub's settings: SESSION_HUB_RUN_GRACE_MS, SESSION_HUB_TURN_TIMEOUT_MS,
+SESSION_HUB_TOOL_TIMEOUT_MS.`;
+
+const days = (ms: number): string => `${Math.round(ms / 86_400_000)} days`;
 
 function when(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
@@ -55,9 +61,27 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     lines.push('       A run with a runner attached but silent for a day: stop that runner, or archive the session', '');
   }
   if (report.openTurns.length > 0) {
-    lines.push(`Turns open too long (${report.openTurns.length}): open for more than ${age(report.thresholds.turnTimeoutMs)}`);
-    for (const f of report.openTurns) lines.push(`  ${f.sid}  turn ${f.turnId}  opened ${when(f.openedAt, now)}`);
+    lines.push(`Turns open too long (${report.openTurns.length}): no activity for more than ${age(report.thresholds.turnTimeoutMs)} (${age(report.thresholds.toolTimeoutMs)} while a tool runs)`);
+    for (const f of report.openTurns) lines.push(`  ${f.sid}  turn ${f.turnId}  opened ${when(f.openedAt, now)}; last activity ${when(f.lastActivityAt, now)}`);
     lines.push('  fix: make sure the hub is running; its sweep closes these as "timeout".', '');
+  }
+  const hookStatus = 'run `session-hub hook status` on the agent\'s machine: events it could not deliver are listed there and go out again once the hub takes them';
+  if (report.lostStops.length > 0) {
+    lines.push(`Turns whose Stop never reached the hub (${report.lostStops.length} in the last ${days(report.thresholds.lostEventsMs)}): closed as "timeout" after ${age(report.thresholds.turnTimeoutMs)} without activity; their answer and usage are missing`);
+    for (const f of report.lostStops) {
+      const prompt = f.prompt === null ? '' : `  "${f.prompt.replace(/\s+/g, ' ')}"`;
+      lines.push(`  ${f.sid}  ${f.flavor}  agent session ${f.tag}  turn ${f.turnId}${prompt}  opened ${when(f.openedAt, now)}; timed out ${when(f.closedAt, now)}`);
+    }
+    lines.push(`  what to do: ${hookStatus}; a Stop that arrives late still lands on its turn.`);
+    lines.push('       Nothing listed there: the agent ended before its Stop hook ran (killed, crashed, or a headless run that does not wait for async hooks: docs/hooks.md).', '');
+  }
+  if (report.unendedSessions.length > 0) {
+    lines.push(`Sessions that never ended (${report.unendedSessions.length} in the last ${days(report.thresholds.lostEventsMs)}): no SessionEnd reached the hub; it ended them after a silence ("Lost contact" on the dashboard)`);
+    for (const f of report.unendedSessions) {
+      const last = f.lastEventAt === null ? '' : `last hook event fired ${when(f.lastEventAt, now)}; `;
+      lines.push(`  ${f.sid}  ${f.flavor}  agent session ${f.tag}  ${last}ended by the hub ${when(f.endedAt, now)}`);
+    }
+    lines.push(`  what to do: ${hookStatus}. Nothing listed there: the agent exited without running its SessionEnd hook (killed, or a headless run: docs/hooks.md).`, '');
   }
   if (report.webhooks.length > 0) {
     lines.push(`Webhooks needing attention (${report.webhooks.length})`);
@@ -71,7 +95,7 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
   }
   const hookProblems = needsAttention(hooks);
   if (hooks.flavors.length > 0 || hookProblems > 0) lines.push(...formatSpoolStatus(hooks), '');
-  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.webhooks.length + hookProblems;
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.lostStops.length + report.unendedSessions.length + report.webhooks.length + hookProblems;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
 }
@@ -91,7 +115,7 @@ async function doctor(argv: string[]): Promise<void> {
   }
   const { store, config, where } = await openExistingStore(values.data);
   try {
-    const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
+    const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, toolTimeoutMs: config.toolTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
     // the hook bridge's spool on this machine: a misconfigured hook shows here too
     const hooks = spoolStatus(defaultSpoolDir(process.env));
     const ok = report.ok && needsAttention(hooks) === 0;

@@ -66,10 +66,11 @@ export function toolInputText(tool, input) {
 }
 
 /**
- * How a tool use went: 'running' | 'done' | 'failed' | 'denied'. The one place the page reads it:
- * an activity without a status (hubs before activity statuses) is done.
- * @param {Activity & { status?: 'running' | 'done' | 'failed' | 'denied' }} activity
- * @returns {'running' | 'done' | 'failed' | 'denied'}
+ * How a tool use went: 'running' | 'done' | 'failed' | 'denied' (a person denied its approval) |
+ * 'abandoned' (still running when its turn or session ended). The one place the page reads it: an
+ * activity without a status (hubs before activity statuses) is done.
+ * @param {Activity & { status?: 'running' | 'done' | 'failed' | 'denied' | 'abandoned' }} activity
+ * @returns {'running' | 'done' | 'failed' | 'denied' | 'abandoned'}
  */
 export function activityStatus(activity) {
   return activity.status ?? 'done';

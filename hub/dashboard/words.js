@@ -101,6 +101,7 @@ export const TOOL_STATUS = Object.freeze({
   done: 'done',
   failed: 'failed',
   denied: 'denied',
+  abandoned: 'never finished',
 });
 
 /** Who made a change (Lifecycle.by, history entries). */

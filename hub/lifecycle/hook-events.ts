@@ -2,9 +2,12 @@
  * POST /api/hooks applied: each agent hook event, mapped through the registry on the hub, becomes
  * the lifecycle action a socket runner would send, run as one unit of work at the time the hook
  * fired (clamped: never after the hub's clock, never before the session's previous event), once per
- * event id. What the bridge used to keep on the user's machine lives here: the session found by tag
- * (get-or-create, detached runs), a session the hub ended reopened by the next event, the turn
- * counter behind derived prompt ids. Every event also sets or clears the session's attention through
+ * event id. The firing time orders the session's events and is what a person reads (a turn's and a
+ * tool's times); liveness never trusts the agent machine's clock: the session's sign of life, its
+ * activity for the idle sweep and its open turn's activity for the turn timeout are the hub's
+ * arrival time (docs/reliability.md). What the bridge used to keep on the user's machine lives
+ * here: the session found by tag (get-or-create, detached runs), a session the hub ended reopened by
+ * the next event, the turn counter behind derived prompt ids. Every event also sets or clears the session's attention through
  * the registry in the same unit of work; an approval hook the bridge waits on (`sync`) opens an
  * approval, and its result carries the decision (`answer`) once made, or none after the wait.
  */
@@ -25,6 +28,7 @@ import type { Tx } from '../store/sql.js';
 import { endSessionWork, finalizeSessionWork } from './session-events.js';
 import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
+import { noteTurnActivity } from './turn-activity.js';
 import { recordToolUseWork, stopTurnWork, submitPromptWork } from './turn-events.js';
 
 /** The time an event is applied at: when it fired, but not in the hub's future nor before the session's last event. */
@@ -64,7 +68,7 @@ async function sessionFor(deps: HubDeps, actor: Actor, hook: MappedHook, existin
 }
 
 /** Runs the mapped action; the hub sid it went to, or null when there was none to go to. */
-async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number): Promise<string | null> {
+async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number, arrivedAt: number): Promise<string | null> {
   if (hook.action === 'session-start') return start(deps, actor, hook, hook.source ?? 'startup', tx, changes, at);
   const sid = await sessionFor(deps, actor, hook, existing, tx, changes, at);
   if (sid === null) return null;
@@ -100,22 +104,25 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
     case 'notification':
       break;
   }
-  // the session's activity time never goes back (a spooled event can be older than a boot sweep's stamp)
-  await showAlive(tx, changes, actor, hook.tag, Math.max(at, existing?.lastActivityAt ?? 0));
+  await showAlive(tx, changes, actor, hook.tag, { at, arrivedAt });
   return sid;
 }
 
 /**
- * A hook is a sign of life, as a runner's heartbeat: the session is active, alive at the event's
- * time; the sweep makes it inactive after the alive timeout without hooks (no socket to lose).
+ * A hook is a sign of life, as a runner's heartbeat: the session is active, alive and active when
+ * the hub received the event (an agent machine's clock minutes behind must not look silent), and
+ * its open turn had activity then; the sweep makes it inactive after the alive timeout without
+ * hooks (no socket to lose). "Active since" is shown, so it is the event's own time.
  */
-async function showAlive(tx: Tx, changes: ChangeSet, actor: Actor, tag: string, at: number): Promise<void> {
+async function showAlive(tx: Tx, changes: ChangeSet, actor: Actor, tag: string, time: { at: number; arrivedAt: number }): Promise<void> {
   const session = (await getSessionByTag(tx, { namespace: actor.namespace, tag }))!;
-  await noteActivity(tx, changes, session, at);
+  // never backwards: a boot sweep's stamp or an earlier arrival can be later than this event's time
+  await noteActivity(tx, changes, session, Math.max(time.arrivedAt, session.lastActivityAt));
+  await noteTurnActivity(tx, session, time.arrivedAt);
   await setPresence(tx, changes, session, {
     active: true,
-    activeAt: session.presence.active ? session.presence.activeAt : at,
-    aliveAt: Math.max(session.presence.aliveAt ?? 0, at),
+    activeAt: session.presence.active ? session.presence.activeAt : time.at,
+    aliveAt: Math.max(session.presence.aliveAt ?? 0, time.arrivedAt),
     thinking: session.presence.thinking,
   });
 }
@@ -143,7 +150,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     // "the session's previous event" is its previous hook event: not its activity time, which a hub
     // restart stamps with the start (spooled events fired during the outage keep their own times)
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
-    const sid = await applyAction(deps, actor, hook, existing, tx, changes, at);
+    const sid = await applyAction(deps, actor, hook, existing, tx, changes, at, hubNow);
     const attention = sid === null ? { superseded: [] } : await applyHookForPerson(deps, tx, changes, event, hook, { namespace: actor.namespace, sid }, { at, hubNow });
     await saveHookSession(tx, {
       namespace: actor.namespace,

@@ -11,6 +11,7 @@ import type { Tx } from '../store/sql.js';
 import type { RunnerBindings } from './bindings.js';
 import { runStatusFromArchiveReason, runStatusFromReason } from './run-status.js';
 import { archiveSession, closeOpenTurn, endLiveRun, isRunLive, noteActivity, setLifecycle, setPresence } from './transitions.js';
+import { noteTurnActivity } from './turn-activity.js';
 
 /** A heartbeat older than this is ignored (spec section 6). */
 const STALE_HEARTBEAT_MS = 10 * 60_000;
@@ -116,6 +117,8 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
       // a late or reordered heartbeat never moves the last sign of life backwards
       const aliveAt = Math.max(session.presence.aliveAt ?? 0, Math.min(Math.trunc(payload.time), now));
       const thinking = payload.thinking ?? session.presence.thinking;
+      // the agent says it is thinking: its open turn is alive (spec 9), at the hub's time
+      if (payload.thinking === true) await noteTurnActivity(tx, session, now);
       await setPresence(tx, changes, session, {
         active: true,
         activeAt: session.presence.active ? session.presence.activeAt : now,

@@ -105,36 +105,43 @@ function endAbandonedRuns(noun: string, list: (tx: Tx) => Promise<StoredRun[]>, 
 }
 
 /**
- * One sweep. Thresholds and timestamps use the clock at its start, so a long sweep is one consistent
- * pass; each batch re-reads what is due, so whatever changed between batches is seen as it is now.
+ * The latest activity time of a turn that has timed out at `now`. Spec 9: no activity for *more
+ * than* the timeout, so a turn quiet for exactly that long stays open (times are whole ms). The
+ * sweep and doctor agree.
  */
-/**
- * The latest `opened_at` of a turn that has timed out at `now`. Spec 9: open for *more than* the
- * timeout, so a turn exactly that old stays open (times are whole ms). The sweep and doctor agree.
- */
-export function turnsTimedOutIfOpenedBy(now: number, turnTimeoutMs: number): number {
-  return now - turnTimeoutMs - 1;
+export function turnsTimedOutIfQuietSince(now: number, timeoutMs: number): number {
+  return now - timeoutMs - 1;
+}
+
+/** What the sweep's turn queries take: quiet past the turn timeout, or past the tool timeout with a tool running. */
+export function dueTurnThresholds(now: number, config: { turnTimeoutMs: number; toolTimeoutMs: number }): { before: number; toolBefore: number } {
+  return { before: turnsTimedOutIfQuietSince(now, config.turnTimeoutMs), toolBefore: turnsTimedOutIfQuietSince(now, config.toolTimeoutMs) };
 }
 
 /** How long applied hook event ids are kept (a re-sent one changes nothing). */
 const HOOK_EVENT_IDS_KEEP_MS = 30 * 86_400_000;
 
+/**
+ * One sweep. Thresholds and timestamps use the clock at its start, so a long sweep is one consistent
+ * pass; each batch re-reads what is due, so whatever changed between batches is seen as it is now.
+ */
 export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<SweepReport> {
   const started = performance.now();
   const pass = { started, lastProgressAt: started, options };
   const now = deps.clock.now();
   const { config, store } = deps;
 
-  const turnsBefore = turnsTimedOutIfOpenedBy(now, config.turnTimeoutMs);
+  const turnsDue = dueTurnThresholds(now, config);
   const turnsTimedOut = await inBatches(deps, {
     verb: 'closed',
     noun: 'timed-out turns',
-    countDue: () => countOpenTurnsOlderThan(store, { before: turnsBefore }),
+    countDue: () => countOpenTurnsOlderThan(store, turnsDue),
     step: async (tx, changes) => {
       // each row carries its session's namespace and whether it is the current turn: no session read
-      const due = await listDueOpenTurns(tx, { before: turnsBefore, limit: BATCH });
+      const due = await listDueOpenTurns(tx, { ...turnsDue, limit: BATCH });
       for (const { turn, namespace, isCurrent } of due) {
-        // read as open in this same transaction, so this closes it; the response is kept as stored
+        // read as open in this same transaction, so this closes it (and abandons its tools still
+        // running); the response is kept as stored, and a stop that comes later lands on it
         await closeTurn(tx, { turnId: turn.turnId, status: 'timeout', closedAt: now, response: null });
         if (isCurrent) {
           await updateCurrentTurn(tx, { sid: turn.sid, turnId: null, now });

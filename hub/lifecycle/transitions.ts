@@ -10,7 +10,7 @@ import type { ChangeSet } from '../services/changes.js';
 import type { Tx } from '../store/sql.js';
 import { endRun, insertRun } from '../store/runs.js';
 import { touchActivity, updateCurrentTurn, updateLastRun, updateLifecycle, updatePresence, type StoredSession } from '../store/sessions.js';
-import { closeTurn, getTurn } from '../store/turns.js';
+import { abandonRunningToolsOfSession, closeTurn, getTurn } from '../store/turns.js';
 
 export async function setLifecycle(
   tx: Tx,
@@ -22,10 +22,13 @@ export async function setLifecycle(
   session.lifecycle = { state: input.state, since: input.now, reason: input.reason, by: input.by };
   changes.changed(session, 'lifecycle');
   // an ended session waits for nobody: its attention clears and what it asked for is moot (its
-  // approvals' waiters read that from the store)
+  // approvals' waiters read that from the store); a tool still running will not end by itself
   if (input.state === 'ended' || input.state === 'archived') {
     await applyAttention(tx, changes, session, null, input.now);
     await supersedeOpenIn(tx, changes, session, input.now);
+    for (const turnId of await abandonRunningToolsOfSession(tx, { sid: session.sid, endedAt: input.now })) {
+      changes.turn(session.namespace, (await getTurn(tx, turnId))!);
+    }
   }
 }
 

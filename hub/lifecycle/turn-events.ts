@@ -4,17 +4,15 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import type { PromptSubmitPayload, ToolUsePayload, TurnStopPayload } from '../../shared/protocol/lifecycle.js';
 import type { ActivityStatus, TurnSummary } from '../../shared/protocol/session.js';
 import { requireSession } from '../services/require-session.js';
-import { runWrite, type UnitOfWork } from '../services/changes.js';
+import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
 import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
-import { completeActivity, findActivityByToolUseId, findTurnByPromptId, getLatestTurn, getTurn, insertActivity, insertTurn } from '../store/turns.js';
-import { closeOpenTurn, noteActivity } from './transitions.js';
-import { addTurnUsage } from './usage-events.js';
+import { completeActivity, findActivityByToolUseId, findTurnByPromptId, getLatestPromptTurn, getTurn, insertActivity, insertTurn, landStopOnTimedOutTurn, touchTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
-
-/** Tool activity within this long after a turn closed still belongs to it (spec section 6). */
-const LATE_ACTIVITY_WINDOW_MS = 60_000;
+import { closeOpenTurn, noteActivity } from './transitions.js';
+import { turnForActivity } from './turn-activity.js';
+import { addTurnUsage } from './usage-events.js';
 
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
@@ -51,29 +49,6 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
   };
 }
 
-/** Where tool activity goes: the open turn, else the latest turn if it closed within a minute, else a new recovery turn. */
-export async function turnForActivity(tx: Tx, session: StoredSession, now: number): Promise<TurnSummary> {
-  if (session.currentTurnId !== null) {
-    const open = await getTurn(tx, session.currentTurnId);
-    if (open?.status === 'open') return open;
-  }
-  const latest = await getLatestTurn(tx, session.sid);
-  if (latest && latest.closedAt !== null && now - latest.closedAt <= LATE_ACTIVITY_WINDOW_MS) return latest;
-  const turnId = randomUUID();
-  await insertTurn(tx, {
-    turnId,
-    sid: session.sid,
-    kind: 'recovery',
-    prompt: null,
-    promptTruncated: false,
-    promptId: null,
-    status: 'completed',
-    openedAt: now,
-    closedAt: now,
-  });
-  return (await getTurn(tx, turnId))!;
-}
-
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
 export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
   return runWrite(deps, recordToolUseWork(actor, payload, 'done'), { exceptSocketId: actor.socketId });
@@ -91,8 +66,10 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
     if (payload.toolUseId !== undefined) {
       const existing = await findActivityByToolUseId(tx, { sid: session.sid, toolUseId: payload.toolUseId });
       if (existing) {
-        if (existing.status === 'running' && status !== 'running') {
+        // a tool abandoned when its turn closed still takes its result (it did run)
+        if ((existing.status === 'running' || existing.status === 'abandoned') && status !== 'running') {
           await completeActivity(tx, { activityId: existing.activityId, status, output: output.value as JsonValue | null, outputTruncated: output.truncated, endedAt: Math.max(now, existing.at) });
+          await touchTurn(tx, { turnId: existing.turnId, at: now });
           changes.turn(session.namespace, (await getTurn(tx, existing.turnId))!);
           await noteActivity(tx, changes, session, now);
         }
@@ -115,6 +92,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
       status,
       endedAt: status === 'running' ? null : now,
     });
+    await touchTurn(tx, { turnId: turn.turnId, at: now });
     changes.turn(session.namespace, (await getTurn(tx, turn.turnId))!);
     await noteActivity(tx, changes, session, now);
     return { turnId: turn.turnId, activityId };
@@ -131,11 +109,45 @@ export function stopTurnWork(deps: HubDeps, actor: Actor, payload: TurnStopPaylo
   return async (tx, changes, now) => {
     const session = await requireSession(tx, actor, payload.sid);
     const response = payload.response === undefined ? null : truncateUtf8(payload.response, LIMITS.maxPromptBytes).text;
+    const status = payload.status ?? 'completed';
     // stored before the close, so the closed turn's one `turn` event carries it
     const open = session.currentTurnId === null ? undefined : await getTurn(tx, session.currentTurnId);
-    if (payload.usage !== undefined && open?.status === 'open') await addTurnUsage(tx, changes, deps, { session, turn: open, reports: payload.usage });
-    const turn = await closeOpenTurn(tx, changes, session, { status: payload.status ?? 'completed', response, now });
+    const turn = open?.status === 'open'
+      ? await stopOpenTurn(tx, changes, deps, { session, open, usage: payload.usage, status, response, now })
+      : await landOnTimedOutTurn(tx, changes, deps, { session, usage: payload.usage, status, response, now });
     await noteActivity(tx, changes, session, now);
     return { turn };
   };
+}
+
+interface StopInput {
+  session: StoredSession;
+  usage: TurnStopPayload['usage'];
+  status: 'completed' | 'aborted' | 'error';
+  response: string | null;
+  now: number;
+}
+
+async function stopOpenTurn(tx: Tx, changes: ChangeSet, deps: HubDeps, input: StopInput & { open: TurnSummary }): Promise<TurnSummary | null> {
+  const { session, open } = input;
+  if (input.usage !== undefined) await addTurnUsage(tx, changes, deps, { session, turn: open, reports: input.usage });
+  return closeOpenTurn(tx, changes, session, { status: input.status, response: input.response, now: input.now });
+}
+
+/**
+ * Spec 9: a stop that comes after the sweep closed its turn as `timeout`, with no newer turn opened
+ * (the session's latest prompt's turn is that one: a recovery turn holding late tool activity is
+ * not an opened turn), lands on it: the stop's status, end, response and usage. Anything else (no
+ * turn, or the latest one ended otherwise) has no turn to stop: null.
+ */
+async function landOnTimedOutTurn(tx: Tx, changes: ChangeSet, deps: HubDeps, input: StopInput): Promise<TurnSummary | null> {
+  const { session } = input;
+  if (session.currentTurnId !== null) await closeOpenTurn(tx, changes, session, { status: input.status, response: input.response, now: input.now });
+  const latest = await getLatestPromptTurn(tx, session.sid);
+  if (latest?.status !== 'timeout') return null;
+  if (input.usage !== undefined) await addTurnUsage(tx, changes, deps, { session, turn: latest, reports: input.usage });
+  await landStopOnTimedOutTurn(tx, { turnId: latest.turnId, status: input.status, closedAt: Math.max(input.now, latest.closedAt ?? input.now), response: input.response });
+  const landed = (await getTurn(tx, latest.turnId))!;
+  changes.turn(session.namespace, landed);
+  return landed;
 }

@@ -13,11 +13,11 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { getTurn } from '../store/turns.js';
+import { getTurn, touchTurn } from '../store/turns.js';
 import { putTurnUsage } from '../store/usage.js';
 import { builtInPrices, type PriceTable } from '../usage/prices.js';
 import { noteActivity } from './transitions.js';
-import { turnForActivity } from './turn-events.js';
+import { turnForActivity } from './turn-activity.js';
 
 const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const;
 
@@ -64,6 +64,8 @@ export function reportUsage(deps: HubDeps, actor: Actor, payload: UsagePayload):
       } else {
         turn = await turnForActivity(tx, session, now);
       }
+      // a report is the turn's activity even when it raises no count
+      await touchTurn(tx, { turnId: turn.turnId, at: now });
       if (await addTurnUsage(tx, changes, deps, { session, turn, reports: payload.usage })) {
         turn = (await getTurn(tx, turn.turnId))!;
         changes.turn(session.namespace, turn);

@@ -6,6 +6,7 @@
 import type { AttentionPayload } from '../../shared/protocol/attention.js';
 import type { Attention, AttentionKind } from '../../shared/protocol/session.js';
 import { updateAttention, type StoredSession } from '../store/sessions.js';
+import { touchTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
@@ -38,6 +39,8 @@ export async function applyAttention(tx: Tx, changes: ChangeSet, session: Stored
         : { ...input, since: now };
   if (sameAttention(current, next)) return;
   await updateAttention(tx, { sid: session.sid, attention: next });
+  // an attention change is its open turn's activity (spec 9: the turn timeout counts from it)
+  if (session.currentTurnId !== null) await touchTurn(tx, { turnId: session.currentTurnId, at: now });
   session.attention = next;
   changes.changed(session, 'attention');
 }

@@ -33,11 +33,33 @@ const STUCK_RUNS = `
     AND ((r.disconnected_at IS NOT NULL AND r.disconnected_at <= @lostBefore) OR s.last_activity_at <= @silentBefore)
   ORDER BY r.started_at LIMIT @limit`;
 
+// what the sweep would close (hub/store/turns.ts, spec 9): quiet past the turn timeout, and past the
+// tool timeout too when a tool of the turn is still running
 const OLD_OPEN_TURNS = `
-  SELECT t.turn_id AS "turnId", t.sid, s.namespace, t.opened_at AS "openedAt"
+  SELECT t.turn_id AS "turnId", t.sid, s.namespace, t.opened_at AS "openedAt", t.last_activity_at AS "lastActivityAt"
   FROM turns t JOIN sessions s ON s.sid = t.sid
-  WHERE t.status = 'open' AND t.opened_at <= @openedBefore
-  ORDER BY t.opened_at LIMIT @limit`;
+  WHERE t.status = 'open' AND t.last_activity_at <= @before
+    AND (t.last_activity_at <= @toolBefore OR NOT EXISTS (SELECT 1 FROM activities a WHERE a.turn_id = t.turn_id AND a.status = 'running'))
+  ORDER BY t.last_activity_at LIMIT @limit`;
+
+// turns of hook sessions the sweep closed as timeout that no Stop ever reached (a stop that comes
+// later lands on its turn and changes the status), newest first. A socket runner's lost turn is its
+// run's story (stuck or interrupted runs), not a lost hook event
+const LOST_STOPS = `
+  SELECT t.turn_id AS "turnId", t.sid, s.namespace, s.flavor, s.tag, substr(t.prompt, 1, 80) AS prompt,
+    t.opened_at AS "openedAt", t.closed_at AS "closedAt"
+  FROM turns t JOIN sessions s ON s.sid = t.sid
+  JOIN hook_sessions h ON h.namespace = s.namespace AND h.tag = s.tag
+  WHERE t.status = 'timeout' AND t.closed_at >= @since
+  ORDER BY t.closed_at DESC LIMIT @limit`;
+
+// sessions whose agent never said it ended: the hub ended their detached (hook) run after silence
+const UNENDED_SESSIONS = `
+  SELECT s.sid, s.namespace, s.flavor, s.tag, s.lifecycle_since AS "endedAt", h.last_at AS "lastEventAt"
+  FROM sessions s LEFT JOIN hook_sessions h ON h.namespace = s.namespace AND h.tag = s.tag
+  WHERE s.lifecycle_state = 'ended' AND s.lifecycle_reason = 'runner_silent' AND s.lifecycle_by = 'hub'
+    AND s.lifecycle_since >= @since
+  ORDER BY s.lifecycle_since DESC LIMIT @limit`;
 
 const ALL_SIDS_AFTER = `SELECT sid, namespace FROM sessions WHERE sid > @after ORDER BY sid LIMIT @limit`;
 const COUNT_SESSIONS = `SELECT COUNT(*) AS n FROM sessions`;
@@ -68,6 +90,31 @@ export interface OpenTurnFinding {
   sid: string;
   namespace: string;
   openedAt: number;
+  lastActivityAt: number;
+}
+
+/** A turn the sweep closed as `timeout` and whose Stop never reached the hub. */
+export interface LostStopFinding {
+  turnId: string;
+  sid: string;
+  namespace: string;
+  flavor: string;
+  tag: string;
+  /** the prompt's first 80 characters; null for a turn without one */
+  prompt: string | null;
+  openedAt: number;
+  closedAt: number;
+}
+
+/** A hook session the hub ended after silence: its SessionEnd never reached the hub. */
+export interface UnendedSessionFinding {
+  sid: string;
+  namespace: string;
+  flavor: string;
+  tag: string;
+  endedAt: number;
+  /** the agent's time of its last hook event the hub applied; null when none is recorded */
+  lastEventAt: number | null;
 }
 
 /** `$."key"`: a JSON path for one top-level key. */
@@ -87,8 +134,16 @@ export async function findStuckRuns(sql: Sql, input: { lostBefore: number; silen
   return await sql.all(STUCK_RUNS, input) as StuckRunFinding[];
 }
 
-export async function findOldOpenTurns(sql: Sql, input: { openedBefore: number; limit: number }): Promise<OpenTurnFinding[]> {
+export async function findOldOpenTurns(sql: Sql, input: { before: number; toolBefore: number; limit: number }): Promise<OpenTurnFinding[]> {
   return await sql.all(OLD_OPEN_TURNS, input) as OpenTurnFinding[];
+}
+
+export async function findLostStops(sql: Sql, input: { since: number; limit: number }): Promise<LostStopFinding[]> {
+  return await sql.all(LOST_STOPS, input) as LostStopFinding[];
+}
+
+export async function findUnendedSessions(sql: Sql, input: { since: number; limit: number }): Promise<UnendedSessionFinding[]> {
+  return await sql.all(UNENDED_SESSIONS, input) as UnendedSessionFinding[];
 }
 
 /** Every session id, in pages ordered by sid (for `repair --all`). */

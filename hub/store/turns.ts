@@ -30,16 +30,28 @@ interface ActivityRow {
 }
 
 const INSERT_TURN = `
-  INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at)
-  VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt)`;
+  INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at)
+  VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt, @lastActivityAt)`;
 const SELECT_TURN = `SELECT * FROM turns WHERE turn_id = @turnId`;
 const CLOSE_TURN = `
   UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
+  WHERE turn_id = @turnId AND status = 'open'`;
+// a stop that came after the sweep timed its turn out: the stop's status, end and response win
+const LAND_STOP_ON_TIMED_OUT = `
+  UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
+  WHERE turn_id = @turnId AND status = 'timeout'`;
+// the latest activity never moves back (a late or reordered event)
+const TOUCH_TURN = `
+  UPDATE turns SET last_activity_at = CASE WHEN last_activity_at IS NULL OR last_activity_at < @at THEN @at ELSE last_activity_at END
   WHERE turn_id = @turnId AND status = 'open'`;
 // insertion order breaks ties between turns opened in the same millisecond
 const LATEST_TURN = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
   postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
+};
+const LATEST_PROMPT_TURN = {
+  sqlite: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
+  postgres: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
 };
 /** The start of the session's first prompt (cut in SQL: a prompt may be 256 KiB), for its display title. */
 const FIRST_PROMPT = {
@@ -54,22 +66,32 @@ const TURNS_OF_SESSION = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`,
   postgres: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, created_order`,
 };
+// Spec 9: quiet since @before, and either no tool of it still running or quiet since @toolBefore too
+// (a running tool's turn waits for the longer tool timeout). The running test reads a tiny partial index.
+const DUE = `turns.status = 'open' AND turns.last_activity_at <= @before
+  AND (turns.last_activity_at <= @toolBefore
+    OR NOT EXISTS (SELECT 1 FROM activities a WHERE a.turn_id = turns.turn_id AND a.status = 'running'))`;
 // with the session's namespace and whether it is the session's current turn, so the sweep needs
 // no per-turn session read (turns drives the join: LEFT JOIN keeps it the outer loop)
 export const OPEN_TURNS_OLDER_THAN = `
   SELECT turns.*, sessions.namespace AS namespace, CASE WHEN sessions.current_turn_id = turns.turn_id THEN 1 ELSE 0 END AS is_current
   FROM turns LEFT JOIN sessions ON sessions.sid = turns.sid
-  WHERE turns.status = 'open' AND turns.opened_at <= @before ORDER BY turns.opened_at LIMIT @limit`;
-export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE status = 'open' AND opened_at <= @before`;
+  WHERE ${DUE} ORDER BY turns.last_activity_at LIMIT @limit`;
+export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE ${DUE}`;
 const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
 const INSERT_ACTIVITY = `
   INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
   VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated, @status, @endedAt,
     (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`;
-// a finished tool: its output, status and end; truncated stays set once an input was cut
+// a finished tool: its output, status and end; truncated stays set once an input was cut. A tool
+// abandoned when its turn closed still takes its result when that comes later
 const COMPLETE_ACTIVITY = `
   UPDATE activities SET status = @status, output = @output, ended_at = @endedAt, truncated = CASE WHEN @truncated = 1 THEN 1 ELSE truncated END
-  WHERE activity_id = @activityId AND status = 'running'`;
+  WHERE activity_id = @activityId AND status IN ('running', 'abandoned')`;
+const ABANDON_RUNNING_OF_TURN = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`;
+const TURNS_WITH_RUNNING_OF_SESSION = `SELECT DISTINCT turn_id FROM activities WHERE sid = @sid AND status = 'running'`;
+const ABANDON_RUNNING_OF_SESSION = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE sid = @sid AND status = 'running'`;
+
 const TURN_BY_PROMPT_ID = `SELECT * FROM turns WHERE sid = @sid AND prompt_id = @promptId`;
 const ACTIVITY_BY_TOOL_USE = `SELECT * FROM activities WHERE sid = @sid AND tool_use_id = @toolUseId`;
 const RUNNING_ACTIVITIES_OF_SESSION = `SELECT * FROM activities WHERE sid = @sid AND status = 'running' ORDER BY at, ord`;
@@ -126,17 +148,41 @@ export async function insertTurn(
     closedAt: number | null;
   },
 ): Promise<void> {
-  await sql.run(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0 });
+  // an open turn's activity starts with its opening; a closed one (recovery) is never swept
+  await sql.run(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0, lastActivityAt: input.status === 'open' ? input.openedAt : null });
 }
 
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined);
 }
 
-/** Closes an open turn; false when it was not open. */
+/**
+ * Closes an open turn; false when it was not open. Its tools still running end `abandoned` in the
+ * same write (a tool the agent denied or killed fires no end of its own).
+ */
 export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
-  return (await sql.run(CLOSE_TURN, input)).changes > 0;
+  if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
+  await sql.run(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
+  return true;
 }
+
+/** A stop after its turn was timed out: the turn takes the stop's status, end and response; false when it was not `timeout`. */
+export async function landStopOnTimedOutTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
+  return (await sql.run(LAND_STOP_ON_TIMED_OUT, input)).changes > 0;
+}
+
+/** The open turn had activity at `at` (the hub's time): its timeout counts from the latest. No-op on a closed turn. */
+export async function touchTurn(sql: Sql, input: { turnId: string; at: number }): Promise<void> {
+  await sql.run(TOUCH_TURN, input);
+}
+
+/** The session ended: every tool of it still running ends `abandoned`. Answers the turns that changed. */
+export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: string; endedAt: number }): Promise<string[]> {
+  const turnIds = (await sql.all(TURNS_WITH_RUNNING_OF_SESSION, { sid: input.sid }) as { turn_id: string }[]).map((row) => row.turn_id);
+  if (turnIds.length > 0) await sql.run(ABANDON_RUNNING_OF_SESSION, input);
+  return turnIds;
+}
+
 
 export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined);
@@ -144,6 +190,11 @@ export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId:
 
 export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(LATEST_TURN, { sid }) as TurnRow | undefined);
+}
+
+/** The session's latest turn opened by a prompt (recovery turns left out). */
+export async function getLatestPromptTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
+  return withUsage(sql, await sql.get(LATEST_PROMPT_TURN, { sid }) as TurnRow | undefined);
 }
 
 /** The first `chars` characters of the session's first prompt, or null before any prompt. */
@@ -171,13 +222,16 @@ export interface DueTurn {
   isCurrent: boolean;
 }
 
-/** Open turns opened at `before` or earlier, oldest first, with what the sweep needs of their session. */
-export async function listDueOpenTurns(sql: Sql, input: { before: number; limit: number }): Promise<DueTurn[]> {
+/**
+ * Open turns due for timeout: no activity since `before`, and none since `toolBefore` either when a
+ * tool of theirs is still running; quietest first, with what the sweep needs of their session.
+ */
+export async function listDueOpenTurns(sql: Sql, input: { before: number; toolBefore: number; limit: number }): Promise<DueTurn[]> {
   const rows = await sql.all(OPEN_TURNS_OLDER_THAN, input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
   return Promise.all(rows.map(async (row) => ({ turn: (await withUsage(sql, row))!, namespace: row.namespace, isCurrent: row.is_current === 1 })));
 }
 
-export async function countOpenTurnsOlderThan(sql: Sql, input: { before: number }): Promise<number> {
+export async function countOpenTurnsOlderThan(sql: Sql, input: { before: number; toolBefore: number }): Promise<number> {
   return (await sql.get(COUNT_OPEN_TURNS_OLDER_THAN, input) as { count: number }).count;
 }
 

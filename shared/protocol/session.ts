@@ -75,8 +75,10 @@ export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 /**
  * `running`: started (a hook's PreToolUse), not finished yet; `done` / `failed`: finished;
  * `denied`: a person denied its approval, so it never ran (its output says who and why).
+ * `abandoned`: still running when its turn closed or its session ended, and no end of its own came
+ * (a tool the agent denied or killed fires none). A result that comes later still finishes it.
  */
-export const ActivityStatusSchema = z.enum(['running', 'done', 'failed', 'denied']);
+export const ActivityStatusSchema = z.enum(['running', 'done', 'failed', 'denied', 'abandoned']);
 export type ActivityStatus = z.infer<typeof ActivityStatusSchema>;
 
 export const ActivitySchema = z.object({

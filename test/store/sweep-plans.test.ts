@@ -6,8 +6,8 @@ import { insertSession, updateCurrentTurn, updateLastRun, updatePresence } from 
 import { insertTurn } from '../../hub/store/turns.js';
 
 const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
-  openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_age /,
-  countOpenTurnsOlderThan: /^SEARCH turns USING (COVERING )?INDEX turns_open_by_age /,
+  openTurnsOlderThan: /^SEARCH turns USING INDEX turns_open_by_activity /,
+  countOpenTurnsOlderThan: /^SEARCH turns USING (COVERING )?INDEX turns_open_by_activity /,
   staleActiveSessions: /^SEARCH sessions USING INDEX sessions_active_by_alive /,
   runsOfDeadHub: /^SEARCH runs USING INDEX runs_live_by_hub /,
   lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,

@@ -3,16 +3,16 @@
  * person gave to an agent's question (an approval of AskUserQuestion). `by_token` is the
  * sending token's public id (never the token), `by_label` its label where it has one.
  */
-export const migration014 = `
+export const migration015 = `
 CREATE TABLE messages (
   message_id TEXT PRIMARY KEY,
   sid TEXT NOT NULL,
   namespace TEXT NOT NULL,
   text TEXT NOT NULL,
   state TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  delivered_at INTEGER,
-  ended_at INTEGER,
+  created_at BIGINT NOT NULL,
+  delivered_at BIGINT,
+  ended_at BIGINT,
   by_token TEXT NOT NULL,
   by_label TEXT,
   via TEXT
