@@ -66,18 +66,24 @@ async function connect(target: Target): Promise<Socket> {
   return socket;
 }
 
-async function call(socket: Socket, event: string, payload: unknown): Promise<Ack> {
-  return (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(event, payload)) as Ack;
+async function call(socket: Socket, event: string, payload: unknown, timeoutMs = ACK_TIMEOUT_MS): Promise<Ack> {
+  return (await socket.timeout(timeoutMs).emitWithAck(event, payload)) as Ack;
 }
 
+/**
+ * Setting sessions up may wait for the hub to finish with the previous scenario's runners (their
+ * disconnects are one batch of reads per session: seconds across a slow link to the database).
+ */
+const SETUP_TIMEOUT_MS = 120_000;
+
 async function startSession(socket: Socket, label: string): Promise<string> {
-  const ack = await call(socket, 'session-start', { tag: `bench-${label}-${Math.random().toString(36).slice(2)}`, flavor: 'claude', source: 'startup', metadata: START_METADATA });
+  const ack = await call(socket, 'session-start', { tag: `bench-${label}-${Math.random().toString(36).slice(2)}`, flavor: 'claude', source: 'startup', metadata: START_METADATA }, SETUP_TIMEOUT_MS);
   if (ack.ok !== true) throw new Error(`session-start failed: ${JSON.stringify(ack)}`);
   return (ack.session as { sid: string }).sid;
 }
 
 async function joinSession(socket: Socket, sid: string): Promise<void> {
-  const ack = await call(socket, 'session-join', { sid });
+  const ack = await call(socket, 'session-join', { sid }, SETUP_TIMEOUT_MS);
   if (ack.ok !== true) throw new Error(`session-join failed: ${JSON.stringify(ack)}`);
 }
 
@@ -142,7 +148,10 @@ export async function runScenario(target: Target | readonly Target[], scenario: 
     clientCpuAtMeasureStart = process.cpuUsage();
   }, timing.warmupMs);
 
-  await joinSession(observer, lanes[0]!.sid);
+  // the first lane of the observer's tenant (two targets may serve two tenants: bench:scale-out)
+  const observerToken = targets[1 % targets.length]!.token;
+  const observed = lanes.find((lane) => targets[runners.indexOf(lane.socket) % targets.length]!.token === observerToken) ?? lanes[0]!;
+  await joinSession(observer, observed.sid);
   observer.on('update', (event: { body: { metadata?: { value?: { benchSentAt?: number } } | null } }) => {
     const sentAt = event.body.metadata?.value?.benchSentAt;
     const now = performance.now();
@@ -153,11 +162,18 @@ export async function runScenario(target: Target | readonly Target[], scenario: 
   const drive = async (lane: Lane) => {
     while (performance.now() < deadline) {
       const sentAt = performance.now();
-      const ack = await call(lane.socket, 'update-metadata', {
-        sid: lane.sid,
-        expectedVersion: lane.expectedVersion,
-        patch: { benchSentAt: sentAt, benchN: ++n, title: `write ${n}` },
-      });
+      let ack: Ack;
+      try {
+        ack = await call(lane.socket, 'update-metadata', {
+          sid: lane.sid,
+          expectedVersion: lane.expectedVersion,
+          patch: { benchSentAt: sentAt, benchN: ++n, title: `write ${n}` },
+        });
+      } catch {
+        // no ack within ACK_TIMEOUT_MS (a hub far behind its load): counted, and the lane goes on
+        result.errors['no ack in 10 s'] = (result.errors['no ack in 10 s'] ?? 0) + 1;
+        continue;
+      }
       const ackedAt = performance.now();
       if (ack.result === 'success' || ack.result === 'version-mismatch') {
         lane.expectedVersion = Math.max(lane.expectedVersion, ack.version as number);

@@ -33,7 +33,7 @@ import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
 import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
-import { readEventsSince } from './store/events.js';
+import { namespaceSeqState, readEventsSince } from './store/events.js';
 import { countAliveHubs } from './store/hubs.js';
 import { describeStore, openStore } from './store/open-store.js';
 import { prepareDataDir } from './store/sqlite/data-dir.js';
@@ -101,7 +101,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const redis = config.redisUrl === undefined ? undefined : await attachRedisAdapter(sockets.io, config.redisUrl, log);
   opened.push(() => redis?.close());
   const publisher = redis
-    ? createClusterPublisher({ ...sockets, metrics, log, readEventsSince: (input) => readEventsSince(store, input) })
+    ? createClusterPublisher({ ...sockets, metrics, log, readEventsSince: (input) => readEventsSince(store, input), readCommittedSeq: async (namespace) => (await namespaceSeqState(store, namespace)).lastSeq })
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;

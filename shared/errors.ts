@@ -12,7 +12,10 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, meaning: 'a document is larger than 64 KiB of UTF-8 JSON' },
   rate_limited: { status: 429, meaning: 'too many events; slow down' },
   internal: { status: 500, meaning: 'the hub failed; nothing was written' },
-  unavailable: { status: 503, meaning: 'the hub cannot store anything now (database locked, disk full, database down); retry shortly' },
+  unavailable: {
+    status: 503,
+    meaning: 'the hub cannot store anything now (database locked, disk full, database down), or the database connection broke during the commit (the message says the outcome is unknown): retry shortly, with the same requestId',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -38,4 +41,10 @@ export const hubError = {
   conflict: (message: string) => new HubError('conflict', message),
   tooLarge: (message: string) => new HubError('payload_too_large', message),
   internal: () => new HubError('internal', 'internal error; nothing was written'),
+  /** The database connection broke during COMMIT (store/sql.ts CommitOutcomeUnknown). */
+  outcomeUnknown: () =>
+    new HubError(
+      'unavailable',
+      'the database connection broke while this write was being committed: it may or may not be stored; retry it with the same requestId (applied once either way) or re-read the session',
+    ),
 };

@@ -10,8 +10,9 @@ export function startHeartbeat(deps: Pick<HubDeps, 'store' | 'hubId' | 'clock' |
   let beating: Promise<void> | undefined;
   const beat = () => {
     if (beating) return;
-    beating = deps.store
-      .transaction((tx) => recordHubHeartbeat(tx, { hubId: deps.hubId, now: deps.clock.now() }))
+    // one statement on this process's own row: no transaction, so no write lock to wait for (and
+    // no all-namespaces lock holding back every tenant's writes meanwhile)
+    beating = recordHubHeartbeat(deps.store, { hubId: deps.hubId, now: deps.clock.now() })
       .catch((error: unknown) => deps.log.warn({ err: error }, 'could not record this hub\'s heartbeat; will retry'))
       .finally(() => (beating = undefined));
   };

@@ -185,7 +185,7 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       continue;
     }
     try {
-      const applied = await runWrite(deps, applyOne(deps, actor, event));
+      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace });
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);
       const { result, approvalId } = applied;
@@ -193,7 +193,7 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       if (approvalId !== undefined) waits.push(hookAnswerOf(deps, event, approvalId, options.signal).then((answer) => void (answer && (result.answer = answer))));
     } catch (error) {
       if (error instanceof HubError && error.code !== 'internal') {
-        await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }));
+        await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }), { namespace: actor.namespace });
         results.push({ id: event.id, outcome: 'failed', detail: `${error.code}: ${error.message}` });
       } else {
         deps.log.error({ err: error, hookEvent: event.id }, 'applying a hook event failed');

@@ -24,6 +24,6 @@ export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedP
       const replay = (await listTurns(tx, session.sid)).filter((turn) => turn.kind === 'prompt');
       return { ok: true as const, action: 'fresh-start' as const, replay };
     },
-    { exceptSocketId: actor.socketId },
+    { exceptSocketId: actor.socketId, namespace: actor.namespace },
   );
 }

@@ -39,7 +39,7 @@ async function linkToParent(tx: Tx, changes: ChangeSet, parent: StoredSession, c
  * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
  */
 export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
-  return runWrite(deps, startSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId });
+  return runWrite(deps, startSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
 }
 
 /**

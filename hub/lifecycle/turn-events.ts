@@ -16,7 +16,7 @@ import { addTurnUsage } from './usage-events.js';
 
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
-  return runWrite(deps, submitPromptWork(actor, payload), { exceptSocketId: actor.socketId });
+  return runWrite(deps, submitPromptWork(actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
 }
 
 /** The unit of work of `prompt-submit` (the hook route runs it at the event's own time). */
@@ -51,7 +51,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
 
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
 export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
-  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), { exceptSocketId: actor.socketId });
+  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), { exceptSocketId: actor.socketId, namespace: actor.namespace });
 }
 
 /**
@@ -101,7 +101,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
 
 /** `turn-stop`: closes the open turn with the response summary and its usage totals (docs/usage.md). */
 export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
-  return runWrite(deps, stopTurnWork(deps, actor, payload), { exceptSocketId: actor.socketId });
+  return runWrite(deps, stopTurnWork(deps, actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
 }
 
 /** The unit of work of `turn-stop` (the hook route runs it at the event's own time). */

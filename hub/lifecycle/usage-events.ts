@@ -73,6 +73,6 @@ export function reportUsage(deps: HubDeps, actor: Actor, payload: UsagePayload):
       await noteActivity(tx, changes, session, now);
       return { turn };
     },
-    { exceptSocketId: actor.socketId },
+    { exceptSocketId: actor.socketId, namespace: actor.namespace },
   );
 }

@@ -45,7 +45,7 @@ async function end(deps: HubDeps, namespace: string, approval: Approval, status:
     if (await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: null })) return null;
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
-  });
+  }, { namespace });
   wakeApprovalWaiters(deps, [approval.approvalId]);
   return final;
 }

@@ -72,7 +72,7 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
   return runWrite(
     deps,
     async (tx, changes, now) => openApprovalIn(tx, changes, await requireSession(tx, actor, input.sid), input, now),
-    { exceptSocketId: actor.socketId },
+    { exceptSocketId: actor.socketId, namespace: actor.namespace },
   );
 }
 
@@ -104,7 +104,7 @@ export async function decideApproval(
     const decided = endedApproval(approval, end);
     if (decided.status === 'denied') await endDeniedToolIn(tx, changes, session, decided, now);
     return decided;
-  });
+  }, { namespace: actor.namespace });
   wakeApprovalWaiters(deps, [decided.approvalId]);
   return decided;
 }
@@ -135,7 +135,7 @@ export async function supersedeOpenIn(
 
 /** `supersedeOpen`: the session's next tool event arrived, so its open approvals were answered elsewhere. */
 export async function supersedeOpen(deps: HubDeps, actor: Actor, sid: string): Promise<number> {
-  const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now));
+  const ended = await runWrite(deps, async (tx, changes, now) => supersedeOpenIn(tx, changes, await requireSession(tx, actor, sid), now), { namespace: actor.namespace });
   wakeApprovalWaiters(deps, ended);
   return ended.length;
 }

@@ -55,6 +55,6 @@ export function setAttention(deps: HubDeps, actor: Actor, payload: AttentionPayl
       await applyAttention(tx, changes, session, input, now);
       return session.attention;
     },
-    { exceptSocketId: actor.socketId },
+    { exceptSocketId: actor.socketId, namespace: actor.namespace },
   );
 }

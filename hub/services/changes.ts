@@ -2,9 +2,11 @@ import type { Approval } from '../../shared/protocol/attention.js';
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
 import type { Message } from '../../shared/protocol/messages.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
+import { prefetchBatchReads, type WriteReads } from '../store/batch-reads.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
-import { SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { hubError } from '../../shared/errors.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
@@ -155,21 +157,39 @@ interface QueuedWrite {
   /** The writer's socket: it gets no `update` for its own write (it has the ack). */
   socketId: string | undefined;
   contention: Contention | undefined;
+  reads: WriteReads | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
 
 type WriteOutcome = { ok: true; value: unknown; events: OutgoingEvent[] } | { ok: false; error: unknown };
 
-/** Per store: the writes waiting for the next batch, and whether a batch is being committed. */
+/** Per store and namespace: the writes waiting for the next batch, and whether a batch is being committed. */
 interface WriteQueue {
+  /** The one namespace its batches write, or undefined for any. */
+  namespace: string | undefined;
   waiting: QueuedWrite[];
   committing: boolean;
   scheduled: boolean;
   fairness: LoserFirst;
 }
 
-const writeQueues = new WeakMap<Store, WriteQueue>();
+const writeQueues = new WeakMap<Store, Map<string, WriteQueue>>();
+
+/**
+ * The queue a write joins. On PostgreSQL a write of one namespace joins its namespace's queue, whose
+ * batches take only that namespace's lock, so tenants commit in parallel; SQLite has one writer, so
+ * one queue makes the biggest batches.
+ */
+function queueOf(store: Store, namespace: string | undefined): WriteQueue {
+  let queues = writeQueues.get(store);
+  if (!queues) writeQueues.set(store, (queues = new Map()));
+  const own = store.dialect === 'postgres' ? namespace : undefined;
+  const key = own === undefined ? '' : `ns:${own}`;
+  let queue = queues.get(key);
+  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, scheduled: false, fairness: new LoserFirst() }));
+  return queue;
+}
 
 /**
  * One unit of work: its changes and their events commit together or not at all; the events are
@@ -184,15 +204,26 @@ const writeQueues = new WeakMap<Store, WriteQueue>();
 export function runWrite<T>(
   deps: HubDeps,
   work: UnitOfWork<T>,
-  options: { exceptSocketId?: string; contention?: Contention } = {},
+  options: {
+    exceptSocketId?: string;
+    contention?: Contention;
+    /**
+     * The one namespace the work writes (its sessions and events): it then commits in that
+     * namespace's batches, in parallel with other namespaces' (PostgreSQL). Without it, the work
+     * may write any namespace and its batch runs alone.
+     */
+    namespace?: string;
+    /** What the work will read, fetched for the whole batch at once (PostgreSQL). */
+    reads?: WriteReads;
+  } = {},
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let queue = writeQueues.get(deps.store);
-    if (!queue) writeQueues.set(deps.store, (queue = { waiting: [], committing: false, scheduled: false, fairness: new LoserFirst() }));
+    const queue = queueOf(deps.store, options.namespace);
     queue.waiting.push({
       work: work as UnitOfWork<unknown>,
       socketId: options.exceptSocketId,
       contention: options.contention,
+      reads: options.reads,
       resolve: resolve as (value: unknown) => void,
       reject,
     });
@@ -208,21 +239,24 @@ function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
     queue.scheduled = false;
     queue.committing = true;
     const writes = queue.fairness.order(queue.waiting.splice(0));
-    void commitBatch(deps, writes, queue.fairness).finally(() => {
+    void commitBatch(deps, writes, queue).finally(() => {
       queue.committing = false;
       scheduleBatch(deps, queue);
     });
   });
 }
 
-async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: LoserFirst): Promise<void> {
+async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue): Promise<void> {
+  const { fairness } = queue;
   let outcomes: WriteOutcome[];
   try {
-    outcomes = await commitWithout(deps, writes);
+    outcomes = await commitWithout(deps, writes, queue.namespace);
   } catch (error) {
-    // the COMMIT itself failed: nothing of the batch is stored, so no write may be acknowledged
+    // the COMMIT itself failed: no write may be acknowledged; nothing of the batch is stored,
+    // unless the connection broke during COMMIT, when nobody knows (and the answer says so)
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
-    for (const write of writes) write.reject(error);
+    const answer = error instanceof CommitOutcomeUnknown ? hubError.outcomeUnknown() : error;
+    for (const write of writes) write.reject(answer);
     return;
   }
   writes.forEach((write, i) => {
@@ -243,7 +277,7 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], fairness: Loser
  * without the writes that failed (each answered its own error), which leaves the same rows a real
  * savepoint's rollback would have, and so on until a run commits (each run drops at least one write).
  */
-async function commitWithout(deps: HubDeps, writes: QueuedWrite[]): Promise<WriteOutcome[]> {
+async function commitWithout(deps: HubDeps, writes: QueuedWrite[], namespace: string | undefined): Promise<WriteOutcome[]> {
   const failed = new Map<QueuedWrite, WriteOutcome>();
   let savepoints: 'as-needed' | 'always' = 'as-needed';
   for (;;) {
@@ -251,8 +285,9 @@ async function commitWithout(deps: HubDeps, writes: QueuedWrite[]): Promise<Writ
     const outcomes: WriteOutcome[] = [];
     try {
       await deps.store.transaction(async (tx) => {
+        await prefetchBatchReads(tx, running.flatMap((write) => (write.reads ? [write.reads] : [])));
         for (const write of running) outcomes.push(await runOne(deps, tx, write));
-      }, { savepoints });
+      }, { savepoints, namespace });
     } catch (error) {
       if (!(error instanceof SavepointsNeeded)) throw error;
       let dropped = 0;

@@ -14,5 +14,5 @@ export async function subscribePush(
   await store.transaction(async (tx) => {
     await saveSubscription(tx, input);
     await startPushCursor(tx, { namespace: input.namespace, seq: (await namespaceSeqState(tx, input.namespace)).lastSeq });
-  });
+  }, { namespace: input.namespace });
 }

@@ -48,5 +48,5 @@ export function repairSession(deps: HubDeps, actor: Actor, sid: string, keys?: r
     const document = { ...session.metadata, ...restored };
     const version = await commitMetadataVersion(tx, changes, { session, outcome: { document, carried: [], cleared: [], dropped: [] }, by: actor.by, now });
     return { restored, version };
-  });
+  }, { namespace: actor.namespace });
 }

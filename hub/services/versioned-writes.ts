@@ -66,6 +66,24 @@ function contentionOf(actor: Actor, sid: string, field: VersionedField): Content
   return { key: `${sid}:${field}`, by: actor.socketId, lost: (ack) => (ack as { result?: string }).result === 'version-mismatch' };
 }
 
+/**
+ * A versioned write touches only its actor's namespace (the session is looked up in it; an archive
+ * through metadata ends that session's run): it commits in that namespace's batches, with its
+ * session and requestId read for the whole batch at once.
+ */
+function writeOptions(actor: Actor, payload: { sid: string; requestId?: string }, field: VersionedField) {
+  return {
+    exceptSocketId: actor.socketId,
+    contention: contentionOf(actor, payload.sid, field),
+    namespace: actor.namespace,
+    reads: {
+      namespace: actor.namespace,
+      sid: payload.sid,
+      ...(payload.requestId !== undefined ? { applied: { field, requestId: payload.requestId } } : {}),
+    },
+  };
+}
+
 /** The unit of work of one `update-metadata`; checks that need no database run right away. */
 function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork<UpdateMetadataAck> {
   const incoming = (payload.patch ?? payload.metadata)!;
@@ -95,7 +113,7 @@ function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork
 
 /** `update-metadata`: group-committed with the writes that arrive with it. */
 export function updateMetadata(deps: HubDeps, actor: Actor, payload: UpdateMetadataPayload): Promise<UpdateMetadataAck> {
-  return runWrite(deps, metadataWrite(actor, payload), { exceptSocketId: actor.socketId, contention: contentionOf(actor, payload.sid, 'metadata') });
+  return runWrite(deps, metadataWrite(actor, payload), writeOptions(actor, payload, 'metadata'));
 }
 
 /** The unit of work of one `update-state`: whole-document replace, no merge. */
@@ -127,5 +145,5 @@ function stateWrite(actor: Actor, payload: UpdateStatePayload): UnitOfWork<Updat
 
 /** `update-state`: group-committed with the writes that arrive with it. */
 export function updateState(deps: HubDeps, actor: Actor, payload: UpdateStatePayload): Promise<UpdateStateAck> {
-  return runWrite(deps, stateWrite(actor, payload), { exceptSocketId: actor.socketId, contention: contentionOf(actor, payload.sid, 'agentState') });
+  return runWrite(deps, stateWrite(actor, payload), writeOptions(actor, payload, 'agentState'));
 }

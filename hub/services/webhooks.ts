@@ -25,7 +25,7 @@ export async function createWebhook(store: Store, input: CreateWebhookRequest & 
   await store.transaction(async (tx) => {
     const { lastSeq } = await namespaceSeqState(tx, input.namespace);
     await insertWebhook(tx, { id, namespace: input.namespace, url: input.url, events: normalizeEvents(input.events), format: input.format, secret, cursorSeq: lastSeq, now: input.now });
-  });
+  }, { namespace: input.namespace });
   return { webhook: withoutSecret((await getWebhook(store, id))!), secret };
 }
 

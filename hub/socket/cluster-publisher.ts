@@ -14,6 +14,8 @@ export interface ClusterPublisherOptions {
   log: Logger;
   /** The event log, for seqs another process committed but never delivered here. */
   readEventsSince: ReadEventsSince;
+  /** A namespace's last committed seq: a tenant's delivery starts there when its first socket connects. */
+  readCommittedSeq?: (namespace: string) => Promise<number>;
   gapWaitMs?: number;
   maxHeldPerTenant?: number;
   /** How often every tenant's log is checked past the last delivered seq (default 2 s). */
@@ -50,6 +52,7 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
   const sequencer = createSequencer({
     deliver: (outgoing, exceptSocketId) => deliverToLocalSockets(audience, outgoing, exceptSocketId),
     readEventsSince: options.readEventsSince,
+    readCommittedSeq: options.readCommittedSeq,
     log,
     gapWaitMs: options.gapWaitMs,
     maxHeldPerTenant: options.maxHeldPerTenant,
@@ -60,7 +63,11 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
     sequencer.accept(read.events, read.exceptSocketId);
   };
   runners.on(EVENT, fromOtherProcess);
-  for (const namespace of [runners, dashboards]) onSocketCaughtUp(namespace, (tenant, seq) => sequencer.caughtUp(tenant, seq));
+  for (const namespace of [runners, dashboards]) {
+    onSocketCaughtUp(namespace, (tenant, seq) => sequencer.caughtUp(tenant, seq));
+    // identity is set by the handshake middleware, before 'connection'
+    namespace.on('connection', (socket) => sequencer.watch((socket.data as { identity: { namespace: string } }).identity.namespace));
+  }
   // the tail of what a process committed but could not publish (Redis down) arrives within this
   const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
   catchUp.unref();

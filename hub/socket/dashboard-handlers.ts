@@ -17,7 +17,8 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
   const on = eventHandlers<DashboardClientToServerEvents>(socket, options);
 
   on('subscribe', SubscribePayloadSchema, 'ok', async (payload, ctx) => {
-    // snapshots, their seq and the replay are read in one transaction so they agree
+    // snapshots, their seq and the replay are read in one transaction so they agree (under the
+    // namespace's write lock: other tenants' writes go on meanwhile)
     const { sessions, seq, replay } = await deps.store.transaction(async (tx) => {
       const stored: StoredSession[] = [];
       if (payload.sids) {
@@ -34,7 +35,7 @@ export function registerDashboardHandlers(socket: DashboardSocket, deps: HubDeps
         seq: (await namespaceSeqState(tx, namespace)).lastSeq,
         replay: await planReplay(tx, { namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids }),
       };
-    });
+    }, { namespace });
     const joined = payload.sids ? sessions.map((session) => rooms.sessionWatchers(session.sid)) : [rooms.namespace(namespace)];
     // the snapshots (and replay) cover every event through `seq`: with several processes, some of
     // those may still be on their way to this one, and must not follow as live updates

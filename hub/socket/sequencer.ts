@@ -9,6 +9,11 @@ export interface SequencerOptions {
   /** Sends one event to this process's sockets. */
   deliver: (event: OutgoingEvent, exceptSocketId: string | undefined) => void;
   readEventsSince: ReadEventsSince;
+  /**
+   * The namespace's last committed seq, from the log. With it, a tenant's delivery starts after the
+   * seq committed when its first socket connected here (`watch`), not at the first event heard of.
+   */
+  readCommittedSeq?: (namespace: string) => Promise<number>;
   log: Logger;
   /** How long a seq gap may stay open before the missing events are read from the log. */
   gapWaitMs?: number;
@@ -31,6 +36,12 @@ export interface Sequencer {
    * arrives is then read from the log rather than taken as older than the first one heard of.
    */
   caughtUp(namespace: string, seq: number): void;
+  /**
+   * A socket of the tenant connected here. If no event of the tenant was delivered here yet,
+   * delivery starts after the seq committed now (readCommittedSeq): a seq committed later is
+   * delivered even if it arrives after a higher one, however late.
+   */
+  watch(namespace: string): void;
   /** Stops timers; events still held are not delivered. */
   close(): void;
 }
@@ -53,11 +64,13 @@ interface TenantQueue {
   reading: boolean;
   /** Events were turned away while the queue was full: they are read from the log instead. */
   overflowed: boolean;
+  /** watch's read of the committed seq is in flight: deliveries wait for it. */
+  starting: boolean;
 }
 
 /**
  * Delivers each tenant's committed events to this process's sockets strictly in seq order. Every
- * write holds one cluster-wide lock, so seqs commit in order; they only arrive out of order because
+ * write of a namespace holds its namespace's lock (or the all-namespaces one), so its seqs commit in order; they only arrive out of order because
  * each process publishes its own commits, through Redis. An event above the next expected seq waits
  * (the missing ones are normally in flight from another process); if the gap is still open after
  * `gapWaitMs` — say the process that committed them was killed before publishing — the missing events
@@ -74,7 +87,7 @@ export function createSequencer(options: SequencerOptions): Sequencer {
   function tenant(namespace: string): TenantQueue {
     let queue = tenants.get(namespace);
     if (!queue) {
-      queue = { namespace, expected: undefined, held: new Map(), timer: undefined, reading: false, overflowed: false };
+      queue = { namespace, expected: undefined, held: new Map(), timer: undefined, reading: false, overflowed: false, starting: false };
       tenants.set(namespace, queue);
     }
     return queue;
@@ -101,10 +114,15 @@ export function createSequencer(options: SequencerOptions): Sequencer {
 
   /** Delivers what is in order, then waits (or reads the log) for the rest. */
   function drain(queue: TenantQueue): void {
-    if (closed || queue.reading) return;
+    if (closed || queue.reading || queue.starting) return;
+    if (queue.expected === undefined && options.readCommittedSeq) {
+      // no socket of the tenant connected here before this event (watch was never called): nobody
+      // is owed an earlier seq, so delivery starts at the lowest one heard of
+      queue.expected = lowestHeld(queue);
+    }
     if (queue.expected === undefined) {
-      // The first events seen: wait once, so ones committed just before (still in flight) are not
-      // mistaken for old ones; then start from the lowest.
+      // Without readCommittedSeq: the first events seen wait once, so ones committed just before
+      // (still in flight) are not mistaken for old ones; then start from the lowest.
       if (queue.held.size < maxHeld) {
         queue.timer ??= setTimeout(() => {
           queue.timer = undefined;
@@ -230,6 +248,26 @@ export function createSequencer(options: SequencerOptions): Sequencer {
       } catch (error) {
         log.error({ err: error, tenant: namespace }, 'could not sequence updates');
       }
+    },
+    watch(namespace) {
+      const read = options.readCommittedSeq;
+      if (closed || !read) return;
+      const queue = tenant(namespace);
+      if (queue.expected !== undefined || queue.starting) return;
+      queue.starting = true;
+      read(namespace).then(
+        (seq) => {
+          queue.starting = false;
+          // events held meanwhile were committed around the connect: delivered rather than dropped
+          if (queue.expected === undefined) queue.expected = Math.min(seq + 1, lowestHeld(queue));
+          if (queue.held.size > 0) drain(queue);
+        },
+        (error: unknown) => {
+          queue.starting = false;
+          log.error({ err: error, tenant: namespace }, 'could not read the committed seq; delivery starts at the first event heard of');
+          drain(queue);
+        },
+      );
     },
     close() {
       closed = true;

@@ -5,22 +5,51 @@ export type VersionedField = 'metadata' | 'agentState';
 const SELECT = `SELECT version, value FROM applied_requests WHERE sid = @sid AND field = @field AND request_id = @requestId`;
 const INSERT = `
   INSERT INTO applied_requests (sid, field, request_id, version, value, at) VALUES (@sid, @field, @requestId, @version, @value, @at)`;
+const SELECT_MANY = {
+  sqlite: `
+  SELECT a.sid, a.field, a.request_id AS "requestId", a.version, a.value
+  FROM applied_requests a JOIN json_each(@keys) k
+    ON a.sid = json_extract(k.value, '$.sid') AND a.field = json_extract(k.value, '$.field') AND a.request_id = json_extract(k.value, '$.requestId')`,
+  postgres: `
+  SELECT a.sid, a.field, a.request_id AS "requestId", a.version, a.value
+  FROM applied_requests a JOIN jsonb_to_recordset(CAST(@keys AS jsonb)) AS k(sid TEXT, field TEXT, "requestId" TEXT)
+    ON a.sid = k.sid AND a.field = k.field AND a.request_id = k."requestId"`,
+};
 export const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
 
+type AppliedKey = { sid: string; field: VersionedField; requestId: string };
+type Applied = { version: number; value: unknown };
+
+/** In a transaction's rowCache: what a request produced, or null for "not applied" (prefetchAppliedRequests). */
+const cacheKey = (key: AppliedKey) => `applied:${key.sid}:${key.field}:${key.requestId}`;
+
 /** What an already applied `requestId` produced, so a retry answers the same and writes nothing. */
-export async function findAppliedRequest(
-  sql: Sql,
-  key: { sid: string; field: VersionedField; requestId: string },
-): Promise<{ version: number; value: unknown } | undefined> {
+export async function findAppliedRequest(sql: Sql, key: AppliedKey): Promise<Applied | undefined> {
+  const hit = sql.rowCache?.get(cacheKey(key)) as Applied | null | undefined;
+  if (hit !== undefined) return hit ?? undefined;
   const row = await sql.get(SELECT, key) as { version: number; value: string } | undefined;
   return row && { version: row.version, value: JSON.parse(row.value) };
+}
+
+/**
+ * Reads, in one statement, whether each request of a batch was applied already, into the
+ * transaction's rowCache (found or not), so findAppliedRequest costs no round trip. Valid while the
+ * transaction's write lock is held: only a write of the same namespace records a request.
+ */
+export async function prefetchAppliedRequests(sql: Sql, keys: readonly AppliedKey[]): Promise<void> {
+  const cache = sql.rowCache;
+  if (!cache || keys.length === 0) return;
+  const rows = await sql.all(SELECT_MANY, { keys: JSON.stringify(keys) }) as (AppliedKey & { version: number; value: string })[];
+  for (const key of keys) cache.set(cacheKey(key), null);
+  for (const row of rows) cache.set(cacheKey(row), { version: row.version, value: JSON.parse(row.value) });
 }
 
 export async function recordAppliedRequest(
   sql: Sql,
   input: { sid: string; field: VersionedField; requestId: string; version: number; value: unknown; at: number },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, value: JSON.stringify(input.value) });
+  await sql.write(INSERT, { ...input, value: JSON.stringify(input.value) });
+  sql.rowCache?.set(cacheKey(input), { version: input.version, value: input.value });
 }
 
 export async function pruneAppliedRequests(sql: Sql, input: { olderThan: number }): Promise<number> {

@@ -4,18 +4,28 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Sql, Tx } from './sql.js';
 
 /*
- * SQLite keeps each namespace's last seq in memory during a transaction (in `rowCache`, emptied on
- * any rollback and when another connection committed) and writes it once, before COMMIT
- * (`beforeCommit`): one process owns the file (hub.lock), so nothing else assigns seqs meanwhile.
+ * A transaction keeps each namespace's last seq in memory (in `rowCache`, emptied on any rollback
+ * and, on SQLite, when another connection committed) and writes it once, before COMMIT
+ * (`beforeCommit`). Nothing else assigns the namespace's seqs meanwhile: on SQLite one process owns
+ * the file (hub.lock); on PostgreSQL the transaction holds the namespace's write lock (or the
+ * all-namespaces one), which every transaction that appends events takes first.
  * Read back, it is the larger of the stored counter and the log's last seq, so it is right even
  * after the cache was emptied mid-transaction; the counter and the events commit together, so a
  * restart never reuses a seq.
  */
-const SEQ_NOW = `
+const SEQ_NOW = {
+  sqlite: `
   SELECT MAX(last_seq, IFNULL((SELECT MAX(seq) FROM events WHERE namespace = @namespace), 0)) AS seq
-  FROM namespaces WHERE name = @namespace`;
+  FROM namespaces WHERE name = @namespace`,
+  postgres: `
+  SELECT GREATEST(last_seq, COALESCE((SELECT MAX(seq) FROM events WHERE namespace = @namespace), 0)) AS seq
+  FROM namespaces WHERE name = @namespace`,
+};
 const NEW_NAMESPACE = `INSERT INTO namespaces (name, last_seq) VALUES (@namespace, 0)`;
-const STORE_SEQ = `UPDATE namespaces SET last_seq = MAX(last_seq, @seq) WHERE name = @namespace`;
+const STORE_SEQ = {
+  sqlite: `UPDATE namespaces SET last_seq = MAX(last_seq, @seq) WHERE name = @namespace`,
+  postgres: `UPDATE namespaces SET last_seq = GREATEST(last_seq, @seq) WHERE name = @namespace`,
+};
 /**
  * `metadata_version` (migration 012): the body's `metadata.value` is the history row of that
  * version (sid, version), stored as null in the event row instead of a second copy of the document.
@@ -66,8 +76,8 @@ interface StoredEventRow {
 }
 
 /**
- * PostgreSQL: the next seq and the event row in one statement, so one round trip while the
- * cluster's write lock is held (the row lock on the namespace's counter: other processes write).
+ * PostgreSQL outside a transaction's seq counter (no beforeCommit: not expected, kept safe): the
+ * next seq and the event row in one statement (the row lock on the namespace's counter).
  */
 const APPEND_EVENT_PG = `
   WITH next AS (
@@ -99,6 +109,15 @@ async function seqCounter(sql: Sql, namespace: string): Promise<SeqCounter> {
 }
 
 /**
+ * Reads the namespaces' seq counters into the transaction's rowCache ahead of its first event (a
+ * group-committed batch reads them with its other reads, in the same round trip on PostgreSQL).
+ */
+export async function prefetchSeqCounters(sql: Sql, namespaces: Iterable<string>): Promise<void> {
+  if (!sql.beforeCommit) return;
+  await Promise.all([...namespaces].map((namespace) => seqCounter(sql, namespace)));
+}
+
+/**
  * The event row's body: with `metadataVersion`, the metadata document is left out (null), as the
  * history row of that version holds the same text; `readEventsSince` puts it back.
  */
@@ -120,13 +139,17 @@ export async function appendEvent(
   const metadataVersion = input.metadataVersion ?? null;
   const row = { namespace: input.namespace, seq: 0, id, sid: input.sid, createdAt: input.now, body: bodyText(input.body, metadataVersion), metadataVersion };
   let seq: number;
-  if (sql.dialect === 'postgres') {
+  const locked = (sql as { namespace?: string }).namespace;
+  if (locked !== undefined && locked !== input.namespace) {
+    throw new Error(`a transaction of namespace ${locked} cannot append an event of namespace ${input.namespace}`);
+  }
+  if (!sql.beforeCommit && sql.dialect === 'postgres') {
     // APPEND_EVENT_PG has no @seq: the named-parameter binding takes only the names a query uses
     seq = (await sql.get<{ seq: number }>(APPEND_EVENT_PG, row))!.seq;
   } else {
     const counter = await seqCounter(sql, input.namespace);
     seq = row.seq = counter.last + 1;
-    await sql.run(INSERT_EVENT, row);
+    await sql.write(INSERT_EVENT, row);
     counter.last = seq;
     if (sql.beforeCommit) sql.beforeCommit(seqKey(input.namespace), () => storeSeq(sql, input.namespace));
     else await storeSeq(sql, input.namespace);
@@ -137,7 +160,7 @@ export async function appendEvent(
 /** Writes a namespace's counter: the one in memory, or, if that was emptied, the log's last seq. */
 async function storeSeq(sql: Sql, namespace: string): Promise<void> {
   const seq = (sql.rowCache?.get(seqKey(namespace)) as SeqCounter | undefined)?.last ?? (await sql.get<{ seq: number }>(SEQ_NOW, { namespace }))!.seq;
-  await sql.run(STORE_SEQ, { namespace, seq });
+  await sql.write(STORE_SEQ, { namespace, seq });
 }
 
 export async function namespaceSeqState(sql: Sql, namespace: string): Promise<{ lastSeq: number; prunedThrough: number }> {

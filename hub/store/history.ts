@@ -32,7 +32,7 @@ function toEntry(row: HistoryRow): HistoryEntry {
 
 /** `metadataJson`: the entry's metadata already serialized by the caller, used as is. */
 export async function insertHistory(sql: Sql, input: { sid: string; metadataJson?: string } & HistoryEntry): Promise<void> {
-  await sql.run(INSERT, {
+  await sql.write(INSERT, {
     sid: input.sid,
     version: input.version,
     at: input.at,

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import { insertHistory } from './history.js';
-import { SET_METADATA_COLUMNS, searchColumnsOf, updateMetadata } from './sessions.js';
+import { metadataWritten, SET_METADATA_COLUMNS, searchColumnsOf, updateMetadata } from './sessions.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -38,18 +38,20 @@ export async function storeMetadataVersion(
 ): Promise<void> {
   const { sid, metadata, metadataJson, version, now, by, carried, cleared, dropped } = input;
   if (sql.dialect === 'postgres') {
-    await sql.run(STORE_VERSION_PG, {
+    const activityAt = input.countsAsActivity ? now : input.previousActivityAt;
+    await sql.write(STORE_VERSION_PG, {
       sid,
       metadata: metadataJson,
       version,
       now,
-      activityAt: input.countsAsActivity ? now : input.previousActivityAt,
+      activityAt,
       by,
       carried: JSON.stringify(carried),
       cleared: JSON.stringify(cleared),
       dropped: JSON.stringify(dropped),
       ...searchColumnsOf(metadata),
     });
+    metadataWritten(sql, { sid, metadata, version, now, activityAt });
     return;
   }
   await updateMetadata(sql, { sid, metadata, metadataJson, version, now, countsAsActivity: input.countsAsActivity, previousActivityAt: input.previousActivityAt });

@@ -28,7 +28,7 @@ export async function getResumeToken(sql: Sql, key: { sid: string; key: string }
  */
 export async function trackResumeToken(sql: Sql, input: { sid: string; key: string; value: unknown; now: number }): Promise<void> {
   if (input.value === undefined || input.value === null) return;
-  await sql.run(UPSERT_CHANGED, { sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
+  await sql.write(UPSERT_CHANGED, { sid: input.sid, key: input.key, value: JSON.stringify(input.value), now: input.now });
 }
 
 /** Marks a token value rejected by the agent; false when the stored value is no longer that one. */

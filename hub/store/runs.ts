@@ -98,7 +98,7 @@ export async function endRun(sql: Sql, input: { runId: string; status: RunEndSta
 
 /** `at` null: a runner socket on hub process `hubId` is bound to the run again; else its last socket left at `at`. */
 export async function setRunDisconnected(sql: Sql, input: { runId: string; at: number | null; hubId: string | null }): Promise<void> {
-  await sql.run(SET_DISCONNECTED, { runId: input.runId, at: input.at, hubId: input.at === null ? input.hubId : null });
+  await sql.write(SET_DISCONNECTED, { runId: input.runId, at: input.at, hubId: input.at === null ? input.hubId : null });
 }
 
 /** Live runs whose runner has been gone since `before` or earlier. */

@@ -59,6 +59,10 @@ interface SessionRow {
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
 const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
+const SELECT_MANY_BY_SID = {
+  sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND sid IN (SELECT value FROM json_each(@sids))`,
+  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))))`,
+};
 const INSERT = `
   INSERT INTO sessions (sid, namespace, tag, flavor, parent_sid, created_at, updated_at, metadata, metadata_version,
     agent_state, agent_state_version, lifecycle_state, lifecycle_since, lifecycle_reason, lifecycle_by, last_activity_at,
@@ -137,8 +141,8 @@ function maybe(row: unknown): StoredSession | undefined {
 }
 
 /*
- * Sessions read or written in a SQLite transaction stay parsed in `sql.rowCache` (SQLite only, see
- * sql.ts), kept current by every write below: a versioned write then skips the SELECT and the JSON
+ * Sessions read or written in a transaction stay parsed in `sql.rowCache` (see sql.ts: across
+ * transactions on SQLite, for one transaction on PostgreSQL), kept current by every write below: a versioned write then skips the SELECT and the JSON
  * parse of its session (~10 µs of ~100 per write). Callers get a copy, since they change the
  * sessions they hold; the metadata and agentState documents are shared, as no code changes a
  * document in place (merges build new ones).
@@ -176,6 +180,20 @@ function afterWrite(sql: Sql, sid: string, change?: (session: StoredSession) => 
   if (!session) return;
   if (change) change(session);
   else sql.rowCache!.delete(cacheKey(sid));
+}
+
+/**
+ * Reads a batch's sessions of one namespace in one statement into the transaction's rowCache, so
+ * each write's getSession costs no round trip (PostgreSQL: the cache lives for the transaction, whose
+ * lock keeps other writers of the namespace out).
+ */
+export async function prefetchSessions(sql: Sql, input: { namespace: string; sids: readonly string[] }): Promise<void> {
+  if (!sql.rowCache || input.sids.length === 0) return;
+  const missing = input.sids.filter((sid) => !sql.rowCache!.has(cacheKey(sid)));
+  if (missing.length === 0) return;
+  for (const row of await sql.all(SELECT_MANY_BY_SID, { namespace: input.namespace, sids: JSON.stringify(missing) }) as SessionRow[]) {
+    remember(sql, toSession(row));
+  }
 }
 
 /** A session of the namespace; another namespace's session is exactly as absent as a missing one. */
@@ -216,7 +234,7 @@ export async function updateMetadata(
   },
 ): Promise<void> {
   const activityAt = input.countsAsActivity ? input.now : input.previousActivityAt;
-  await sql.run(UPDATE_METADATA, {
+  await sql.write(UPDATE_METADATA, {
     sid: input.sid,
     metadata: input.metadataJson ?? JSON.stringify(input.metadata),
     version: input.version,
@@ -224,11 +242,16 @@ export async function updateMetadata(
     activityAt,
     ...searchColumnsOf(input.metadata),
   });
+  metadataWritten(sql, { sid: input.sid, metadata: input.metadata, version: input.version, now: input.now, activityAt });
+}
+
+/** Keeps a cached session current after its metadata was written (here or by metadata-versions.ts). */
+export function metadataWritten(sql: Sql, input: { sid: string; metadata: JsonObject; version: number; now: number; activityAt: number }): void {
   afterWrite(sql, input.sid, (session) => {
     session.metadata = input.metadata;
     session.metadataVersion = input.version;
     session.updatedAt = input.now;
-    session.lastActivityAt = activityAt;
+    session.lastActivityAt = input.activityAt;
   });
 }
 
@@ -243,7 +266,7 @@ export async function updateAgentState(
     now: number;
   },
 ): Promise<void> {
-  await sql.run(UPDATE_AGENT_STATE, {
+  await sql.write(UPDATE_AGENT_STATE, {
     sid: input.sid,
     agentState: input.agentState === null ? null : (input.agentStateJson ?? JSON.stringify(input.agentState)),
     version: input.version,
@@ -261,7 +284,7 @@ export async function updateLifecycle(
   sql: Sql,
   input: { sid: string; state: LifecycleState; since: number; reason: string | null; by: Writer | null },
 ): Promise<void> {
-  await sql.run(UPDATE_LIFECYCLE, input);
+  await sql.write(UPDATE_LIFECYCLE, input);
   afterWrite(sql, input.sid);
 }
 
@@ -269,22 +292,22 @@ export async function updateLastRun(
   sql: Sql,
   input: { sid: string; runId: string; status: RunStatus; endedAt: number | null; reason: string | null; now: number },
 ): Promise<void> {
-  await sql.run(UPDATE_LAST_RUN, input);
+  await sql.write(UPDATE_LAST_RUN, input);
   afterWrite(sql, input.sid);
 }
 
 export async function updateFlavor(sql: Sql, input: { sid: string; flavor: string }): Promise<void> {
-  await sql.run(UPDATE_FLAVOR, input);
+  await sql.write(UPDATE_FLAVOR, input);
   afterWrite(sql, input.sid);
 }
 
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
-  await sql.run(UPDATE_CURRENT_TURN, input);
+  await sql.write(UPDATE_CURRENT_TURN, input);
   afterWrite(sql, input.sid);
 }
 
 export async function touchActivity(sql: Sql, input: { sid: string; now: number }): Promise<void> {
-  await sql.run(TOUCH_ACTIVITY, input);
+  await sql.write(TOUCH_ACTIVITY, input);
   afterWrite(sql, input.sid, (session) => {
     session.lastActivityAt = input.now;
   });
@@ -294,7 +317,7 @@ export async function updatePresence(
   sql: Sql,
   input: { sid: string; active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean },
 ): Promise<void> {
-  await sql.run(UPDATE_PRESENCE, { ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
+  await sql.write(UPDATE_PRESENCE, { ...input, active: input.active ? 1 : 0, thinking: input.thinking ? 1 : 0 });
   afterWrite(sql, input.sid, (session) => {
     session.presence = { active: input.active, activeAt: input.activeAt, aliveAt: input.aliveAt, thinking: input.thinking };
   });
@@ -303,7 +326,7 @@ export async function updatePresence(
 /** Sets (or, with null, clears) the session's attention; not an update of the session (updatedAt stays). */
 export async function updateAttention(sql: Sql, input: { sid: string; attention: Attention | null }): Promise<void> {
   const { attention } = input;
-  await sql.run(UPDATE_ATTENTION, {
+  await sql.write(UPDATE_ATTENTION, {
     sid: input.sid,
     kind: attention?.kind ?? null,
     since: attention?.since ?? null,

@@ -23,15 +23,23 @@ export interface Sql {
   /** Runs a statement; `changes` is the number of rows it inserted, updated or deleted. */
   run(query: Query, params?: Params): Promise<{ changes: number }>;
   /**
-   * SQLite only (one process owns the file): parsed rows a store module keeps between statements and
+   * Runs a statement whose outcome the caller does not read. In a PostgreSQL transaction it may be
+   * sent later, in one round trip with the transaction's next statement or its COMMIT; if it fails,
+   * that statement (or the COMMIT) fails and the transaction is rolled back whole (SavepointsNeeded).
+   * Elsewhere it is `run`.
+   */
+  write(query: Query, params?: Params): Promise<void>;
+  /**
+   * Parsed rows a store module keeps between statements and
    * transactions, keyed by its own choice. The engine empties it whenever it may be stale: any
    * rollback (of a transaction or a savepoint), and another connection's commit (the offline CLI).
-   * The module keeps it current on its own writes. Set on SQLite's transactions only; unset on
-   * PostgreSQL, where other processes write.
+   * The module keeps it current on its own writes. Set on transactions only: on SQLite it lasts
+   * across transactions (one process owns the file); on PostgreSQL it is new in each transaction,
+   * whose write lock keeps every other writer of its rows out while it runs.
    */
   readonly rowCache?: Map<string, unknown>;
   /**
-   * SQLite only (set on its transactions, like rowCache): runs fn once just before COMMIT, after
+   * Set on transactions, like rowCache: runs fn once just before COMMIT, after
    * every statement of the transaction; registering a key again replaces its fn. For state a store
    * module keeps in memory during a transaction and writes once (the namespace seq, events.ts).
    */
@@ -40,6 +48,8 @@ export interface Sql {
 
 /** One open transaction. */
 export interface Tx extends Sql {
+  /** The one namespace this transaction may write (TransactionOptions.namespace); undefined: any. */
+  readonly namespace?: string;
   /**
    * Runs fn in a savepoint: if fn throws, only fn's changes are rolled back and the error is
    * rethrown; the transaction goes on (group commit runs each write in one). Without
@@ -51,6 +61,12 @@ export interface Tx extends Sql {
 }
 
 export interface TransactionOptions {
+  /**
+   * The one namespace whose rows and events the transaction writes. PostgreSQL then takes that
+   * namespace's write lock (shared with other namespaces' writers) instead of the all-namespaces
+   * one, so tenants commit in parallel, across processes too; SQLite has one writer anyway.
+   */
+  namespace?: string;
   /** 'always': every savepoint is a real one (the retry after `SavepointsNeeded`). */
   savepoints?: 'as-needed' | 'always';
 }
@@ -84,4 +100,17 @@ export interface Store extends Sql {
 /** The text of a query for a dialect. */
 export function queryText(query: Query, dialect: Dialect): string {
   return typeof query === 'string' ? query : query[dialect];
+}
+
+/**
+ * The connection broke while COMMIT was in flight: the transaction may or may not have committed,
+ * and nobody can tell from here. Never answered as "nothing was written": a write with a requestId
+ * can be retried safely (applied_requests answers what it produced if it did commit); one without
+ * gets version-mismatch if it did.
+ */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super('the connection to the database broke while COMMIT was in flight: the writes may or may not be stored', { cause });
+    this.name = 'CommitOutcomeUnknown';
+  }
 }

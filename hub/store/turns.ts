@@ -251,13 +251,13 @@ export async function insertActivity(
     endedAt: number | null;
   },
 ): Promise<void> {
-  await sql.run(INSERT_ACTIVITY, {
+  await sql.write(INSERT_ACTIVITY, {
     ...input,
     input: input.input === null ? null : JSON.stringify(input.input),
     output: input.output === null ? null : JSON.stringify(input.output),
     truncated: input.truncated ? 1 : 0,
   });
-  await sql.run(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+  await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
 }
 
 /** Finishes a running activity; false when it was not running. */

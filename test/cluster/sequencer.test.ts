@@ -17,7 +17,10 @@ const sequencers: Sequencer[] = [];
 const nodes: SocketNode[] = [];
 
 /** A sequencer whose deliveries are recorded in order. */
-function recordingSequencer(readEventsSince: ReadEventsSince, options: { gapWaitMs?: number; maxHeldPerTenant?: number } = {}) {
+function recordingSequencer(
+  readEventsSince: ReadEventsSince,
+  options: { gapWaitMs?: number; maxHeldPerTenant?: number; readCommittedSeq?: (namespace: string) => Promise<number> } = {},
+) {
   const delivered: Delivered[] = [];
   const sequencer = createSequencer({
     deliver: (outgoing: OutgoingEvent, except) => delivered.push({ namespace: outgoing.namespace, seq: outgoing.event.seq, except }),
@@ -25,6 +28,7 @@ function recordingSequencer(readEventsSince: ReadEventsSince, options: { gapWait
     log: silentLog,
     gapWaitMs: options.gapWaitMs ?? 10,
     maxHeldPerTenant: options.maxHeldPerTenant,
+    readCommittedSeq: options.readCommittedSeq,
   });
   sequencers.push(sequencer);
   const seqs = (namespace = 't1') => delivered.filter((d) => d.namespace === namespace).map((d) => d.seq);
@@ -44,6 +48,36 @@ afterEach(async () => {
 });
 
 describe('sequencer', () => {
+  // issue 26.4: a tenant's first events used to wait 25 ms, then delivery started at the lowest
+  // heard of; a lower seq arriving later over Redis was dropped as delivered
+  it('starts a tenant after the seq committed when its first socket connected: a lower seq arriving late is still delivered, in order', async () => {
+    const log = memoryLog();
+    for (let seq = 1; seq <= 3; seq++) log.append('t1', committed('t1', seq).event);
+    const { sequencer, seqs } = recordingSequencer(log.readEventsSince, {
+      gapWaitMs: 10,
+      readCommittedSeq: async () => Math.max(0, ...[...(await log.readEventsSince({ namespace: 't1', since: 0 }))].map((e) => e.seq)),
+    });
+    sequencer.watch('t1'); // a dashboard connects: 3 is committed
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // 4 (process A) and 5 (process B) commit; 5 arrives first, 4 only 100 ms later
+    log.append('t1', committed('t1', 4).event);
+    log.append('t1', committed('t1', 5).event);
+    sequencer.accept([committed('t1', 5)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    sequencer.accept([committed('t1', 4)]);
+    await waitFor(() => seqs().length === 2, 3000, 'seqs 4 and 5');
+    expect(seqs()).toEqual([4, 5]);
+  });
+
+  it('without a socket watching, starts at the first event heard of at once (nobody is owed an earlier one)', async () => {
+    const log = memoryLog();
+    const { sequencer, seqs } = recordingSequencer(log.readEventsSince, { gapWaitMs: 1000, readCommittedSeq: async () => 0 });
+    sequencer.accept([committed('t1', 7)]);
+    expect(seqs()).toEqual([7]);
+    sequencer.accept([committed('t1', 8)]);
+    expect(seqs()).toEqual([7, 8]);
+  });
+
   it('delivers events that arrive out of order in seq order, without reading the log', async () => {
     const log = memoryLog();
     const { sequencer, seqs } = recordingSequencer(log.readEventsSince);

@@ -36,9 +36,16 @@ export function twoHubsAfterEach(): void {
   });
 }
 
-/** Starts A and B together (so they also race to migrate the empty database) with `env` on both, and `onlyA` on A. */
-export async function startTwoHubs(env: Record<string, string> = {}, onlyA: Record<string, string> = {}): Promise<TwoHubs> {
+/**
+ * Starts A and B together (so they also race to migrate the empty database) with `env` on both, and
+ * `onlyA` on A (or what it answers given the database's URL, e.g. A's own route to it).
+ */
+export async function startTwoHubs(
+  env: Record<string, string> = {},
+  onlyAOf: Record<string, string> | ((databaseUrl: string) => Promise<Record<string, string>>) = {},
+): Promise<TwoHubs> {
   const database = await createTestDatabase();
+  const onlyA = typeof onlyAOf === 'function' ? await onlyAOf(database.url) : onlyAOf;
   const cluster = { hubs: [] as HubProcess[], database };
   clusters.push(cluster);
   const tenant = `cluster-${randomBytes(4).toString('hex')}`;

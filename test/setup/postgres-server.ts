@@ -34,7 +34,12 @@ export default async function setup(project: TestProject): Promise<(() => void) 
   }
 }
 
-async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void }> {
+/**
+ * A throwaway PostgreSQL server of its own (initdb + pg_ctl, as the postgres user when run as
+ * root, fsync off): the run's server when none is given, and for tests that must stop and start a
+ * server (restart under load) without touching the one the other tests share.
+ */
+export async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void; stopServer: () => void; startServer: () => void }> {
   const bin = postgresBinDir();
   // initdb and postgres refuse to run as root: run them as the postgres user, in a dir it owns
   const asRoot = process.getuid?.() === 0;
@@ -47,10 +52,10 @@ async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void
     execFileSync(file, argv, { stdio: 'pipe' });
   };
   const port = await freePort();
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
   try {
     run('initdb', ['-D', data, '-U', 'hub', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
     // a throwaway server: durability settings off for speed
-    const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
     run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', options]);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -59,6 +64,9 @@ async function startThrowawayPostgres(): Promise<{ url: string; stop: () => void
   }
   return {
     url: `postgres://hub@127.0.0.1:${port}/postgres`,
+    // a fast shutdown (as a restart or a failover does): open connections are terminated
+    stopServer: () => run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']),
+    startServer: () => run('pg_ctl', ['start', '-D', data, '-w', '-t', '60', '-l', join(dir, 'server.log'), '-o', options]),
     stop: () => {
       try {
         run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);

@@ -46,6 +46,9 @@ function committedReader(h: ServiceHarness): (sid: string) => Promise<number> {
     run: async () => {
       throw new Error('the committed reader is read-only');
     },
+    write: async () => {
+      throw new Error('the committed reader is read-only');
+    },
   };
   return async (sid: string) => (await getSession(sql, { namespace: 'default', sid }))!.metadataVersion;
 }

@@ -43,7 +43,8 @@ async function pgDeps(): Promise<{ deps: HubDeps; published: OutgoingEvent[] }> 
 }
 
 describe('group commit on PostgreSQL', () => {
-  it('a write that fails after changing rows fails alone: the others commit and are published, none of its rows stay', async () => {
+  // in the namespace's batch with the two writes (its writes deferred with theirs), and in a batch of its own
+  it.each([{ namespace: 'default' }, {}])('a write that fails after changing rows fails alone: the others commit and are published, none of its rows stay (%o)', async (options) => {
     const { deps, published } = await pgDeps();
     const actor = runnerActor();
     const { session } = await startSession(deps, actor, { tag: 't', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
@@ -54,7 +55,7 @@ describe('group commit on PostgreSQL', () => {
     const failing = runWrite(deps, async (tx, _changes, now) => {
       await touchActivity(tx, { sid: session.sid, now: now + 5000 }); // a change, then a failure
       throw new Error('failed after writing');
-    });
+    }, options);
     const after = updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 2, patch: { step: 2 } });
 
     await expect(failing).rejects.toThrow('failed after writing');

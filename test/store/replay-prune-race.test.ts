@@ -27,6 +27,7 @@ function pruneAfterFirstStatement(store: Store, prune: () => Promise<unknown>): 
     get: (query, params) => after(store.get(query, params)),
     all: (query, params) => after(store.all(query, params)),
     run: (query, params) => after(store.run(query, params)),
+    write: (query, params) => after(store.write(query, params)),
   };
 }
 

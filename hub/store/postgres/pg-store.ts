@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
-import { exclusiveLockKey, WRITE_LOCK_KEY } from './advisory-locks.js';
+import { CommitOutcomeUnknown, queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
+import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
 import { bindValues, toPositional, type Positional } from './named-params.js';
@@ -42,11 +43,37 @@ function parseInt8(text: string): number {
   return value;
 }
 
-/** Opens a write transaction and waits for the cluster-wide write lock (one round trip). */
 /** A transaction's Sql, and why it must be rolled back whole (`depth`: the innermost savepoint still able to undo it, -1 for none). */
-type PgTx = Tx & { poisoned?: { cause: unknown; depth: number } };
+type PgTx = Tx & {
+  poisoned?: { cause: unknown; depth: number };
+  /** Statements whose answer nobody reads, sent with the next statement or with COMMIT. */
+  deferred: Statement[];
+  /** beforeCommit's work, by key. */
+  commitHooks: Map<string, () => Promise<void>>;
+};
 
-const BEGIN_WRITE = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`;
+/** One statement of a transaction: a named prepared statement and its values. */
+interface Statement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+interface StatementResult {
+  rows: pg.QueryResultRow[];
+  rowCount: number;
+  command: string;
+}
+
+const BEGIN: Statement = { name: 'hub_begin', text: 'BEGIN ISOLATION LEVEL READ COMMITTED', values: [] };
+const LOCK_ALL: Statement = { name: 'hub_lock_all', text: `SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, values: [] };
+const LOCK_SHARED: Statement = { name: 'hub_lock_shared', text: `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY})`, values: [] };
+const lockNamespace = (namespace: string): Statement => ({
+  name: 'hub_lock_namespace',
+  text: `SELECT pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, hashtext($1))`,
+  values: [namespace],
+});
+const COMMIT: Statement = { name: 'hub_commit', text: 'COMMIT', values: [] };
 
 /**
  * The engine for several hub processes sharing one PostgreSQL database (SESSION_HUB_DATABASE_URL).
@@ -56,8 +83,7 @@ const BEGIN_WRITE = `BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xa
 export class PgStore implements Store {
   readonly dialect = 'postgres' as const;
   private readonly positional = new Map<string, Positional & { name: string; readOnly: boolean }>();
-  /** Settles when this process's running transaction (if any) has ended. */
-  private writeTurn: Promise<void> = Promise.resolve();
+  private readonly turns = new WriteTurns();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -76,6 +102,9 @@ export class PgStore implements Store {
       // a server that vanished without closing the connection is noticed, not waited on forever
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
+      // statements issued together go out together: a transaction's deferred writes and its next
+      // read (or COMMIT) cost one round trip (PgStore.send)
+      pipeline: true,
     });
     // A connection dropped while idle in the pool (server restart, network): log it; the pool
     // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
@@ -105,6 +134,10 @@ export class PgStore implements Store {
     return { changes: (await this.execute(this.pool, query, params)).rowCount ?? 0 };
   }
 
+  async write(query: Query, params?: Params): Promise<void> {
+    await this.run(query, params);
+  }
+
   /**
    * One transaction on one pooled connection. It first takes the hub's write lock, a
    * transaction-scoped advisory lock every hub process takes, so write transactions run one at a
@@ -120,44 +153,59 @@ export class PgStore implements Store {
    * writes into one transaction, which is what makes that enough.
    */
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    // Within one process, transactions queue here rather than each holding a pooled connection
-    // blocked on the lock: a crowd of waiters on one advisory lock made commits ~3x slower
-    // (lock hand-offs between many backends), and would leave no connection for reads.
-    const previous = this.writeTurn;
-    let done!: () => void;
-    this.writeTurn = new Promise<void>((resolve) => (done = resolve));
-    await previous;
+    const done = await this.turns.take(options.namespace);
     try {
-      return await this.transactionNow(fn, options.savepoints ?? 'as-needed');
+      return await this.transactionNow(fn, options.savepoints ?? 'as-needed', options.namespace);
     } catch (error) {
       // the database down or restarting, a full disk: answered `unavailable`, which clients retry
-      throw error instanceof SavepointsNeeded ? error : asStoreUnavailable(error);
+      // (a COMMIT cut off keeps its own error: its answer must say the outcome is unknown)
+      throw error instanceof SavepointsNeeded || error instanceof CommitOutcomeUnknown ? error : asStoreUnavailable(error);
     } finally {
       done();
     }
   }
 
-  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always'): Promise<T> {
+  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always', namespace: string | undefined): Promise<T> {
     const client = await this.checkout();
     let broken: Error | undefined;
     let ended = false;
+    let committing = false;
     try {
-      await client.query(BEGIN_WRITE);
-      const tx = this.txOn(client, () => ended, savepoints);
+      const opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, LOCK_SHARED, lockNamespace(namespace)];
+      const tx = this.txOn(client, () => ended, savepoints, namespace);
+      // 'as-needed': BEGIN and the locks go out with the transaction's first statement
+      if (savepoints === 'always') await this.send(client, opening);
+      else tx.deferred.push(...opening);
       let value: T;
       try {
         value = await fn(tx);
+        for (const [, hook] of tx.commitHooks) await hook();
       } finally {
         // from here on a statement through tx would be queued behind COMMIT/ROLLBACK on this
         // connection and run outside the transaction (autocommit, without the write lock)
         ended = true;
       }
       if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+      committing = true;
+      const statements = [...tx.deferred.splice(0), COMMIT];
+      let committed: StatementResult;
+      try {
+        committed = await this.send(client, statements);
+      } catch (error) {
+        if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
+        // a deferred write failed: nothing is stored; the batch runs again with real savepoints to find it
+        if ((error as { failedAt?: number }).failedAt! < statements.length - 1) throw new SavepointsNeeded(error);
+        throw error;
+      }
       // COMMIT of a transaction an earlier failed statement aborted answers ROLLBACK, not an error
-      const committed = await client.query('COMMIT');
       if (committed.command !== 'COMMIT') throw new SavepointsNeeded(new Error(`COMMIT answered ${committed.command}`));
       return value;
     } catch (error) {
+      if (committing && error instanceof CommitOutcomeUnknown) {
+        broken = error;
+        this.log.error({ err: error.cause }, 'postgres: connection lost during COMMIT; outcome unknown');
+        throw error;
+      }
       try {
         await client.query('ROLLBACK');
       } catch (rollbackError) {
@@ -170,6 +218,21 @@ export class PgStore implements Store {
       ended = true;
       client.release(broken ?? undefined);
     }
+  }
+
+  /**
+   * Sends statements in one round trip and answers the last one's result: the pool's connections
+   * are in pg's pipeline mode, so queries issued together go out without waiting for each other's
+   * answers (each with its own Sync; the server runs them in order). A failure says which statement
+   * failed first (`failedAt`); the ones after it fail as "current transaction is aborted".
+   */
+  private async send(client: pg.PoolClient, statements: readonly Statement[]): Promise<StatementResult> {
+    const sent = statements.map((statement) => client.query({ name: statement.name, text: statement.text, values: statement.values }));
+    const settled = await Promise.allSettled(sent);
+    const failedAt = settled.findIndex((outcome) => outcome.status === 'rejected');
+    if (failedAt >= 0) throw Object.assign((settled[failedAt] as PromiseRejectedResult).reason as Error, { failedAt });
+    const last = (settled[settled.length - 1] as PromiseFulfilledResult<pg.QueryResult>).value;
+    return { rows: last.rows, rowCount: last.rowCount ?? 0, command: last.command };
   }
 
   /**
@@ -219,17 +282,32 @@ export class PgStore implements Store {
    * round trip). A statement that fails where no savepoint can absorb it poisons it too: PostgreSQL
    * has aborted the transaction. Savepoints still open at COMMIT are released by it.
    */
-  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always'): PgTx {
+  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always', namespace: string | undefined): PgTx {
     let counter = 0;
     /** Savepoints entered and not yet left, outermost first; `open` once SAVEPOINT was sent. */
     const stack: { name: string; open: boolean; wrote: boolean }[] = [];
     /** Savepoints left successfully whose RELEASE has not been sent yet. */
     let toRelease: string[] = [];
+    const rowCache = new Map<string, unknown>();
     const tx: PgTx = {
       dialect: 'postgres',
-      get: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows[0],
-      all: async <Row>(query: Query, params?: Params) => (await execute<Row>(query, params)).rows,
-      run: async (query, params) => ({ changes: (await execute(query, params)).rowCount ?? 0 }),
+      namespace,
+      deferred: [],
+      commitHooks: new Map(),
+      // valid for the transaction: its lock keeps every other writer of these rows out
+      rowCache,
+      beforeCommit: (key, fn) => void tx.commitHooks.set(key, fn),
+      get: async <Row>(query: Query, params?: Params) => (await execute(query, params)).rows[0] as Row | undefined,
+      all: async <Row>(query: Query, params?: Params) => (await execute(query, params)).rows as Row[],
+      run: async (query, params) => ({ changes: (await execute(query, params)).rowCount }),
+      write: async (query, params) => {
+        check();
+        const statement = this.statement(query);
+        for (const frame of stack) frame.wrote = true;
+        // 'always' (finding which write fails): each statement on its own, as before
+        if (savepoints === 'always') return void (await execute(query, params));
+        tx.deferred.push({ name: statement.name, text: statement.text, values: bindValues(statement, params) });
+      },
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
         const frame = { name: `sp${++counter}`, open: false, wrote: false };
         stack.push(frame);
@@ -239,6 +317,8 @@ export class PgStore implements Store {
           if (frame.open) toRelease.push(frame.name);
           return value;
         } catch (error) {
+          // the rows it cached may be the ones rolled back
+          if (frame.wrote) rowCache.clear();
           if (frame.open) {
             // rolls back and ends every savepoint opened inside this one too
             await client.query(`ROLLBACK TO SAVEPOINT ${frame.name}; RELEASE SAVEPOINT ${frame.name}`);
@@ -254,6 +334,10 @@ export class PgStore implements Store {
         }
       },
     };
+    const check = () => {
+      if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
+      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+    };
     const openPending = async () => {
       const pending = stack.filter((frame) => !frame.open);
       if (pending.length === 0) return;
@@ -262,20 +346,24 @@ export class PgStore implements Store {
       await client.query(statements.join('; '));
       for (const frame of pending) frame.open = true;
     };
-    const execute = async <Row>(query: Query, params?: Params) => {
-      if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
-      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+    const execute = async (query: Query, params?: Params): Promise<StatementResult> => {
+      check();
       if (savepoints === 'always' && stack.length > 0) await openPending();
-      const readOnly = this.statement(query).readOnly;
+      const statement = this.statement(query);
+      const deferred = tx.deferred.splice(0);
       try {
-        return await this.execute<Row>(client, query, params);
+        // the writes deferred so far go out with this statement, in one round trip
+        return await this.send(client, [...deferred, { name: statement.name, text: statement.text, values: bindValues(statement, params) }]);
       } catch (error) {
+        const failedAt = (error as { failedAt?: number }).failedAt ?? deferred.length;
+        // a deferred write failed (an earlier write's): no blame on this one; run the batch again with real savepoints
+        const blame = failedAt < deferred.length ? new SavepointsNeeded(error) : error;
         // PostgreSQL aborted the transaction: only a ROLLBACK TO an open savepoint around here saves it
-        const depth = stack.findLastIndex((frame) => frame.open);
+        const depth = failedAt < deferred.length ? -1 : stack.findLastIndex((frame) => frame.open);
         tx.poisoned ??= { cause: error, depth };
-        throw error;
+        throw blame;
       } finally {
-        if (!readOnly) for (const frame of stack) frame.wrote = true;
+        if (!statement.readOnly) for (const frame of stack) frame.wrote = true;
       }
     };
     return tx;

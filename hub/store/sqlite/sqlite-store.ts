@@ -71,6 +71,7 @@ export class SqliteStore implements Store {
       get: (query, params) => Promise.resolve(store.getNow(query, params, true)),
       all: (query, params) => Promise.resolve(store.allNow(query, params, true)),
       run: (query, params) => Promise.resolve(store.runNow(query, params, true)),
+      write: (query, params) => Promise.resolve(void store.runNow(query, params, true)),
       savepoint: (fn) => (store.savepointMode === 'always' ? store.savepoint(fn) : store.skippedSavepoint(fn)),
       rowCache: store.transactionCache,
       beforeCommit: (key, fn) => void store.commitHooks.set(key, fn),
@@ -110,6 +111,10 @@ export class SqliteStore implements Store {
   async all<Row>(query: Query, params?: Params): Promise<Row[]> {
     if (this.inTransaction) await this.turn;
     return this.allNow(query, params);
+  }
+
+  async write(query: Query, params?: Params): Promise<void> {
+    await this.run(query, params);
   }
 
   async run(query: Query, params?: Params): Promise<{ changes: number }> {
