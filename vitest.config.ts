@@ -10,7 +10,7 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 60_000,
-    globalSetup: ['test/global-setup.ts', 'test/setup/postgres-server.ts', 'test/setup/redis-server.ts'],
+    globalSetup: ['test/global-setup.ts', 'test/setup/postgres-server.ts', 'test/setup/redis-server.ts', 'test/setup/agent-clis.ts'],
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },

@@ -34,7 +34,7 @@ function cut(text: string): string {
  */
 export function attentionFromHook(flavorId: string, payload: unknown): AttentionFromHook {
   const rules = getFlavor(flavorId)?.attention;
-  const hookName = readText(payload, hookFieldsOf(flavorId).event);
+  const hookName = readText(payload, hookFieldsOf(flavorId, payload).event);
   if (!rules || hookName === undefined || !Object.hasOwn(rules, hookName)) return null;
   const rule = rules[hookName]!;
   const effect = effectOf(rule, payload);

@@ -57,6 +57,11 @@ export interface FlavorDeclaration {
   /** Overrides of the payload field names, where they differ from Claude Code's. */
   hookFields?: Partial<HookFields>;
   /**
+   * Other payload shapes of the same agent (Codex's notify JSON beside its hooks): the first variant
+   * whose `when` field (a dot path) the payload has overrides `hookFields` for that payload.
+   */
+  hookFieldVariants?: readonly { when: string; fields: Partial<HookFields> }[];
+  /**
    * Tool hooks whose payload names no tool (Cursor's afterShellExecution is a shell command): the
    * tool's name, and the payload fields (dot paths) that make its input and output.
    */
@@ -71,14 +76,15 @@ export interface FlavorDeclaration {
    * its session-start or prompt-submit hooks) and, at the turn-stop hook, reads the turn's usage from
    * there on and sends it with the event (docs/usage.md).
    */
-  transcriptUsage?: { pathField: string; format: TranscriptFormat };
+  transcriptUsage?: { pathField: string; format: TranscriptFormat; /** The payload field naming the model, for usage the transcript does not attribute. */ modelField?: string };
 }
 
 /**
  * Transcript formats the hook bridge reads: Claude Code's JSONL (a line per content block, usage
- * repeated), Gemini CLI's session JSONL (whole message records re-appended as they change).
+ * repeated), Gemini CLI's session JSONL (whole message records re-appended as they change), Codex's
+ * rollout JSONL (a `token_usage_record` per model response; hub/hook/codex-rollout-usage.ts).
  */
-export type TranscriptFormat = 'claude-jsonl' | 'gemini-jsonl';
+export type TranscriptFormat = 'claude-jsonl' | 'gemini-jsonl' | 'codex-jsonl';
 
 /**
  * The `type` of a model's message in Gemini CLI's session JSONL (chatRecordingService.ts): the
@@ -130,15 +136,20 @@ function clearedBy(...hooks: string[]): Record<string, AttentionRule> {
  */
 export interface HookConfigDeclaration {
   format: 'settings-json' | 'hooks-json' | 'notify-toml' | 'plugin-js';
-  /** The default file, relative to the project directory. */
+  /** The default file, relative to the project directory (or `~/…`: the user's). */
   file: string;
   /**
-   * The agent can run a command hook in the background (`"async": true`): install writes every
-   * hook async except `syncHooks`, so the agent never waits on observation.
+   * An environment variable naming the directory that holds `file` when set, in place of the
+   * declared file's directory (Codex reads $CODEX_HOME/hooks.json, default ~/.codex).
    */
-  async?: boolean;
-  /** Hooks kept synchronous even when `async` is possible (why: see the declaration). */
-  syncHooks?: readonly string[];
+  dirEnv?: string;
+  /**
+   * Hooks install writes `"async": true` (the agent runs them in the background and goes on). An
+   * event is durable only once the bridge has spooled it, and an agent may kill a background hook
+   * before that (Claude Code does when `claude -p` exits): only hooks whose loss costs nothing
+   * belong here. Every other hook is synchronous: the agent waits one bridge call (docs/hooks.md).
+   */
+  asyncHooks?: readonly string[];
   /**
    * The field of the hook's JSON output the agent shows its user (Claude Code's and Gemini CLI's
    * `systemMessage`): the bridge says there, once per session, that its token is refused.
@@ -151,8 +162,16 @@ export interface HookConfigDeclaration {
    * decision (shared/permission-output.ts), or with nothing when nobody decides in time.
    */
   approvalHooks?: readonly string[];
-  /** Where the agent puts the payload: on stdin (default), or as the command's last argument (Codex's notify). */
-  payload?: 'stdin' | 'argument';
+  /**
+   * Mapped events that are not hooks of this file (Codex's notify notifications, sent by the
+   * `notify` program older installs set): the hub still maps them; install does not write them.
+   */
+  notInstalled?: readonly string[];
+  /**
+   * The configuration `hook install <flavor> --notify` writes instead: the agent's notification
+   * program, for its versions without hooks (Codex's `notify` in config.toml).
+   */
+  notify?: HookConfigDeclaration;
   /**
    * Hooks that hand the agent a person's queued messages when it stops (docs/messages.md): the bridge
    * sends the event it fired with `take`, the hub marks the session's queued messages delivered and
@@ -249,8 +268,10 @@ const CLAUDE_CODE_HOOKS = {
   // hooks add agent_id/agent_type): shown as one activity of the parent's turn, from start to stop
   SubagentStart: 'tool-start',
   SubagentStop: 'tool-use',
-  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that follows reopens nothing
+  // compaction (trigger manual | auto): a sign of life; the SessionStart with source compact that
+  // follows reopens nothing; PostCompact (its compact_summary) ends it (fixture claude-code-2.1.197-headless-compact.json)
   PreCompact: 'notification',
+  PostCompact: 'notification',
 } as const satisfies Record<string, HookAction>;
 
 /** Claude Code's SubagentStart/SubagentStop name no tool: a `Subagent` activity, paired by `agent_id`. */
@@ -259,10 +280,12 @@ const CLAUDE_SUBAGENT_TOOL = { tool: 'Subagent', toolUseId: 'agent_id', input: [
 const declarations: FlavorDeclaration[] = [
   {
     id: 'claude', displayName: 'Claude Code', resumeTokenKey: 'claudeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_CODE_HOOKS,
-    // SessionEnd stays synchronous: Claude Code kills async hooks still running when a `-p` run
-    // ends, and it fires once per session (one bridge call, ~2x a bare node start)
+    // every hook synchronous (no asyncHooks): when `claude -p` exits, Claude Code 2.1.197 kills the
+    // async hooks still running (SIGTERM, ~100-200 ms after their spawn, before they spool) and
+    // skips SessionEnd while one is pending (test/agents/claude-headless.test.ts). The agent waits
+    // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
     hookConfig: {
-      format: 'settings-json', file: '.claude/settings.json', async: true, syncHooks: ['SessionEnd'], userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      format: 'settings-json', file: '.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
       // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
       // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
@@ -279,14 +302,36 @@ const declarations: FlavorDeclaration[] = [
   },
   {
     id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
-    // developers.openai.com/codex config `notify` (openai/codex docs/config.md, codex-rs/core/src/user_notification.rs):
-    // Codex runs one program with the notification JSON as its last argument, `type` agent-turn-complete
-    // (agent-turn-start in some versions), kebab-case fields; no session start, no tool events
-    hooks: { 'agent-turn-start': 'prompt-submit', 'agent-turn-complete': 'turn-complete' },
-    hookFields: { sessionId: 'thread-id', event: 'type', prompt: 'input-messages', response: 'last-assistant-message' },
-    // Codex reads $CODEX_HOME/config.toml (default ~/.codex)
-    hookConfig: { format: 'notify-toml', file: '~/.codex/config.toml', payload: 'argument' },
-    attention: { 'agent-turn-complete': { effect: 'done', message: ['last-assistant-message'] }, ...clearedBy('agent-turn-start') },
+    // Codex hooks (openai/codex codex-rs/hooks; `hooks` stable in 0.169.0): Claude Code's payload
+    // fields, transcript_path the rollout JSONL (test/hook/fixtures/agents/codex-0.169.0-*.json).
+    // notify (developers.openai.com/codex config `notify`, codex-rs/core/src/user_notification.rs):
+    // the one program Codex ran before hooks, with the notification JSON as its last argument,
+    // `type` agent-turn-complete, kebab-case fields; still mapped for installs that use it
+    hooks: {
+      SessionStart: 'session-start', UserPromptSubmit: 'prompt-submit', PreToolUse: 'tool-start', PostToolUse: 'tool-use', Stop: 'turn-stop', SessionEnd: 'session-end',
+      'agent-turn-start': 'prompt-submit', 'agent-turn-complete': 'turn-complete',
+    },
+    hookFieldVariants: [{ when: 'type', fields: { sessionId: 'thread-id', event: 'type', prompt: 'input-messages', response: 'last-assistant-message' } }],
+    // $CODEX_HOME/hooks.json (default ~/.codex), a `hooks` block as Claude Code's; every hook
+    // synchronous (the agent waits one bridge call; none is lost when `codex exec` ends); hooks a
+    // user installs are not managed: Codex runs them once trusted (`/hooks` in the TUI) or with
+    // --dangerously-bypass-hook-trust (docs/hooks.md)
+    hookConfig: {
+      format: 'settings-json', file: '~/.codex/hooks.json', dirEnv: 'CODEX_HOME', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      // codex-rs/hooks stop.command.output.schema.json: decision "block" with a non-blank reason, Claude Code's shape
+      messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
+      notInstalled: ['agent-turn-start', 'agent-turn-complete'],
+      // Codex before hooks: `hook install codex --notify` sets notify (not both: each turn would be reported twice)
+      notify: { format: 'notify-toml', file: '~/.codex/config.toml', dirEnv: 'CODEX_HOME' },
+    },
+    attention: {
+      PermissionRequest: { effect: 'permission', tool: 'tool_name' },
+      Stop: { effect: 'done', message: ['last_assistant_message'] },
+      'agent-turn-complete': { effect: 'done', message: ['last-assistant-message'] },
+      ...clearedBy('UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'SessionEnd', 'agent-turn-start'),
+    },
+    // the rollout's usage records name no model, its turn_context does (before the turn's start, at times): the payload's `model` then
+    transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
   },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
@@ -389,11 +434,24 @@ export function messageHookAnswer(output: MessageHookOutput, texts: readonly str
  * attention, or waiting for an approval (what `hook install` writes).
  */
 export function hookNamesOf(flavor: FlavorDeclaration): string[] {
-  return [...new Set([...Object.keys(flavor.hooks), ...Object.keys(flavor.attention ?? {}), ...(flavor.hookConfig?.approvalHooks ?? [])])];
+  const skipped = new Set(flavor.hookConfig?.notInstalled ?? []);
+  return [...new Set([...Object.keys(flavor.hooks), ...Object.keys(flavor.attention ?? {}), ...(flavor.hookConfig?.approvalHooks ?? [])])].filter((name) => !skipped.has(name));
 }
 
-export function hookFieldsOf(flavorId: string): HookFields {
-  return { ...DEFAULT_HOOK_FIELDS, ...getFlavor(flavorId)?.hookFields };
+/** Where this payload of the flavor keeps each field (its variant's fields where one matches). */
+export function hookFieldsOf(flavorId: string, payload: unknown): HookFields {
+  const flavor = getFlavor(flavorId);
+  const variant = flavor?.hookFieldVariants?.find((v) => payload !== null && typeof payload === 'object' && !Array.isArray(payload) && hasPath(payload, v.when));
+  return { ...DEFAULT_HOOK_FIELDS, ...flavor?.hookFields, ...variant?.fields };
+}
+
+function hasPath(payload: object, path: string): boolean {
+  let value: unknown = payload;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return false;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value !== undefined;
 }
 
 /** Every flavor's resume-token key. */

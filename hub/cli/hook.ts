@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FLAVORS, getFlavor } from '../../shared/flavors.js';
@@ -28,9 +28,11 @@ POST /api/hooks with SESSION_HUB_TOKEN (a runner token); the hub maps it through
 When the hub is away a detached drainer retries in the background (SESSION_HUB_DRAIN_FOR_MS, default
 30 min). It always exits 0 and gives up after about ${DEFAULT_HOOK_BUDGET_MS / 1000} s (SESSION_HUB_HOOK_BUDGET_MS).
 
-install prints the agent's hook configuration in the agent's own format (async hooks where the agent
-allows them); --write merges it into the agent's file (default: the flavor's own, relative to the
-current directory: .claude/settings.json, .gemini/settings.json, .cursor/hooks.json, .codex/config.toml,
+install prints the agent's hook configuration in the agent's own format (every hook synchronous: the
+agent waits until the event is spooled, so a run that ends cannot lose it); --notify (codex) sets the
+agent's notification program instead, for its versions without hooks; --write merges it into the agent's file (default: the flavor's own, relative to the
+current directory: .claude/settings.json, .gemini/settings.json, .cursor/hooks.json, ~/.codex/hooks.json
+(or $CODEX_HOME/hooks.json),
 .opencode/plugins/session-hub.js), keeping every other setting and hook and replacing this bridge's
 earlier hooks: it shows the diff and keeps the previous file as <file>.bak-<time>. A file it cannot
 merge safely (invalid JSON or TOML, JSON with comments, another notify program) is refused, untouched.
@@ -49,7 +51,7 @@ async function install(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { write: { type: 'boolean' }, file: { type: 'string' }, command: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { write: { type: 'boolean' }, notify: { type: 'boolean' }, file: { type: 'string' }, command: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const flavorId = positionals[0];
   if (values.help || flavorId === undefined) {
@@ -57,7 +59,14 @@ async function install(argv: string[]): Promise<void> {
     if (flavorId === undefined && !values.help) process.exitCode = 2;
     return;
   }
-  const flavor = getFlavor(flavorId);
+  const agent = getFlavor(flavorId);
+  if (agent && values.notify && !agent.hookConfig?.notify) {
+    process.stderr.write(`session-hub hook install: --notify is for agents with a notification program (${[...FLAVORS.values()].filter((f) => f.hookConfig?.notify).map((f) => f.id).join(', ')}), not ${agent.displayName}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  // --notify: the agent's notification program instead of its hooks (an agent version without hooks)
+  const flavor = agent && values.notify ? { ...agent, hookConfig: agent.hookConfig!.notify! } : agent;
   if (!flavor) {
     process.stderr.write(`session-hub hook install: unknown flavor "${flavorId}"\n`);
     process.exitCode = 2;
@@ -83,8 +92,11 @@ async function install(argv: string[]): Promise<void> {
     process.stderr.write(environmentNote());
     return;
   }
-  // a declared file under ~ is the user's (Codex reads ~/.codex/config.toml), else relative to here
-  const declared = flavor.hookConfig.file.startsWith('~/') ? join(homedir(), flavor.hookConfig.file.slice(2)) : flavor.hookConfig.file;
+  // a declared file under ~ is the user's (Codex reads ~/.codex/hooks.json, or $CODEX_HOME's), else relative to here
+  const dirFromEnv = flavor.hookConfig.dirEnv === undefined ? undefined : process.env[flavor.hookConfig.dirEnv];
+  const declared = dirFromEnv
+    ? join(dirFromEnv, basename(flavor.hookConfig.file))
+    : flavor.hookConfig.file.startsWith('~/') ? join(homedir(), flavor.hookConfig.file.slice(2)) : flavor.hookConfig.file;
   const file = resolve(values.file ?? declared);
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   let merged;

@@ -6,10 +6,37 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getFlavor } from '../../shared/flavors.js';
-import { runDrainer } from './drainer.js';
+import { runDrainer, spawnDrainer } from './drainer.js';
+import { recordBadCall } from './bad-calls.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
 import { runWake } from './wake-hook.js';
+import { defaultSpoolDir, type Spool, type SpooledEvent } from './spool.js';
+
+/**
+ * The agent may kill a hook (SIGTERM: Claude Code does to async hooks still running when `claude
+ * -p` exits, and to any hook past its timeout). Killed after the event was spooled: a drainer sends
+ * it. Killed once the payload was read but before it was spooled: it is written as a part file
+ * (one atomic write) and a drainer sends it. Killed before that: the event is lost, and kept among
+ * the bad calls `hook status` shows. Then the process exits 0 at once.
+ */
+function onKill(flavor: string, firedAt: number, entry: string): { event(spool: Spool, event: Omit<SpooledEvent, 'seq'>): void; spooled(): void } {
+  let held: { spool: Spool; event: Omit<SpooledEvent, 'seq'> } | undefined;
+  let safe = false;
+  process.once('SIGTERM', (signal) => {
+    if (!safe && held) held.spool.writePart(held.event);
+    else if (!safe) {
+      recordBadCall(defaultSpoolDir(process.env), {
+        at: firedAt,
+        flavor,
+        problem: `killed by the agent (${signal}) before it read its payload: the event is lost. Hooks written "async" by an earlier \`hook install\` are killed when a headless run ends: run \`session-hub hook install ${flavor} --write\` again`,
+      });
+    }
+    const exit = () => process.exit(0);
+    if (!safe && !held) return exit();
+    spawnDrainer(entry, flavor, process.env).then(exit, exit);
+  });
+  return { event: (spool, event) => (held = { spool, event }), spooled: () => (safe = true) };
+}
 
 function readStdin(timeoutMs: number): Promise<string> {
   return new Promise((resolveText) => {
@@ -48,12 +75,19 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // once the event is spooled, whatever happens, the agent gets its hook back within the budget;
   // never before: a process starved of CPU (many async hooks at once) must not lose its event
   // (an approval hook: once the hub has it, within the bridge's approval bound instead)
-  const onSpooled = (limitMs = budget) => setTimeout(() => process.exit(0), limitMs + 1500).unref();
+  const kill = onKill(first, firedAt, import.meta.url);
+  const onSpooled = (limitMs = budget) => {
+    kill.spooled();
+    setTimeout(() => process.exit(0), limitMs + 1500).unref();
+  };
   try {
-    // an agent that passes the payload as the last argument (Codex's notify) leaves stdin as it is:
-    // it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
-    const payload = getFlavor(first)?.hookConfig?.payload === 'argument' ? (args.length > 1 ? args.at(-1)! : '') : await readStdin(5000);
-    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled, ask: args.includes('--ask') });
+    // a payload passed as the last argument (Codex's notify: `hook codex <json>`) leaves stdin as it
+    // is: it may be the user's terminal. Otherwise the timer only guards against a caller that never
+    // closes stdin. `--ask` (install's entry for the tool calls that ask the person) is a flag, not a payload
+    const ask = args.includes('--ask');
+    const rest = args.filter((arg) => arg !== '--ask');
+    const payload = rest.length > 1 ? rest.at(-1)! : await readStdin(5000);
+    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled, onEvent: kill.event, ask });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
     if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);

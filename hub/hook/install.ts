@@ -1,8 +1,8 @@
 /**
  * `session-hub hook install`: the agent's hook configuration, built from the registry (every hook
  * event the flavor maps), and a merge into an existing settings file that keeps everything else.
- * Where the agent can run a hook in the background (`hookConfig.async`), every hook but the
- * flavor's `syncHooks` is written `"async": true`: the agent never waits on observation.
+ * Hooks are synchronous (the agent waits until the event is spooled, so it cannot kill the bridge
+ * before) except the flavor's `hookConfig.asyncHooks`, written `"async": true`.
  */
 import { hookNamesOf, type FlavorDeclaration, type HookAction } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
@@ -42,11 +42,10 @@ export function hookArgvFor(flavor: string, options: { base?: string; bundle: st
 export function buildHooksBlock(flavor: FlavorDeclaration, command: string, env: NodeJS.ProcessEnv = process.env): HooksBlock {
   const block: HooksBlock = {};
   const approval = new Set(flavor.hookConfig?.approvalHooks ?? []);
-  const sync = new Set([...(flavor.hookConfig?.syncHooks ?? []), ...approval]);
+  const background = new Set((flavor.hookConfig?.asyncHooks ?? []).filter((hookName) => !approval.has(hookName)));
   for (const hookName of hookNamesOf(flavor)) {
-    const background = flavor.hookConfig?.async === true && !sync.has(hookName);
     const timeout = approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
-    const hook: CommandHook = { type: 'command', command, timeout, ...(background ? { async: true } : {}) };
+    const hook: CommandHook = { type: 'command', command, timeout, ...(background.has(hookName) ? { async: true } : {}) };
     // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
     const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');
     block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook, ...wakeHookFor(flavor, hookName, command, env)] }, ...questionEntryFor(flavor, hookName, command)];

@@ -45,7 +45,7 @@ function parsePayload(raw: string): Record<string, unknown> | null {
 function badCall(flavor: string, payload: Record<string, unknown> | null): string | undefined {
   if (getFlavor(flavor) === undefined) return `unknown flavor "${flavor}" (known: ${[...FLAVORS.keys()].join(', ')}); check the hook command the agent runs`;
   if (payload === null) return 'the hook payload is not a JSON object';
-  const field = hookFieldsOf(flavor).sessionId;
+  const field = hookFieldsOf(flavor, payload).sessionId;
   if (readText(payload, field) === undefined) return `the payload has no "${field}": the hub cannot tell which session it belongs to`;
   return undefined;
 }
@@ -56,7 +56,8 @@ export async function runHook(
   rawPayload: string,
   env: NodeJS.ProcessEnv,
   /** `onSpooled(limitMs)`: the event is safe (spooled, or taken by the hub); the process may end within limitMs (default: the budget). */
-  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; ask?: boolean },
+  /** `onEvent(spool, event)`: the event as it will be spooled, before it is (the bridge keeps it for a SIGTERM). `ask`: install's `--ask` entry. */
+  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; onEvent?: (spool: Spool, event: Omit<SpooledEvent, 'seq'>) => void; ask?: boolean },
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
@@ -70,7 +71,7 @@ export async function runHook(
     recordBadCall(spoolDir, { at: options.firedAt, flavor, problem });
     return { ...outcome, errors: [`${problem}; nothing spooled or sent (shown by \`session-hub hook status\`)`] };
   }
-  const fields = hookFieldsOf(flavor);
+  const fields = hookFieldsOf(flavor, payload);
   const tag = readText(payload, fields.sessionId) ?? null;
   const hookName = readText(payload, fields.event);
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
@@ -79,6 +80,7 @@ export async function runHook(
   // the spool of the hub and token this call names: its events go there and nowhere else
   const target = targetOf(env);
   const spool = target ? new Spool(targetDir(spoolDir, target), flavor, { url: hubOrigin(target.url), key: targetKey(target) }) : new Spool(unsetDir(spoolDir), flavor);
+  options.onEvent?.(spool, event);
   const unspooled = async (error: unknown, seq?: number): Promise<HookOutcome> => {
     const why = isWriteError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
     options.onSpooled?.();

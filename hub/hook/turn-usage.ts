@@ -13,13 +13,15 @@ import { getFlavor, type TranscriptFormat } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
 import type { SpoolState } from './spool.js';
+import { readCodexUsageSince } from './codex-rollout-usage.js';
 import { readGeminiUsageSince } from './gemini-transcript-usage.js';
 import { readUsageSince, type TranscriptUsage } from './transcript-usage.js';
 
 /** The reader of each transcript format the registry may declare. */
-const READERS: Record<TranscriptFormat, (path: string, offset: number) => Promise<TranscriptUsage>> = {
-  'claude-jsonl': readUsageSince,
-  'gemini-jsonl': readGeminiUsageSince,
+const READERS: Record<TranscriptFormat, (path: string, offset: number, model: string | undefined) => Promise<TranscriptUsage>> = {
+  'claude-jsonl': (path, offset) => readUsageSince(path, offset),
+  'gemini-jsonl': (path, offset) => readGeminiUsageSince(path, offset),
+  'codex-jsonl': (path, offset, model) => readCodexUsageSince(path, offset, { ...(model ? { model } : {}) }),
 };
 
 /** The hub refuses more (UsageReportsSchema). */
@@ -57,7 +59,8 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
     return {};
   }
   try {
-    const { usageByModel, newOffset, problem } = await read(path, held.offset);
+    const model = flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField);
+    const { usageByModel, newOffset, problem } = await read(path, held.offset, model);
     turns[tag] = { path, offset: newOffset, touchedAt: now };
     const usage = Object.entries(usageByModel)
       .slice(0, MAX_MODELS)

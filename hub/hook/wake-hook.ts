@@ -34,7 +34,7 @@ export async function runWake(flavor: string, rawPayload: string, env: NodeJS.Pr
   } catch {
     return { exitCode: 0, stderr: 'session-hub hook: stdin is not a JSON object\n' };
   }
-  const fields = hookFieldsOf(flavor);
+  const fields = hookFieldsOf(flavor, payload);
   const tag = readText(payload, fields.sessionId);
   if (!tag) return { exitCode: 0, stderr: `session-hub hook: the payload has no ${fields.sessionId}\n` };
   const waitMs = wakeWaitMs(env, wake.waitMs);

@@ -78,7 +78,7 @@ export async function applyHookForPerson(
   time: { at: number; hubNow: number },
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
-  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor, event.payload).event);
   // a tool call that asks the person (AskUserQuestion, through the --ask entry) waits like an approval hook
   const approvalHook = isApprovalHook(event.flavor, hookName) || isQuestionCall(event.flavor, hookName, hook.tool);
   // an approval hook delivered after its wait was over (spooled while the hub was away): the agent
@@ -107,7 +107,7 @@ export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: 
   if (decided === null) return undefined;
   const allow = decided.status === 'allowed';
   // a call that asks the person (AskUserQuestion, ExitPlanMode): answered in its own hook's form
-  if (isQuestionCall(event.flavor, readText(event.payload, hookFieldsOf(event.flavor).event), decided.tool)) {
+  if (isQuestionCall(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event), decided.tool)) {
     // an input cut at the size limit cannot be handed back whole: print nothing, the agent asks in its terminal
     if (allow && (decided.inputTruncated || !isObjectRecord(decided.input))) return undefined;
     const output = allow

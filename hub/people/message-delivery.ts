@@ -37,7 +37,7 @@ export async function deliverQueuedIn(tx: Tx, changes: ChangeSet, actor: Actor, 
  */
 export async function messageHookAnswerIn(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<JsonObject | undefined> {
   if (event.take !== true) return undefined;
-  const hookName = readText(event.payload, hookFieldsOf(event.flavor).event);
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor, event.payload).event);
   const output = messageHookOf(event.flavor, hookName);
   if (!output) return undefined;
   const taken = await deliverQueuedIn(tx, changes, actor, session, `hook:${hookName}`, at);

@@ -68,7 +68,7 @@ export type MapResult = { kind: 'mapped'; hook: MappedHook } | { kind: 'ignored'
 
 /** The agent session a payload belongs to, or why it names none (before anything else is read). */
 export function hookTagOf(flavorId: string, payload: JsonObject): string | undefined {
-  return text(payload, hookFieldsOf(flavorId).sessionId);
+  return text(payload, hookFieldsOf(flavorId, payload).sessionId);
 }
 
 /**
@@ -80,7 +80,7 @@ export function hookTagOf(flavorId: string, payload: JsonObject): string | undef
 export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded: number): MapResult {
   const flavor = getFlavor(flavorId);
   if (!flavor) return { kind: 'ignored', why: `unknown flavor "${flavorId}"` };
-  const fields = hookFieldsOf(flavorId);
+  const fields = hookFieldsOf(flavorId, payload);
   const hookName = text(payload, fields.event);
   if (hookName === undefined) return { kind: 'ignored', why: `payload has no "${fields.event}"` };
   // a hook with no action of its own that sets attention or waits for an approval is a sign of life

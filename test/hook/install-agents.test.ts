@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(project, { recursive: true, force: true }));
 
-const install = (flavor: string, file: string) => runCli(['hook', 'install', flavor, '--write', '--file', file]);
+const install = (flavor: string, file: string, ...extra: string[]) => runCli(['hook', 'install', flavor, '--write', '--file', file, ...extra]);
 
 /** Runs a program as the agent would, with the hook environment; resolves when it exits. */
 function run(argv: readonly string[], options: { stdin?: string; extraArg?: string }): Promise<number | null> {
@@ -93,12 +93,12 @@ describe('hook install --write, then the agent’s real payloads through the ins
     ]);
   });
 
-  it('Codex: config.toml notify, the payload as the last argument; merged into the user’s TOML, comments kept', async () => {
+  it('Codex before hooks (--notify): config.toml notify, the payload as the last argument; merged into the user’s TOML, comments kept', async () => {
     const file = join(project, '.codex', 'config.toml');
     mkdirSync(join(project, '.codex'));
     const mine = '# my Codex settings\nmodel = "gpt-5-codex"\n\n[mcp_servers.docs]\ncommand = "docs-server" # local\n';
     writeFileSync(file, mine);
-    const result = await install('codex', file);
+    const result = await install('codex', file, '--notify');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^\+ notify = \[/m);
     const text = readFileSync(file, 'utf8');
@@ -119,7 +119,13 @@ describe('hook install --write, then the agent’s real payloads through the ins
       ['Now run the tests.', 'completed', 'All 42 tests pass.'],
     ]);
     // installing again changes nothing
-    expect((await install('codex', file)).stdout).toContain('nothing changed');
+    expect((await install('codex', file, '--notify')).stdout).toContain('nothing changed');
+  });
+
+  it('--notify is refused, naming the agents that have one, for an agent without a notification program', async () => {
+    const result = await install('claude', join(project, 'settings.json'), '--notify');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--notify is for agents with a notification program \(codex\), not Claude Code/);
   });
 
   it('OpenCode: a plugin in .opencode/plugins that runs the bridge for each plugin hook, in order', async () => {
@@ -140,19 +146,20 @@ describe('hook install --write, then the agent’s real payloads through the ins
 });
 
 describe('hook install refuses what it cannot merge safely, and leaves it untouched', () => {
-  const cases: [string, string, string, RegExp][] = [
+  const cases: [string, string, string, RegExp, ...string[]][] = [
     ['claude', '.claude/settings.json', '{\n  // my settings\n  "model": "opus"\n}\n', /not plain JSON \(it has comments/],
     ['cursor', '.cursor/hooks.json', '{ "version": 1, "hooks": ', /not plain JSON/],
-    ['codex', '.codex/config.toml', 'model = "o3"\n[broken\n', /not valid TOML/],
-    ['codex', '.codex/config.toml', 'notify = ["python3", "/home/me/notify.py"]\n', /already has notify = \["python3", "\/home\/me\/notify.py"\]; Codex runs one notify program/],
+    ['codex', '.codex/hooks.json', '{ "hooks": ', /not plain JSON/],
+    ['codex', '.codex/config.toml', 'model = "o3"\n[broken\n', /not valid TOML/, '--notify'],
+    ['codex', '.codex/config.toml', 'notify = ["python3", "/home/me/notify.py"]\n', /already has notify = \["python3", "\/home\/me\/notify.py"\]; Codex runs one notify program/, '--notify'],
     ['opencode', '.opencode/plugins/session-hub.js', 'export const Mine = async () => ({})\n', /was not written by session-hub/],
   ];
-  for (const [flavor, name, text, message] of cases) {
+  for (const [flavor, name, text, message, ...extra] of cases) {
     it(`${flavor}: ${JSON.stringify(text.slice(0, 30))}`, async () => {
       const file = join(project, name);
       mkdirSync(join(file, '..'), { recursive: true });
       writeFileSync(file, text);
-      const result = await install(flavor, file);
+      const result = await install(flavor, file, ...extra);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(message);
       expect(readFileSync(file, 'utf8')).toBe(text);

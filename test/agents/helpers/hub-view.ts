@@ -1,0 +1,55 @@
+/**
+ * What a person reads on the hub about an agent's session, over HTTP with a dashboard token: the
+ * session by the agent's own session id (its tag), its turns with their tools, its approvals; and
+ * waiting for the hub to reach a state within a bound (the agent's hooks deliver in the background).
+ */
+import type { ListSessionsResponse } from '../../../shared/protocol/http.js';
+import type { Approval } from '../../../shared/protocol/attention.js';
+import type { SessionSnapshot, TurnWithActivity } from '../../../shared/protocol/session.js';
+import type { TestHub } from '../../helpers/hub.js';
+
+export interface HubView {
+  sessions(): Promise<SessionSnapshot[]>;
+  session(sid: string): Promise<SessionSnapshot>;
+  turns(sid: string): Promise<TurnWithActivity[]>;
+  approvals(sid: string): Promise<Approval[]>;
+  decide(sid: string, approvalId: string, decision: 'allow' | 'deny', message?: string): Promise<number>;
+}
+
+export function hubView(hub: () => TestHub): HubView {
+  async function get<T>(path: string): Promise<T> {
+    const response = await fetch(`${hub().url}${path}`, { headers: { authorization: `Bearer ${hub().tokens.dashboard}` } });
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+  return {
+    sessions: async () => (await get<ListSessionsResponse>('/api/sessions?limit=500')).sessions,
+    session: (sid) => get<SessionSnapshot>(`/api/sessions/${sid}`),
+    turns: (sid) => get<TurnWithActivity[]>(`/api/sessions/${sid}/turns`),
+    approvals: async (sid) => (await get<{ approvals: Approval[] }>(`/api/sessions/${sid}/approvals`)).approvals,
+    decide: async (sid, approvalId, decision, message) => {
+      const response = await fetch(`${hub().url}/api/sessions/${sid}/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub().tokens.operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision, ...(message ? { message } : {}) }),
+      });
+      return response.status;
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value (not undefined) or `withinMs` pass; then the last reason. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, withinMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`within ${withinMs} ms: ${what}${last ? ` (last: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
