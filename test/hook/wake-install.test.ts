@@ -38,9 +38,10 @@ describe('the asyncRewake waiter in the Stop entry', () => {
 });
 
 describe('the synchronous question entry in PreToolUse', () => {
-  it('is a second entry matched to AskUserQuestion and ExitPlanMode only, running `--ask` with the approval timeout; the observer stays async for every tool', () => {
+  it('is a second entry matched to AskUserQuestion and ExitPlanMode only, running `--ask` with the approval timeout; the first entry still observes every tool', () => {
     const [observer, asking] = buildHooksBlock(claude, command, {}).PreToolUse!;
-    expect(observer).toMatchObject({ matcher: '*', hooks: [{ command, async: true }] });
+    expect(observer).toMatchObject({ matcher: '*', hooks: [{ command }] });
+    expect(observer!.hooks).toHaveLength(1);
     expect(asking).toEqual({ matcher: 'AskUserQuestion|ExitPlanMode', hooks: [{ type: 'command', command: `${command} --ask`, timeout: 60 }] });
     expect(isBridgeCommand(`${command} --ask`, 'claude')).toBe(true);
   });
