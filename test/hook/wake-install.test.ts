@@ -12,8 +12,12 @@ const claude = getFlavor('claude')!;
 const command = 'node "/opt/hub/dist/hook-bridge.cjs" claude';
 
 describe('the asyncRewake waiter in the Stop entry', () => {
-  it('is written beside the Stop hook, with the flag and a timeout above the default 10-minute wait', () => {
-    const stop = buildHooksBlock(claude, command, {}).Stop!;
+  it('is not written by default: `claude -p` would not exit while it waits', () => {
+    expect(buildHooksBlock(claude, command, {}).Stop![0]!.hooks).toHaveLength(1);
+  });
+
+  it('is written beside the Stop hook when a wait is chosen, with the flag and a timeout above the wait', () => {
+    const stop = buildHooksBlock(claude, command, { SESSION_HUB_WAKE_WAIT_MS: '600000' }).Stop!;
     expect(stop).toHaveLength(1);
     const [own, waiter] = stop[0]!.hooks;
     expect(own!.command).toBe(command);
@@ -28,7 +32,7 @@ describe('the asyncRewake waiter in the Stop entry', () => {
 
   it('the waiter counts as ours: installing twice changes nothing, an older install is replaced', () => {
     expect(isBridgeCommand(`${command} --wake`, 'claude')).toBe(true);
-    const block = buildHooksBlock(claude, command, {});
+    const block = buildHooksBlock(claude, command, { SESSION_HUB_WAKE_WAIT_MS: '600000' });
     const once = mergeHooks({}, block, 'claude').settings;
     expect(mergeHooks(once, block, 'claude').added).toEqual([]);
     const older = { hooks: { Stop: [{ hooks: [{ type: 'command', command, async: true }] }, { hooks: [{ type: 'command', command: 'say done' }] }] } };
