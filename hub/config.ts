@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
+/** The tool timeout's default (spec 9): doctor uses it too when given none. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 3_600_000;
+
 /** Spec section 13: every setting, its environment variable and its default. */
 const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -22,7 +25,7 @@ const ConfigSchema = z.object({
   /** Spec 9: a turn with no activity for this long is closed as `timeout`... */
   turnTimeoutMs: z.coerce.number().int().positive().default(300_000),
   /** ...unless a tool of it is still running: then not before this long without activity. */
-  toolTimeoutMs: z.coerce.number().int().positive().default(3_600_000),
+  toolTimeoutMs: z.coerce.number().int().positive().default(DEFAULT_TOOL_TIMEOUT_MS),
   idleMs: z.coerce.number().int().positive().default(3_600_000),
   tokenTtlMs: z.coerce.number().int().positive().default(2_592_000_000),
   eventKeep: z.coerce.number().int().nonnegative().default(100_000),

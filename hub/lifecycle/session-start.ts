@@ -3,7 +3,7 @@ import { hubError } from '../../shared/errors.js';
 import { sameJson } from '../../shared/protocol/json.js';
 import type { SessionStartPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
+import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
@@ -39,7 +39,7 @@ async function linkToParent(tx: Tx, changes: ChangeSet, parent: StoredSession, c
  * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
  */
 export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
-  return runWrite(deps, startSessionWork(deps, actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
+  return runWrite(deps, startSessionWork(deps, actor, payload), actorWrite(actor));
 }
 
 /**

@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import type { PromptSubmitPayload, ToolUsePayload, TurnStopPayload } from '../../shared/protocol/lifecycle.js';
 import type { ActivityStatus, TurnSummary } from '../../shared/protocol/session.js';
 import { requireSession } from '../services/require-session.js';
-import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
+import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
 import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
@@ -16,7 +16,7 @@ import { addTurnUsage } from './usage-events.js';
 
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
-  return runWrite(deps, submitPromptWork(actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
+  return runWrite(deps, submitPromptWork(actor, payload), actorWrite(actor));
 }
 
 /** The unit of work of `prompt-submit` (the hook route runs it at the event's own time). */
@@ -51,7 +51,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
 
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
 export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
-  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), { exceptSocketId: actor.socketId, namespace: actor.namespace });
+  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), actorWrite(actor));
 }
 
 /**
@@ -101,7 +101,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
 
 /** `turn-stop`: closes the open turn with the response summary and its usage totals (docs/usage.md). */
 export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
-  return runWrite(deps, stopTurnWork(deps, actor, payload), { exceptSocketId: actor.socketId, namespace: actor.namespace });
+  return runWrite(deps, stopTurnWork(deps, actor, payload), actorWrite(actor));
 }
 
 /** The unit of work of `turn-stop` (the hook route runs it at the event's own time). */

@@ -10,7 +10,7 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import { getApproval, getApprovalById, insertApproval, listPendingApprovals } from '../store/approvals.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { runWrite, type ChangeSet } from '../services/changes.js';
+import { actorWrite, runWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import { truncateJsonField } from '../services/truncate.js';
@@ -72,7 +72,7 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
   return runWrite(
     deps,
     async (tx, changes, now) => openApprovalIn(tx, changes, await requireSession(tx, actor, input.sid), input, now),
-    { exceptSocketId: actor.socketId, namespace: actor.namespace },
+    actorWrite(actor),
   );
 }
 

@@ -8,7 +8,7 @@ import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js
 import { CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import { hubError } from '../../shared/errors.js';
 import { getSessionUsage } from '../store/usage.js';
-import type { HubDeps, OutgoingEvent } from './deps.js';
+import type { Actor, HubDeps, OutgoingEvent } from './deps.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { sessionTitleOf, sessionViewOf, type SessionView } from './session-view.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
@@ -189,6 +189,14 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   let queue = queues.get(key);
   if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, scheduled: false, fairness: new LoserFirst() }));
   return queue;
+}
+
+/**
+ * The write options of an actor's own write: its socket gets no `update` for it (it has the ack),
+ * and it commits in its namespace's batches (it writes that namespace only).
+ */
+export function actorWrite(actor: Pick<Actor, 'socketId' | 'namespace'>): { exceptSocketId?: string; namespace: string } {
+  return { exceptSocketId: actor.socketId, namespace: actor.namespace };
 }
 
 /**

@@ -3,6 +3,7 @@
  * the report. Thresholds come from the hub's own configuration so doctor agrees with the sweeps.
  */
 import { FLAVORS } from '../../shared/flavors.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../config.js';
 import { dueTurnThresholds } from '../lifecycle/sweeps.js';
 import type { Sql } from '../store/sql.js';
 import { listWebhooks } from '../store/webhooks.js';
@@ -24,8 +25,6 @@ import {
 export const DEFAULT_SILENT_RUN_MS = 24 * 3_600_000;
 /** Turns whose Stop never came and sessions that never ended are reported from this far back. */
 export const DEFAULT_LOST_EVENTS_MS = 7 * 86_400_000;
-/** The hub's default tool timeout (hub/config.ts), for callers that pass none. */
-const DEFAULT_TOOL_TIMEOUT_MS = 3_600_000;
 /** Each check reports at most this many rows (a database with more has bigger problems than a long list). */
 const LIMIT = 1000;
 

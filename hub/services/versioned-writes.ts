@@ -13,7 +13,7 @@ import type { Tx } from '../store/sql.js';
 import type { Actor, HubDeps } from './deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
 import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
-import { runWrite, type UnitOfWork } from './changes.js';
+import { actorWrite, runWrite, type UnitOfWork } from './changes.js';
 import type { Contention } from './loser-first.js';
 
 /** The keys of an archive record written through metadata. */
@@ -73,9 +73,8 @@ function contentionOf(actor: Actor, sid: string, field: VersionedField): Content
  */
 function writeOptions(actor: Actor, payload: { sid: string; requestId?: string }, field: VersionedField) {
   return {
-    exceptSocketId: actor.socketId,
+    ...actorWrite(actor),
     contention: contentionOf(actor, payload.sid, field),
-    namespace: actor.namespace,
     reads: {
       namespace: actor.namespace,
       sid: payload.sid,

@@ -183,7 +183,6 @@ export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: strin
   return turnIds;
 }
 
-
 export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined);
 }

@@ -6,26 +6,16 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
-import type { TestHub } from '../helpers/hub.js';
-import { useBridgeHub } from '../hook/run-cli.js';
-import { startAnthropicServer, type ModelServer } from './helpers/anthropic-server.js';
-import { claudeHeadless, claudeProject, recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { useAgentHub } from './helpers/agent-hub.js';
+import { startAnthropicServer } from './helpers/anthropic-server.js';
+import { claudeHeadless, claudeProject, recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually, hubView } from './helpers/hub-view.js';
+import { eventually } from './helpers/hub-view.js';
 
-let hub: TestHub;
-const { env } = useBridgeHub((started) => ({ hub } = started));
-const view = hubView(() => hub);
-
-let model: ModelServer | undefined;
-let project: AgentProject | undefined;
-afterEach(async () => {
-  await model?.close();
-  project?.remove();
-  model = project = undefined;
-});
+const agent = useAgentHub();
+const { env, view } = agent;
 
 /** The one session of this agent session id, once the hub has it. */
 async function sessionOf(agentSessionId: string): Promise<SessionSnapshot> {
@@ -34,8 +24,8 @@ async function sessionOf(agentSessionId: string): Promise<SessionSnapshot> {
 
 describe('claude -p (headless) with our hooks', () => {
   it('leaves the hub holding the turn completed, its tool done, its usage, the session not working', async () => {
-    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }], finalText: 'All done.' });
-    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'], record: true });
+    const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }], finalText: 'All done.' }));
+    const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'], record: true }));
 
     const run = await claudeHeadless(project, 'Make a file with bash, please');
     expect(run.code, run.stderr).toBe(0);
@@ -62,8 +52,8 @@ describe('claude -p (headless) with our hooks', () => {
   }, 120_000);
 
   it('a tool the project does not allow is denied by Claude Code itself (no approval is asked in -p): the turn completes, no tool done', async () => {
-    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch not-allowed.txt', description: 'Make a file' } }], finalText: 'All done.' });
-    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch not-allowed.txt', description: 'Make a file' } }], finalText: 'All done.' }));
+    const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await claudeHeadless(project, 'Make a file with bash, please');
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { session_id: string; permission_denials: { tool_name: string }[] };
@@ -83,8 +73,8 @@ describe('claude -p (headless) with our hooks', () => {
   }, 120_000);
 
   it('a turn the model API ends with an error: Claude Code fires StopFailure (after SessionEnd), the hub shows the session ended and no open turn', async () => {
-    model = await startAnthropicServer({ tools: [], finalText: '', apiError: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } });
-    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startAnthropicServer({ tools: [], finalText: '', apiError: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } }));
+    const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await claudeHeadless(project, 'Hello');
     const result = JSON.parse(run.stdout) as { session_id: string; is_error: boolean };
     expect(result.is_error).toBe(true);
@@ -100,13 +90,13 @@ describe('claude -p (headless) with our hooks', () => {
   }, 120_000);
 
   it('a /compact of a resumed session: PreCompact and PostCompact reach the hub, the session ends again with nothing left working', async () => {
-    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'echo compact-me', description: 'Say something' } }], finalText: 'All done.' });
-    project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'echo compact-me', description: 'Say something' } }], finalText: 'All done.' }));
+    const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const first = JSON.parse((await claudeHeadless(project, 'Hello')).stdout) as { session_id: string };
     const compacted = await claudeHeadless(project, '/compact', ['--resume', first.session_id]);
     expect(compacted.code, compacted.stderr).toBe(0);
     // PostCompact may run as the CLI ends: its hook process finishes after the exit
-    await eventually(async () => (recordedPayloads(project!).some((p) => p.hook_event_name === 'PostCompact') ? true : undefined), 10_000, 'PostCompact fired');
+    await eventually(async () => (recordedPayloads(project).some((p) => p.hook_event_name === 'PostCompact') ? true : undefined), 10_000, 'PostCompact fired');
     expect(recordedPayloads(project).map((p) => p.hook_event_name)).toEqual(expect.arrayContaining(['PreCompact', 'PostCompact']));
     const session = await sessionOf(first.session_id);
     const settled = await eventually(async () => {

@@ -6,30 +6,20 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TestHub } from '../helpers/hub.js';
-import { useBridgeHub } from '../hook/run-cli.js';
-import { startAnthropicServer, type ModelServer } from './helpers/anthropic-server.js';
-import { claudeInteractive, claudeProject, recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHub } from './helpers/agent-hub.js';
+import { startAnthropicServer } from './helpers/anthropic-server.js';
+import { claudeInteractive, claudeProject, recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually, hubView } from './helpers/hub-view.js';
+import { eventually } from './helpers/hub-view.js';
 
-let hub: TestHub;
-const { env } = useBridgeHub((started) => ({ hub } = started));
-const view = hubView(() => hub);
-
-let model: ModelServer | undefined;
-let project: AgentProject | undefined;
-afterEach(async () => {
-  await model?.close();
-  project?.remove();
-  model = project = undefined;
-});
+const agent = useAgentHub();
+const { env, view } = agent;
 
 /** Runs an interactive session; the approval it opens is decided from the hub; `/exit` once the turn is closed there. */
 async function interactiveDeciding(decision: 'allow' | 'deny') {
-  model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved-by-hub.txt', description: 'Make a file' } }], finalText: 'All done.' });
-  project = await claudeProject({ modelUrl: model.url, hubEnv: env(), record: true });
+  const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved-by-hub.txt', description: 'Make a file' } }], finalText: 'All done.' }));
+  const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), record: true }));
   let sid: string | undefined;
   let decided = false;
   const ready = async () => {
@@ -46,14 +36,14 @@ async function interactiveDeciding(decision: 'allow' | 'deny') {
   };
   const run = await claudeInteractive(project, 'Make a file with bash, please', ready);
   expect(sid).toBeDefined();
-  return { run, sid: sid! };
+  return { run, sid: sid!, project };
 }
 
 describe('claude (interactive, in a pseudo-terminal) with our hooks', () => {
   it('runs the tool a person allowed from the hub; after /exit the hub shows the turn completed, the tool done, the session ended', async () => {
-    const { run, sid } = await interactiveDeciding('allow');
+    const { run, sid, project } = await interactiveDeciding('allow');
     expect(run.code, run.screen.slice(-2000)).toBe(0);
-    expect(existsSync(join(project!.dir, 'approved-by-hub.txt'))).toBe(true);
+    expect(existsSync(join(project.dir, 'approved-by-hub.txt'))).toBe(true);
     const settled = await eventually(async () => {
       const snapshot = await view.session(sid);
       return snapshot.activity === 'ended' ? snapshot : undefined;
@@ -64,17 +54,17 @@ describe('claude (interactive, in a pseudo-terminal) with our hooks', () => {
     expect(turn.usage.reduce((sum, u) => sum + u.inputTokens, 0)).toBeGreaterThan(0);
     expect(settled.attention).toBeNull();
     expect((await view.approvals(sid)).map((a) => a.status)).toEqual(['allowed']);
-    saveFixture('interactive-approved', project!, recordedPayloads(project!));
+    saveFixture('interactive-approved', project, recordedPayloads(project));
   }, 120_000);
 
   it('does not run a tool a person denied from the hub; the hub shows the denial, no finished tool, the session ended', async () => {
-    const { sid } = await interactiveDeciding('deny');
-    expect(existsSync(join(project!.dir, 'approved-by-hub.txt'))).toBe(false);
+    const { sid, project } = await interactiveDeciding('deny');
+    expect(existsSync(join(project.dir, 'approved-by-hub.txt'))).toBe(false);
     await eventually(async () => ((await view.session(sid)).activity === 'ended' ? true : undefined), 10_000, 'the session ended on the hub');
     const turn = (await view.turns(sid)).at(-1)!;
     expect(turn).toMatchObject({ status: 'completed', response: 'All done.' });
     expect(turn.activities.filter((a) => a.status === 'done')).toEqual([]);
     expect(await view.approvals(sid)).toMatchObject([{ status: 'denied', tool: 'Bash', message: 'not in this repo' }]);
-    saveFixture('interactive-denied', project!, recordedPayloads(project!));
+    saveFixture('interactive-denied', project, recordedPayloads(project));
   }, 120_000);
 });

@@ -7,33 +7,21 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TestHub } from '../helpers/hub.js';
-import { useBridgeHub } from '../hook/run-cli.js';
-import type { ModelServer } from './helpers/anthropic-server.js';
-import { recordedPayloads, type AgentProject } from './helpers/claude.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHub } from './helpers/agent-hub.js';
+import { recordedPayloads } from './helpers/claude.js';
 import { codexExec, codexProject } from './helpers/codex.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually, hubView } from './helpers/hub-view.js';
+import { eventually } from './helpers/hub-view.js';
 import { SCRIPTED_CODEX_USAGE, startResponsesServer } from './helpers/responses-server.js';
 
-let hub: TestHub;
-const { env } = useBridgeHub((started) => ({ hub } = started));
-const view = hubView(() => hub);
-
-let model: ModelServer | undefined;
-let project: AgentProject | undefined;
-afterEach(async () => {
-  await model?.close();
-  project?.remove();
-  model = project = undefined;
-});
+const agent = useAgentHub();
+const { env, view } = agent;
 
 describe('codex exec (headless) with our hooks', () => {
   it('hook install codex writes hooks.json under CODEX_HOME with every Codex hook synchronous', async () => {
-    model = await startResponsesServer({ commands: [], finalText: 'All done.' });
-    const codex = await codexProject({ modelUrl: model.url, hubEnv: env() });
-    project = codex;
+    const model = await agent.model(startResponsesServer({ commands: [], finalText: 'All done.' }));
+    const codex = await agent.project(codexProject({ modelUrl: model.url, hubEnv: env() }));
     const { hooks } = JSON.parse(readFileSync(join(codex.codexHome, 'hooks.json'), 'utf8')) as { hooks: Record<string, { hooks: { async?: boolean; command: string }[] }[]> };
     expect(Object.keys(hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
     for (const entries of Object.values(hooks)) expect(entries[0]!.hooks[0]).toMatchObject({ command: expect.stringMatching(/hook-bridge\.cjs" codex$/) });
@@ -41,8 +29,8 @@ describe('codex exec (headless) with our hooks', () => {
   });
 
   it('leaves the hub holding the turn completed, its tool done, its usage, the session ended', async () => {
-    model = await startResponsesServer({ commands: ['touch made-by-codex.txt'], finalText: 'All done.' });
-    project = await codexProject({ modelUrl: model.url, hubEnv: env(), record: true });
+    const model = await agent.model(startResponsesServer({ commands: ['touch made-by-codex.txt'], finalText: 'All done.' }));
+    const project = await agent.project(codexProject({ modelUrl: model.url, hubEnv: env(), record: true }));
     const run = await codexExec(project, 'Make a file with the shell, please');
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(project.dir, 'made-by-codex.txt'))).toBe(true);

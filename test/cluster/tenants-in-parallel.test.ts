@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startPgRelay } from '../helpers/pg-relay.js';
 import { twoHubsAfterEach, runnerOn, startTwoHubs } from './two-hubs.js';
 
 /**
@@ -11,13 +12,9 @@ import { twoHubsAfterEach, runnerOn, startTwoHubs } from './two-hubs.js';
  * leave it. `release()` sends the rest on.
  */
 async function startHoldingRelay(databaseUrl: string) {
-  const target = new URL(databaseUrl);
-  const sockets = new Set<Socket>();
   let armedFor: string | undefined;
   const holds: { upstream: Socket; chunks: Buffer[]; released: boolean }[] = [];
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
+  const relay = await startPgRelay(databaseUrl, (client, upstream) => {
     let hold: { upstream: Socket; chunks: Buffer[]; released: boolean } | undefined;
     let holdNext = false;
     client.on('data', (chunk: Buffer) => {
@@ -33,18 +30,10 @@ async function startHoldingRelay(databaseUrl: string) {
         holdNext = true;
       }
     });
-    upstream.on('data', (chunk: Buffer) => client.writable && client.write(chunk));
     client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(databaseUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as { port: number }).port);
   return {
-    url: url.toString(),
+    ...relay,
     holdAfter: (text: string) => void (armedFor = text),
     holding: () => holds.some((hold) => !hold.released),
     release: () => {
@@ -52,10 +41,6 @@ async function startHoldingRelay(databaseUrl: string) {
         hold.released = true;
         for (const chunk of hold.chunks.splice(0)) hold.upstream.write(chunk);
       }
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -8,25 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
-import { stopDrainers } from '../hook/run-cli.js';
-import { attentionPayload, hubApi, startHook } from './hook-processes.js';
+import { attentionPayload, hubApi, startHook, useHookEnvs } from './hook-processes.js';
 
 stopHubsAfterEach();
-const spoolDirs: string[] = [];
-afterEach(() => {
-  for (const dir of spoolDirs.splice(0)) {
-    stopDrainers(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function hookEnv(url: string, runner: string): Record<string, string> {
-  const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-  spoolDirs.push(spoolDir);
-  return { SESSION_HUB_URL: url, SESSION_HUB_TOKEN: runner, SESSION_HUB_SPOOL_DIR: spoolDir };
-}
+const hookEnv = useHookEnvs();
 
 describe('an approval whose waiter is gone does not stay pending', () => {
   it('the waiting hook process is killed (kill -9): the approval ends abandoned at once; Allow after it is 409', async () => {

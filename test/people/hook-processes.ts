@@ -3,10 +3,13 @@
  * loop's tests, fed Claude Code's real payloads (test/hook/fixtures, each naming its source).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
+import { stopDrainers } from '../hook/run-cli.js';
 
 const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 const FIXTURES = resolve(import.meta.dirname, '../hook/fixtures');
@@ -77,4 +80,23 @@ export function hubApi(hub: () => { url: string; token: string }) {
     });
   }
   return { get, sessionOf, approvalsOf, approvalsWhen, decide };
+}
+
+/**
+ * `hookEnv(url, token)`: the environment of a hook process sending to that hub, each with a spool
+ * directory of its own; after each test the drainers it left are stopped and the directories removed.
+ */
+export function useHookEnvs(): (url: string, runnerToken: string) => Record<string, string> {
+  const spoolDirs: string[] = [];
+  afterEach(() => {
+    for (const dir of spoolDirs.splice(0)) {
+      stopDrainers(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return (url, runnerToken) => {
+    const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
+    spoolDirs.push(spoolDir);
+    return { SESSION_HUB_URL: url, SESSION_HUB_TOKEN: runnerToken, SESSION_HUB_SPOOL_DIR: spoolDir };
+  };
 }

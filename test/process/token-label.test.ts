@@ -3,26 +3,16 @@
  * list`, the `/api/tokens` answers, and who decided an approval. A real hub process keeping its
  * tokens in its database, the real CLI, a real hook process waiting on an approval.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { TokenInfo } from '../../shared/protocol/tokens.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach } from '../helpers/hub-process.js';
-import { stopDrainers } from '../hook/run-cli.js';
-import { attentionPayload, hubApi, startHook } from '../people/hook-processes.js';
+import { attentionPayload, hubApi, startHook, useHookEnvs } from '../people/hook-processes.js';
 
 stopHubsAfterEach();
-const spoolDirs: string[] = [];
-afterEach(() => {
-  for (const dir of spoolDirs.splice(0)) {
-    stopDrainers(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+const hookEnv = useHookEnvs();
 
 async function create(dataDir: string, role: string, label?: string) {
   const run = await runCli(['token', 'create', '--role', role, ...(label === undefined ? [] : ['--label', label]), '--data', dataDir]);
@@ -70,11 +60,9 @@ describe('token labels', () => {
     await waitFor(() => hub.output().includes('First start: created these tokens'), 5000, 'the generated tokens');
     const runner = (await create(hub.dataDir, 'runner')).token;
     const operator = (await create(hub.dataDir, 'operator', "alice's laptop")).token;
-    const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-    spoolDirs.push(spoolDir);
     const api = hubApi(() => ({ url: hub.url, token: operator }));
     await waitFor(async () => (await fetch(`${hub.url}/api/whoami`, { headers: { authorization: `Bearer ${operator}` } })).status === 200, 10_000, 'the operator token accepted');
-    const waiting = startHook(attentionPayload('claude-permission-request', 'labelled'), { SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: runner, SESSION_HUB_SPOOL_DIR: spoolDir });
+    const waiting = startHook(attentionPayload('claude-permission-request', 'labelled'), hookEnv(hub.url, runner));
     const { sid, approvals } = await api.approvalsWhen('labelled', (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
     const decided = await api.decide(sid, approvals[0]!.approvalId, { decision: 'deny', message: 'not now' });
     expect(decided.status).toBe(200);

@@ -1,4 +1,3 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
@@ -9,6 +8,7 @@ import { updateMetadata } from '../../hub/services/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession } from '../../hub/store/sessions.js';
+import { startPgRelay } from '../helpers/pg-relay.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
 
@@ -18,13 +18,9 @@ import { runnerActor } from '../helpers/services.js';
  * server commits, the hub never hears it (a network cut at the worst moment).
  */
 async function startCommitCutter(databaseUrl: string) {
-  const target = new URL(databaseUrl);
-  const sockets = new Set<Socket>();
   let armed = false;
   let cuts = 0;
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
+  const relay = await startPgRelay(databaseUrl, (client, upstream) => {
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       if (armed && chunk.includes('hub_commit')) {
@@ -34,25 +30,9 @@ async function startCommitCutter(databaseUrl: string) {
         client.destroy();
       }
     });
-    upstream.on('data', (chunk: Buffer) => client.writable && client.write(chunk));
     client.on('close', () => setTimeout(() => upstream.end(), 200));
-    upstream.on('close', () => client.destroy());
-    client.on('error', () => undefined);
-    upstream.on('error', () => undefined);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(databaseUrl);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as { port: number }).port);
-  return {
-    url: url.toString(),
-    arm: () => void (armed = true),
-    cuts: () => cuts,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...relay, arm: () => void (armed = true), cuts: () => cuts };
 }
 
 let database: TestDatabase | undefined;

@@ -5,7 +5,8 @@
  * after that tool's result closes with a text. Requests that carry no tools (Claude Code's side
  * calls: titles, summaries) get a short text. Every request is kept for the test to read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { startModelServer, type ModelServer } from './model-server.js';
 
 export interface ToolCall {
   name: string;
@@ -19,14 +20,6 @@ export interface ScriptedTurn {
   apiError?: { status: number; type: string; message: string };
 }
 
-export interface ModelServer {
-  url: string;
-  /** Every request body received (parsed JSON), in order. */
-  requests: Record<string, unknown>[];
-  /** When (Date.now()) each closing text was sent: a turn's last model step. */
-  closedAt: number[];
-  close(): Promise<void>;
-}
 
 type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 type Message = { role: string; content: unknown };
@@ -83,53 +76,29 @@ function stream(res: ServerResponse, id: string, model: string, blocks: Block[])
   res.end();
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelServer> {
-  const requests: Record<string, unknown>[] = [];
-  const closedAt: number[] = [];
   let ids = 0;
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = (req.url ?? '').split('?')[0]!;
-      if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
-        return;
-      }
-      if (req.method !== 'POST' || path !== '/v1/messages') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${req.method} ${path} here` } }));
-        return;
-      }
-      requests.push(body);
-      if (turn.apiError) {
-        res.writeHead(turn.apiError.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: turn.apiError.type, message: turn.apiError.message } }));
-        return;
-      }
-      const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
-      const id = `msg_scripted_${++ids}`;
-      const blocks = replyFor(body, turn, () => `toolu_scripted_${ids}`);
-      if (blocks.some((b) => b.type === 'text' && b.text === turn.finalText)) closedAt.push(Date.now());
-      if (body.stream === true) return stream(res, id, model, blocks);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: SCRIPTED_USAGE }),
-      );
-    })();
+  return startModelServer(({ method, path, body }, res, { requests, closedAt }) => {
+    if (method === 'POST' && path === '/v1/messages/count_tokens') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    if (method !== 'POST' || path !== '/v1/messages') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${method} ${path} here` } }));
+      return;
+    }
+    requests.push(body);
+    if (turn.apiError) {
+      res.writeHead(turn.apiError.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: turn.apiError.type, message: turn.apiError.message } }));
+      return;
+    }
+    const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
+    const id = `msg_scripted_${++ids}`;
+    const blocks = replyFor(body, turn, () => `toolu_scripted_${ids}`);
+    if (blocks.some((b) => b.type === 'text' && b.text === turn.finalText)) closedAt.push(Date.now());
+    if (body.stream === true) return stream(res, id, model, blocks);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({ id, type: 'message', role: 'assistant', model, content: blocks, stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null, usage: SCRIPTED_USAGE }),
+    );
   });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    closedAt,
-    close: () => new Promise((resolveClose) => { server.closeAllConnections(); server.close(() => resolveClose()); }),
-  };
 }

@@ -5,8 +5,8 @@
  * command, through whichever shell tool the CLI offers), then the step after the last tool's output
  * closes with a text. Every request is kept for the test to read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ModelServer } from './anthropic-server.js';
+import type { ServerResponse } from 'node:http';
+import { startModelServer, type ModelServer } from './model-server.js';
 
 export interface ScriptedCodexTurn {
   /** Shell commands run in order, one per step. */
@@ -42,54 +42,30 @@ function sse(res: ServerResponse, data: Record<string, unknown>): void {
   res.write(`event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 export async function startResponsesServer(turn: ScriptedCodexTurn): Promise<ModelServer> {
-  const requests: Record<string, unknown>[] = [];
-  const closedAt: number[] = [];
   let ids = 0;
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const body = await readBody(req);
-      const path = (req.url ?? '').split('?')[0]!;
-      if (req.method !== 'POST' || !path.endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${path} here` } }));
-        return;
-      }
-      requests.push(body);
-      const id = `resp_scripted_${++ids}`;
-      const input = (Array.isArray(body.input) ? body.input : []) as Item[];
-      const tools = (Array.isArray(body.tools) ? body.tools : []) as Item[];
-      const step = outputsSinceLastUserMessage(input);
-      const command = turn.commands[step];
-      const item: Item = command !== undefined
-        ? { type: 'function_call', id: `fc_scripted_${ids}`, call_id: `call_scripted_${ids}`, status: 'completed', ...shellCall(tools, command) }
-        : { type: 'message', id: `msg_scripted_${ids}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.finalText, annotations: [] }] };
-      if (item.type === 'message') closedAt.push(Date.now());
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'in_progress', output: [] as Item[] };
-      sse(res, { type: 'response.created', response });
-      sse(res, { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } });
-      if (item.type === 'message') sse(res, { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: turn.finalText });
-      sse(res, { type: 'response.output_item.done', output_index: 0, item });
-      sse(res, { type: 'response.completed', response: { ...response, status: 'completed', output: [item], usage: SCRIPTED_CODEX_USAGE } });
-      res.end();
-    })();
+  return startModelServer(({ method, path, body }, res, { requests, closedAt }) => {
+    if (method !== 'POST' || !path.endsWith('/responses')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${method} ${path} here` } }));
+      return;
+    }
+    requests.push(body);
+    const id = `resp_scripted_${++ids}`;
+    const input = (Array.isArray(body.input) ? body.input : []) as Item[];
+    const tools = (Array.isArray(body.tools) ? body.tools : []) as Item[];
+    const step = outputsSinceLastUserMessage(input);
+    const command = turn.commands[step];
+    const item: Item = command !== undefined
+      ? { type: 'function_call', id: `fc_scripted_${ids}`, call_id: `call_scripted_${ids}`, status: 'completed', ...shellCall(tools, command) }
+      : { type: 'message', id: `msg_scripted_${ids}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.finalText, annotations: [] }] };
+    if (item.type === 'message') closedAt.push(Date.now());
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model: body.model, status: 'in_progress', output: [] as Item[] };
+    sse(res, { type: 'response.created', response });
+    sse(res, { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } });
+    if (item.type === 'message') sse(res, { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: turn.finalText });
+    sse(res, { type: 'response.output_item.done', output_index: 0, item });
+    sse(res, { type: 'response.completed', response: { ...response, status: 'completed', output: [item], usage: SCRIPTED_CODEX_USAGE } });
+    res.end();
   });
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    closedAt,
-    close: () => new Promise((resolveClose) => { server.closeAllConnections(); server.close(() => resolveClose()); }),
-  };
 }
