@@ -11,8 +11,10 @@ import type { Message } from '../../shared/protocol/messages.js';
 import { connectRunner } from '../helpers/clients.js';
 import type { TestHub } from '../helpers/hub.js';
 import { useBridgeHub } from '../hook/run-cli.js';
-import { startAnthropicServer, type ModelServer } from './helpers/anthropic-server.js';
+import { startAnthropicServer } from './helpers/anthropic-server.js';
 import { claudeHeadless, claudeProject, type AgentProject } from './helpers/claude.js';
+
+type ModelServer = Awaited<ReturnType<typeof startAnthropicServer>>;
 
 let hub: TestHub;
 const { env } = useBridgeHub((started) => ({ hub } = started));
