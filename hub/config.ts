@@ -54,6 +54,8 @@ const ConfigSchema = z.object({
   pushRetryMs: z.coerce.number().int().positive().default(2_000),
   /** How long a synchronous approval hook (Claude Code's PermissionRequest) waits for a decision before it ends `expired`. */
   approvalWaitMs: z.coerce.number().int().positive().default(50_000),
+  /** A person's message nobody took for this long (the session ended, its agent never stopped) ends `expired` (docs/messages.md). */
+  messageTtlMs: z.coerce.number().int().positive().default(86_400_000),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -94,6 +96,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   pushPollMs: 'SESSION_HUB_PUSH_POLL_MS',
   pushRetryMs: 'SESSION_HUB_PUSH_RETRY_MS',
   approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
+  messageTtlMs: 'SESSION_HUB_MESSAGE_TTL_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

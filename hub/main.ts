@@ -21,6 +21,8 @@ import { createPushMetrics } from './push/metrics.js';
 import { createPusher } from './push/pusher.js';
 import { loadVapid } from './push/vapid.js';
 import { releaseApprovalWaiters } from './people/approval-waiters.js';
+import { releaseMessageWaiters } from './people/message-waiters.js';
+import { createMessageCourier } from './socket/message-courier.js';
 import { expireLeftPendingApprovals } from './people/left-pending.js';
 import { runWrite } from './services/changes.js';
 import type { HubDeps } from './services/deps.js';
@@ -103,7 +105,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
     : createPublisher(sockets.runners, sockets.dashboards, metrics);
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices };
+  const courier = createMessageCourier(sockets.runners);
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices, courier };
   opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(
@@ -176,6 +179,8 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       runnerPresence?.close();
       // hook processes waiting for a decision get their answer now (none: expired), not at the wait's end
       releaseApprovalWaiters(deps);
+      // and those waiting for a person's message answer with none
+      releaseMessageWaiters(deps);
       // a connection that stays open (a browser's keep-alive or a long-poll caught mid-upgrade) must
       // not hold the shutdown: what is in flight gets this long, then every connection is closed
       const forceClose = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);

@@ -191,6 +191,52 @@ export interface HookConfigDeclaration {
    * program, for its versions without hooks (Codex's `notify` in config.toml).
    */
   notify?: HookConfigDeclaration;
+  /**
+   * Hooks that hand the agent a person's queued messages when it stops (docs/messages.md): the bridge
+   * sends the event it fired with `take`, the hub marks the session's queued messages delivered and
+   * answers this JSON, which the agent reads as its next instruction. None queued: no answer, the
+   * agent stops as usual. These hooks never wait.
+   */
+  messageHooks?: Readonly<Record<string, MessageHookOutput>>;
+  /**
+   * Tool calls that ask the person something (Claude Code's AskUserQuestion, ExitPlanMode), by the
+   * hook that sees them first (PreToolUse): install writes a synchronous entry matched to these tools
+   * (`<command> --ask`), the hub opens an approval carrying the tool's input and the bridge prints
+   * the answer in that hook's form (shared/question-output.ts). Other tool calls never wait.
+   */
+  questionHooks?: Readonly<Record<string, { tools: readonly string[] }>>;
+  /**
+   * A background hook that waits for a person's message after the agent stopped and wakes it with the
+   * text (Claude Code's `asyncRewake`: exit 2, the text on stderr). Installed beside the hook's own
+   * entry; a newer waiter of the same session replaces the older one.
+   */
+  wakeHook?: WakeHookDeclaration;
+}
+
+/**
+ * The JSON a message hook prints: `fixed` fields as they are, and the person's texts (in order,
+ * separated by a blank line) at `textField`.
+ */
+export interface MessageHookOutput {
+  fixed?: Readonly<Record<string, string>>;
+  textField: string;
+}
+
+export interface WakeHookDeclaration {
+  /** The agent's hook event the waiter runs on. */
+  event: string;
+  /** The hook config field that makes it a waking background hook (`asyncRewake`). */
+  flag: string;
+  /** How long it waits by default (ms); `SESSION_HUB_WAKE_WAIT_MS` overrides, and install writes the timeout above it. */
+  waitMs: number;
+  /** The exit code that wakes the agent, the text on stderr. */
+  wakeExitCode: number;
+  /**
+   * How the waiter knows no person is at a terminal (a headless run, which does not end while its
+   * background hooks run): the agent's environment variable, which its hooks inherit, and the values
+   * that mean headless. There the waiter exits at once; messages wait for the agent's next stop.
+   */
+  headless: { env: string; values: readonly string[] };
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -266,7 +312,23 @@ const declarations: FlavorDeclaration[] = [
     // async hooks still running (SIGTERM, ~100-200 ms after their spawn, before they spool) and
     // skips SessionEnd while one is pending (test/agents/claude-headless.test.ts). The agent waits
     // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
-    hookConfig: { format: 'settings-json', file: '.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'] },
+    hookConfig: {
+      format: 'settings-json', file: '.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
+      // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
+      messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
+      // code.claude.com/docs/en/hooks "asyncRewake": a background hook that exits 2 wakes the idle
+      // session, its stderr shown to Claude
+      // Claude Code sets CLAUDE_CODE_ENTRYPOINT: "sdk-cli" under `-p`, "cli" in a terminal, the
+      // SDKs' own values when they spawn it (2.1.197 binary; test/agents/claude-messages.test.ts)
+      wakeHook: {
+        event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2,
+        headless: { env: 'CLAUDE_CODE_ENTRYPOINT', values: ['sdk-cli', 'sdk-ts', 'sdk-py', 'claude-code-github-action'] },
+      },
+      // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
+      // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
+      questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },
+    },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },
@@ -289,6 +351,8 @@ const declarations: FlavorDeclaration[] = [
     // --dangerously-bypass-hook-trust (docs/hooks.md)
     hookConfig: {
       format: 'settings-json', file: '~/.codex/hooks.json', dirEnv: 'CODEX_HOME', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      // codex-rs/hooks stop.command.output.schema.json: decision "block" with a non-blank reason, Claude Code's shape
+      messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
       notInstalled: ['agent-turn-start', 'agent-turn-complete'],
       // Codex before hooks: `hook install codex --notify` sets notify (not both: each turn would be reported twice)
       notify: { format: 'notify-toml', file: '~/.codex/config.toml', dirEnv: 'CODEX_HOME' },
@@ -312,7 +376,8 @@ const declarations: FlavorDeclaration[] = [
       afterShellExecution: { tool: 'Shell', input: ['command'], output: ['output'] },
       afterFileEdit: { tool: 'Edit', input: ['file_path', 'edits'] },
     },
-    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json' },
+    // cursor.com/docs/agent/hooks: stop may answer `followup_message`, sent as the next user message (capped by loop_limit)
+    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json', messageHooks: { stop: { textField: 'followup_message' } } },
     // cursor.com/docs/agent/hooks: stop carries status completed | aborted | error
     attention: {
       stop: { byField: { path: 'status', values: { completed: 'done', aborted: 'done', error: 'failed' }, otherwise: 'done' } },
@@ -325,7 +390,8 @@ const declarations: FlavorDeclaration[] = [
     hooks: { SessionStart: 'session-start', BeforeAgent: 'prompt-submit', AfterTool: 'tool-use', AfterAgent: 'turn-stop', SessionEnd: 'session-end', Notification: 'notification' },
     hookFields: { response: 'prompt_response' },
     // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
-    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage', timeoutUnit: 'milliseconds' },
+    // geminicli.com/docs/hooks/reference AfterAgent: decision "deny" + reason sends the reason as a new prompt
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage', timeoutUnit: 'milliseconds', messageHooks: { AfterAgent: { fixed: { decision: 'deny' }, textField: 'reason' } } },
     // every hook payload's transcript_path is the ChatRecordingService's session file (hookEventHandler.ts createBaseInput)
     transcriptUsage: { pathField: 'transcript_path', format: 'gemini-jsonl' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent
@@ -343,7 +409,9 @@ const declarations: FlavorDeclaration[] = [
       'session.created': 'session-start', 'chat.message': 'prompt-submit', 'tool.execute.before': 'tool-start', 'tool.execute.after': 'tool-use',
       'session.idle': 'turn-stop', 'session.deleted': 'session-end',
     },
-    hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js' },
+    // session.idle: the bridge prints { prompt } with the person's queued texts; the plugin sends it
+    // with client.session.prompt (opencode.ai/docs/sdk), the agent's next user message
+    hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js', messageHooks: { 'session.idle': { textField: 'prompt' } } },
     // the plugin sums the turn's assistant messages' tokens into session.idle's payload
     payloadUsage: { field: 'usage' },
     attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted') },
@@ -378,6 +446,22 @@ export function sessionEndIsTurnBoundary(flavorId: string | null | undefined): b
 /** True when the flavor's agent waits on this hook for an approval decision (`hookConfig.approvalHooks`). */
 export function isApprovalHook(flavorId: string, hookName: string | undefined): boolean {
   return hookName !== undefined && (getFlavor(flavorId)?.hookConfig?.approvalHooks ?? []).includes(hookName);
+}
+
+/** The flavor's message hook of this name (it may answer with a person's queued messages), if it is one. */
+export function messageHookOf(flavorId: string, hookName: string | undefined): MessageHookOutput | undefined {
+  return hookName === undefined ? undefined : getFlavor(flavorId)?.hookConfig?.messageHooks?.[hookName];
+}
+
+/** True when this hook, for this tool, asks the person (the registry's `questionHooks`). */
+export function isQuestionCall(flavorId: string, hookName: string | undefined, toolName: string | undefined): boolean {
+  if (hookName === undefined || toolName === undefined) return false;
+  return getFlavor(flavorId)?.hookConfig?.questionHooks?.[hookName]?.tools.includes(toolName) ?? false;
+}
+
+/** What a message hook prints for these texts: the person's words, in order, nothing added. */
+export function messageHookAnswer(output: MessageHookOutput, texts: readonly string[]): Record<string, string> {
+  return { ...output.fixed, [output.textField]: texts.join('\n\n') };
 }
 
 /**

@@ -19,7 +19,7 @@ export class ApiError extends Error {
  */
 export function createApi(token) {
   /**
-   * @param {'GET' | 'POST'} method
+   * @param {'GET' | 'POST' | 'DELETE'} method
    * @param {string} path
    * @param {unknown} [body]
    * @returns {Promise<any>}
@@ -60,8 +60,17 @@ export function createApi(token) {
     archive: (s, reason) => call('POST', `${sid(s)}/archive`, { reason }),
     /** @param {string} s @returns {Promise<import('../../shared/protocol/attention.js').ApprovalsResponse>} */
     approvals: (s) => call('GET', `${sid(s)}/approvals`),
-    /** @param {string} s @param {string} approvalId @param {'allow' | 'deny'} decision */
-    decide: (s, approvalId, decision) => call('POST', `${sid(s)}/approvals/${encodeURIComponent(approvalId)}`, { decision }),
+    /**
+     * @param {string} s @param {string} approvalId @param {'allow' | 'deny'} decision
+     * @param {{ answers?: Record<string, string>, message?: string }} [extra] an agent's question answered
+     */
+    decide: (s, approvalId, decision, extra = {}) => call('POST', `${sid(s)}/approvals/${encodeURIComponent(approvalId)}`, { decision, ...extra }),
+    /** @param {string} s @returns {Promise<import('../../shared/protocol/messages.js').MessagesResponse>} */
+    messages: (s) => call('GET', `${sid(s)}/messages`),
+    /** @param {string} s @param {string} text @returns {Promise<import('../../shared/protocol/messages.js').MessageResponse>} */
+    sendMessage: (s, text) => call('POST', `${sid(s)}/messages`, { text }),
+    /** @param {string} s @param {string} messageId @returns {Promise<import('../../shared/protocol/messages.js').MessageResponse>} */
+    cancelMessage: (s, messageId) => call('DELETE', `${sid(s)}/messages/${encodeURIComponent(messageId)}`),
     /**
      * The HTTP list (filters, text search, pages): shared/protocol/http.ts ListSessionsQuerySchema.
      * @param {Record<string, string | number | undefined>} query

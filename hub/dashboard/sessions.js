@@ -26,6 +26,8 @@ export class SessionView {
     this.staleResumeListeners = new Set();
     /** @type {Set<(approval: Approval) => void>} */
     this.approvalListeners = new Set();
+    /** @type {Set<(message: import('../../shared/protocol/messages.js').Message) => void>} */
+    this.messageListeners = new Set();
     /** @type {Set<string>} */
     this.dirty = new Set();
     this.flushQueued = false;
@@ -47,6 +49,8 @@ export class SessionView {
       if (body.t === 'turn') this.mark(body.sid);
       // approvals are not part of the snapshot: the views that show them listen here
       if (body.t === 'approval') for (const fn of this.approvalListeners) fn(body.approval);
+      // so are a person's messages to the agent
+      if (body.t === 'message') for (const fn of this.messageListeners) fn(body.message);
     });
     this.reset();
   }
@@ -67,6 +71,12 @@ export class SessionView {
   onApproval(fn) {
     this.approvalListeners.add(fn);
     return () => this.approvalListeners.delete(fn);
+  }
+
+  /** @param {(message: import('../../shared/protocol/messages.js').Message) => void} fn called when a message is queued or changes state */
+  onMessage(fn) {
+    this.messageListeners.add(fn);
+    return () => this.messageListeners.delete(fn);
   }
 
   /** @param {string} sid */

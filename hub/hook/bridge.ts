@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { runDrainer, spawnDrainer } from './drainer.js';
 import { recordBadCall } from './bad-calls.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
+import { runWake } from './wake-hook.js';
 import { defaultSpoolDir, type Spool, type SpooledEvent } from './spool.js';
 
 /**
@@ -55,8 +56,15 @@ function readStdin(timeoutMs: number): Promise<string> {
 export async function runBridgeCli(args: readonly string[]): Promise<void> {
   const [first, second] = args;
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
+  if (second === '--wake' && first !== undefined) {
+    // a background waiter: it may run for minutes, and wakes the agent by its exit code
+    const woken = await runWake(first, () => readStdin(5000), process.env);
+    process.stderr.write(woken.stderr);
+    process.exitCode = woken.exitCode;
+    return;
+  }
   if (first === undefined || first.startsWith('-')) {
-    process.stderr.write('usage: session-hub hook <flavor>   (the hook payload on stdin)\n');
+    process.stderr.write('usage: session-hub hook <flavor> [--wake | --ask]   (the hook payload on stdin)\n');
     process.exitCode = 2;
     return;
   }
@@ -74,9 +82,12 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   };
   try {
     // a payload passed as the last argument (Codex's notify: `hook codex <json>`) leaves stdin as it
-    // is: it may be the user's terminal. Otherwise the timer only guards against a caller that never closes stdin
-    const payload = args.length > 1 ? args.at(-1)! : await readStdin(5000);
-    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled, onEvent: kill.event });
+    // is: it may be the user's terminal. Otherwise the timer only guards against a caller that never
+    // closes stdin. `--ask` (install's entry for the tool calls that ask the person) is a flag, not a payload
+    const ask = args.includes('--ask');
+    const rest = args.filter((arg) => arg !== '--ask');
+    const payload = rest.length > 1 ? rest.at(-1)! : await readStdin(5000);
+    const outcome = await runHook(first, payload, process.env, { firedAt, entry: import.meta.url, onSpooled, onEvent: kill.event, ask });
     for (const error of outcome.errors) process.stderr.write(`session-hub hook: ${error}\n`);
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
     if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);

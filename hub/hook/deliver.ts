@@ -29,10 +29,10 @@ export interface DeliveryReport {
   notes: string[];
 }
 
-const wire = ({ tag: _tag, ...event }: SpooledEvent) => event;
+const plain = ({ tag: _tag, ...event }: SpooledEvent) => event;
 
 /** The first events of `pending` that fit one request. */
-function nextChunk(pending: SpooledEvent[]): { events: SpooledEvent[]; body: string } {
+function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => object): { events: SpooledEvent[]; body: string } {
   const room = LIMITS.maxHookBatchBytes - 64;
   const parts: string[] = [];
   let size = 0;
@@ -46,8 +46,13 @@ function nextChunk(pending: SpooledEvent[]): { events: SpooledEvent[]; body: str
   return { events: pending.slice(0, parts.length), body: `{"events":[${parts.join(',')}]}` };
 }
 
-export async function deliverSpool(spool: Spool, target: HubTarget, deadline: number): Promise<DeliveryReport> {
+/**
+ * `take`: the id of the event this hook process fired and prints the answer of; sent with `take`
+ * (a message hook: the hub may answer with the person's queued messages). No other event is.
+ */
+export async function deliverSpool(spool: Spool, target: HubTarget, deadline: number, options: { take?: string } = {}): Promise<DeliveryReport> {
   const state = spool.state();
+  const wire = (event: SpooledEvent) => (event.id === options.take ? { ...plain(event), take: true } : plain(event));
   let pending = spool.read();
   const report: DeliveryReport = { delivered: 0, remaining: pending.length, results: new Map(), notes: [] };
   /** After a 400 the hub could not read a request: send one event per request to find the one at fault. */
@@ -64,7 +69,7 @@ export async function deliverSpool(spool: Spool, target: HubTarget, deadline: nu
       report.stoppedBy = 'time budget spent';
       break;
     }
-    const chunk = oneByOne ? { events: pending.slice(0, 1), body: JSON.stringify({ events: [wire(pending[0]!)] }) } : nextChunk(pending);
+    const chunk = oneByOne ? { events: pending.slice(0, 1), body: JSON.stringify({ events: [wire(pending[0]!)] }) } : nextChunk(pending, wire);
     if (chunk.events.length === 1 && Buffer.byteLength(chunk.body) > LIMITS.maxHookBatchBytes) {
       spool.reject(chunk.events, `larger than the route's ${LIMITS.maxHookBatchBytes} bytes`, Date.now());
       report.notes.push(`event ${chunk.events[0]!.id} is larger than ${LIMITS.maxHookBatchBytes} bytes; moved to ${spool.rejectedFile}`);

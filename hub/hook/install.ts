@@ -7,8 +7,9 @@
 import { hookNamesOf, type FlavorDeclaration, type HookAction } from '../../shared/flavors.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
 import { DEFAULT_APPROVAL_BOUND_MS } from './approval-hook.js';
+import { wakeWaitMs } from './wake-hook.js';
 
-type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean };
+type CommandHook = { type: 'command'; command: string; timeout?: number; async?: boolean; [flag: string]: unknown };
 type Matcher = { matcher?: string; hooks: CommandHook[] };
 export type HooksBlock = Record<string, Matcher[]>;
 
@@ -35,26 +36,57 @@ export function hookArgvFor(flavor: string, options: { base?: string; bundle: st
 /**
  * The `hooks` block: one command entry per agent hook event the hub has a use for (mapped to an
  * action, setting or clearing attention, or waiting for an approval). Approval hooks are written
- * synchronous, with a timeout above the bridge's wait: the agent reads their answer.
+ * synchronous, with a timeout above the bridge's wait: the agent reads their answer. The flavor's
+ * wake event gets the waking background hook beside its own (wakeHookFor).
  */
-export function buildHooksBlock(flavor: FlavorDeclaration, command: string): HooksBlock {
+export function buildHooksBlock(flavor: FlavorDeclaration, command: string, env: NodeJS.ProcessEnv = process.env): HooksBlock {
   const block: HooksBlock = {};
   const approval = new Set(flavor.hookConfig?.approvalHooks ?? []);
   const background = new Set((flavor.hookConfig?.asyncHooks ?? []).filter((hookName) => !approval.has(hookName)));
   for (const hookName of hookNamesOf(flavor)) {
-    const seconds = approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S;
-    const timeout = flavor.hookConfig?.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
+    const timeout = timeoutFor(flavor, approval.has(hookName) ? APPROVAL_HOOK_TIMEOUT_S : HOOK_TIMEOUT_S);
     const hook: CommandHook = { type: 'command', command, timeout, ...(background.has(hookName) ? { async: true } : {}) };
     // tool hooks (and approvals, asked per tool) filter by tool name: match every tool
     const perTool = approval.has(hookName) || TOOL_ACTIONS.has(flavor.hooks[hookName] ?? 'notification');
-    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook] }];
+    block[hookName] = [{ ...(perTool ? { matcher: '*' } : {}), hooks: [hook, ...wakeHookFor(flavor, hookName, command, env)] }, ...questionEntryFor(flavor, hookName, command)];
   }
   return block;
 }
 
+/**
+ * For a hook that sees tool calls asking the person (the registry's `questionHooks`): a second,
+ * synchronous entry matched to those tools only (`<command> --ask`), with the approval timeout. The
+ * first entry keeps observing every tool in the background; no other tool call ever waits.
+ */
+/** A hook timeout in the unit the agent reads (`hookConfig.timeoutUnit`: Gemini CLI's milliseconds). */
+function timeoutFor(flavor: FlavorDeclaration, seconds: number): number {
+  return flavor.hookConfig?.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
+}
+
+function questionEntryFor(flavor: FlavorDeclaration, hookName: string, command: string): Matcher[] {
+  const tools = flavor.hookConfig?.questionHooks?.[hookName]?.tools;
+  if (!tools || tools.length === 0) return [];
+  return [{ matcher: tools.join('|'), hooks: [{ type: 'command', command: `${command} --ask`, timeout: timeoutFor(flavor, APPROVAL_HOOK_TIMEOUT_S) }] }];
+}
+
+/**
+ * Beside the wake event's own hook, the background waiter (`<command> --wake`, with the agent's
+ * waking flag): it waits for a person's message and wakes the idle agent; the agent's timeout is
+ * above that wait (`SESSION_HUB_WAKE_WAIT_MS` at install time, default the registry's; 0: no
+ * waiter). In a headless run it exits at once (wake-hook.ts), so `claude -p` still ends promptly.
+ */
+function wakeHookFor(flavor: FlavorDeclaration, hookName: string, command: string, env: NodeJS.ProcessEnv): CommandHook[] {
+  const wake = flavor.hookConfig?.wakeHook;
+  if (!wake || wake.event !== hookName) return [];
+  const waitMs = wakeWaitMs(env, wake.waitMs);
+  if (waitMs === 0) return [];
+  return [{ type: 'command', command: `${command} --wake`, timeout: timeoutFor(flavor, Math.ceil(waitMs / 1000) + 30), [wake.flag]: true }];
+}
+
 /** A command this bridge installed for the flavor, by an earlier version or another path. */
 export function isBridgeCommand(command: unknown, flavor: string): boolean {
-  return typeof command === 'string' && (command.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(command));
+  const call = typeof command === 'string' ? command.replace(/ --(wake|ask)$/, '') : command;
+  return typeof call === 'string' && (call.endsWith(` hook ${flavor}`) || new RegExp(`hook-bridge\\.[cm]js"? ${flavor}$`).test(call));
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -72,7 +104,7 @@ export function mergeHooks(settings: Record<string, unknown>, block: HooksBlock,
   for (const [hookName, entries] of Object.entries(block)) {
     const existing = Array.isArray(hooks[hookName]) ? (hooks[hookName] as unknown[]) : [];
     const ours = existing.filter((entry) => isObjectRecord(entry) && Array.isArray(entry.hooks) && entry.hooks.some((h) => isObjectRecord(h) && isBridgeCommand(h.command, flavor)));
-    if (ours.length === 1 && sameJson(ours[0], entries[0])) continue;
+    if (sameJson(ours, entries)) continue;
     // drop our earlier hooks (and entries left with none), keep everything else in place
     const others = existing.flatMap((entry) => {
       if (!isObjectRecord(entry) || !Array.isArray(entry.hooks)) return [entry];

@@ -4,7 +4,10 @@
  * turns each plugin hook it listens to into one flat JSON payload, named as the flavor's registry
  * entry reads it (Claude Code's field names), and runs the bridge command with it on stdin, one at a
  * time in the order they came (the spool's seq is taken in arrival order), never making the agent
- * wait. Which hooks it listens to is the flavor's `hooks` list: nothing here names a flavor.
+ * wait. Which hooks it listens to is the flavor's `hooks` list: nothing here names a flavor. At a
+ * message hook (the registry's `messageHooks`), the bridge prints the person's queued texts; the
+ * plugin sends them to the session with the SDK client OpenCode hands plugins
+ * (`client.session.prompt({ path: { id }, body: { parts: [{ type: 'text', text }] } })`, opencode.ai/docs/sdk).
  */
 import type { FlavorDeclaration } from '../../shared/flavors.js';
 
@@ -26,14 +29,17 @@ export const PLUGIN_MARKER = '// session-hub hook plugin';
 export function opencodePlugin(flavor: FlavorDeclaration, argv: readonly string[]): string {
   const listened = Object.keys(flavor.hooks);
   const usageField = flavor.payloadUsage?.field ?? null;
+  const messageFields = Object.fromEntries(Object.entries(flavor.hookConfig?.messageHooks ?? {}).map(([hook, output]) => [hook, output.textField]));
   return `${PLUGIN_MARKER} for ${flavor.displayName} (session-hub hook install ${flavor.id}): rewritten by install, edits are lost
 import { spawn } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(argv)};
 const LISTENED = new Set(${JSON.stringify(listened)});
 const USAGE_FIELD = ${JSON.stringify(usageField)};
+// hooks whose answer carries a person's messages, and the answer's field holding their text
+const MESSAGE_FIELDS = ${JSON.stringify(messageFields)};
 
-export const SessionHub = async ({ directory }) => {
+export const SessionHub = async ({ directory, client }) => {
   let queue = Promise.resolve();
   // per session, this turn's assistant messages (their model and tokens) and its last text: sent with session.idle
   const turns = new Map();
@@ -67,16 +73,31 @@ export const SessionHub = async ({ directory }) => {
   };
   const run = (payload) =>
     new Promise((done) => {
-      const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
-      child.on('error', done);
-      child.on('close', done);
+      const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.on('error', () => done(''));
+      child.on('close', () => done(stdout));
       child.stdin.on('error', () => undefined);
       child.stdin.end(JSON.stringify(payload));
     });
+  // the person's words as the session's next user message, nothing added
+  const deliver = (name, sessionId, stdout) => {
+    const field = MESSAGE_FIELDS[name];
+    if (!field || !stdout.trim() || !client?.session?.prompt) return;
+    let text;
+    try {
+      text = JSON.parse(stdout)[field];
+    } catch {
+      return;
+    }
+    // not awaited: the prompt runs the agent's next turn, and the hooks of that turn must not queue behind it
+    if (typeof text === 'string' && text) Promise.resolve(client.session.prompt({ path: { id: sessionId }, body: { parts: [{ type: 'text', text }] } })).catch(() => undefined);
+  };
   const send = (name, sessionId, fields) => {
     if (!LISTENED.has(name) || typeof sessionId !== 'string') return;
     const payload = { hook_event_name: name, session_id: sessionId, cwd: directory, ...fields };
-    queue = queue.then(() => run(payload));
+    queue = queue.then(() => run(payload)).then((stdout) => deliver(name, sessionId, stdout));
   };
   return {
     event: async ({ event }) => {

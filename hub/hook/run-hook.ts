@@ -6,7 +6,7 @@
  * an event the spool cannot take is sent directly. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
-import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { askHub } from './approval-hook.js';
 import { recordBadCall } from './bad-calls.js';
@@ -56,8 +56,8 @@ export async function runHook(
   rawPayload: string,
   env: NodeJS.ProcessEnv,
   /** `onSpooled(limitMs)`: the event is safe (spooled, or taken by the hub); the process may end within limitMs (default: the budget). */
-  /** `onEvent(spool, event)`: the event as it will be spooled, before it is (the bridge keeps it for a SIGTERM). */
-  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; onEvent?: (spool: Spool, event: Omit<SpooledEvent, 'seq'>) => void },
+  /** `onEvent(spool, event)`: the event as it will be spooled, before it is (the bridge keeps it for a SIGTERM). `ask`: install's `--ask` entry. */
+  options: { firedAt: number; entry: string; onSpooled?: (limitMs?: number) => void; onEvent?: (spool: Spool, event: Omit<SpooledEvent, 'seq'>) => void; ask?: boolean },
 ): Promise<HookOutcome> {
   const budget = Number(env.SESSION_HUB_HOOK_BUDGET_MS ?? DEFAULT_HOOK_BUDGET_MS);
   const deadline = Date.now() + budget;
@@ -90,7 +90,9 @@ export async function runHook(
 
   // a hook the agent waits on for an approval: asked outside the spool lock; spooled as usual when not taken
   let seq: number | undefined;
-  if (target && isApprovalHook(flavor, hookName)) {
+  // `--ask` (the entry install matches to the tools that ask the person): such a call waits for the answer too
+  const asks = options.ask === true && isQuestionCall(flavor, hookName, readText(payload, fields.toolName));
+  if (target && (isApprovalHook(flavor, hookName) || asks)) {
     let asked;
     try {
       asked = await askHub(spool, event, target, { budget, env, ...(options.onSpooled ? { onSpooled: options.onSpooled } : {}) });
@@ -135,7 +137,8 @@ export async function runHook(
   let sent;
   try {
     sent = await spool.locked(Math.max(0, deadline - Date.now()), async () => {
-      const report = await deliverSpool(spool, target, deadline);
+      // a message hook (the agent's stop): this process prints the person's queued messages, if any
+      const report = await deliverSpool(spool, target, deadline, messageHookOf(flavor, hookName) ? { take: event.id } : {});
       // once per agent session, the user hears of a refused token through the agent itself
       const told = spool.state().told;
       if (report.refused && tag !== null && told[tag] === undefined) {
@@ -176,7 +179,7 @@ async function settle(
     await spawnDrainer(context.entry, context.flavor, context.env);
     outcome.errors.push(`hub unreachable, ${report.remaining} event(s) spooled; a background drainer retries: ${report.stoppedBy ?? ''}`);
   }
-  // a synchronous event's answer (none is produced yet: reserved for decisions such as approvals)
+  // this event's answer: the person's queued messages at a message hook
   const answer = report.results.get(context.event.id)?.answer;
   if (answer) outcome.stdout = { ...answer, ...outcome.stdout };
   outcome.errors.push(...context.spool.problems);

@@ -14,6 +14,7 @@ import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
 import { hookRoutes } from './hooks.js';
+import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { pushRoutes } from './push.js';
 import { sessionRoutes } from './sessions.js';
@@ -68,6 +69,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(approvalRoutes, { deps: input.deps, access });
   app.register(usageRoutes, { deps: input.deps, access });
   app.register(hookRoutes, { deps: input.deps, access });
+  app.register(messageRoutes, { deps: input.deps, access });
   app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

@@ -17,6 +17,7 @@ import type { HookEvent, HookResult } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { wakeApprovalWaiters } from '../people/approval-waiters.js';
 import { applyHookForPerson, hookAnswerOf } from '../people/hook-attention.js';
+import { messageHookAnswerIn } from '../people/message-delivery.js';
 import type { SessionSource } from '../../shared/protocol/lifecycle.js';
 import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
@@ -165,6 +166,8 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     const outcome = sid === null ? 'ignored' : 'applied';
     await recordAppliedHookEvent(tx, { ...key, outcome, at: hubNow });
     const result: HookResult = sid === null ? { id: event.id, outcome, detail: `no session "${hook.tag}" to end` } : { id: event.id, outcome, sid };
+    const answer = sid === null ? undefined : await messageHookAnswerIn(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
+    if (answer) result.answer = answer;
     return { result, ...attention };
   };
 }

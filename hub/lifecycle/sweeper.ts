@@ -24,6 +24,7 @@ const NOTHING_SWEPT: SweepReport = {
   runsInterrupted: 0,
   silentRunsEnded: 0,
   sessionsIdled: 0,
+  messagesExpired: 0,
   eventsPruned: 0,
   durationMs: 0,
 };

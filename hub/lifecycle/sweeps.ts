@@ -17,6 +17,7 @@ import {
 } from '../store/sessions.js';
 import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
+import { expireStaleIn } from '../people/messages.js';
 import type { Tx } from '../store/sql.js';
 import type { HubDeps } from '../services/deps.js';
 import { endAbandonedRun, setLifecycle, setPresence } from './transitions.js';
@@ -37,6 +38,8 @@ export interface SweepReport {
   /** Detached runs ended as interrupted / runner_silent. */
   silentRunsEnded: number;
   sessionsIdled: number;
+  /** People's messages nobody took within the message TTL, ended `expired`. */
+  messagesExpired: number;
   eventsPruned: number;
   /** Wall time from start to end, including the event-loop turns given to other work between batches. */
   durationMs: number;
@@ -196,8 +199,14 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     },
   }, pass);
 
+  const messagesExpired = await inBatches(deps, {
+    verb: 'expired',
+    noun: 'queued messages',
+    step: (tx, changes) => expireStaleIn(tx, changes, { before: now - config.messageTtlMs, limit: BATCH, now }),
+  }, pass);
+
   if (options.signal?.aborted) {
-    return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned: 0, durationMs: performance.now() - started };
+    return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, messagesExpired, eventsPruned: 0, durationMs: performance.now() - started };
   }
   const eventsPruned = await runWrite(deps, async (tx) => {
     const pruned = await pruneEvents(tx, { keepCount: config.eventKeep, keepMs: config.eventKeepMs, now });
@@ -207,5 +216,5 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     return pruned;
   });
 
-  return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, eventsPruned, durationMs: performance.now() - started };
+  return { turnsTimedOut, sessionsInactive, runsOfStoppedHubs, runsInterrupted, silentRunsEnded, sessionsIdled, messagesExpired, eventsPruned, durationMs: performance.now() - started };
 }

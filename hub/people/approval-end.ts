@@ -11,6 +11,8 @@ export interface ApprovalEnd {
   /** The deciding token's label, when it has one. */
   decidedByLabel?: string | null;
   message: string | null;
+  /** An answered question's answers (AskUserQuestion). */
+  answers?: Record<string, string>;
 }
 
 /** Ends a pending approval and records its event; false when it had ended already (compare-and-set). */
@@ -27,5 +29,5 @@ export function outcomeOf(approval: Approval): Approval | null {
 
 /** The approval as it stands once `end` applied. */
 export function endedApproval(approval: Approval, end: ApprovalEnd): Approval {
-  return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, decidedByLabel: end.decidedByLabel ?? null, message: end.message };
+  return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, decidedByLabel: end.decidedByLabel ?? null, message: end.message, ...(end.answers ? { answers: end.answers } : {}) };
 }

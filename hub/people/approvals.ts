@@ -18,6 +18,8 @@ import { endApproval, endedApproval } from './approval-end.js';
 import { ApprovalConflict, ApprovalNotFound } from './approval-errors.js';
 import { wakeApprovalWaiters } from './approval-waiters.js';
 import { applyAttention } from './attention.js';
+import { answersProblem, questionsOf } from './question-answers.js';
+import { HubError } from '../../shared/errors.js';
 import { endDeniedToolIn } from './denied-tool.js';
 import { isSameCall, type ToolCallRef } from './same-call.js';
 
@@ -31,6 +33,13 @@ export interface OpenApprovalInput {
   message?: string | null;
   /** When its waiter gives up (hub clock); absent: nobody waits on it. */
   expiresAt?: number | null;
+}
+
+/** The attention an approval sets: a question (its first question's text) for a call that asks one, else a permission. */
+function attentionOfApproval(input: OpenApprovalInput, stored: JsonValue | null) {
+  const questions = questionsOf(stored);
+  if (questions !== null) return { kind: 'question' as const, message: questions[0]?.question ?? input.message ?? null, tool: input.tool };
+  return { kind: 'permission' as const, message: input.message ?? null, tool: input.tool };
 }
 
 /** Opens a pending approval inside a unit of work; the session's attention becomes `permission`. */
@@ -54,7 +63,7 @@ export async function openApprovalIn(tx: Tx, changes: ChangeSet, session: Stored
   };
   await insertApproval(tx, { ...approval, namespace: session.namespace });
   changes.approval(session.namespace, approval);
-  await applyAttention(tx, changes, session, { kind: 'permission', message: input.message ?? null, tool: input.tool }, now);
+  await applyAttention(tx, changes, session, attentionOfApproval(input, cut.value), now);
   return approval;
 }
 
@@ -69,7 +78,7 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
 
 /** A decision leaves the session waiting for nobody once no approval is pending. */
 async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<void> {
-  if (session.attention?.kind !== 'permission') return;
+  if (session.attention?.kind !== 'permission' && session.attention?.kind !== 'question') return;
   if ((await listPendingApprovals(tx, session.sid)).length === 0) await applyAttention(tx, changes, session, null, now);
 }
 
@@ -80,14 +89,16 @@ async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: St
 export async function decideApproval(
   deps: HubDeps,
   actor: Actor,
-  input: { sid: string; approvalId: string; decision: Decision; message?: string; decidedBy: string; decidedByLabel?: string | null },
+  input: { sid: string; approvalId: string; decision: Decision; message?: string; answers?: Record<string, string>; decidedBy: string; decidedByLabel?: string | null },
 ): Promise<Approval> {
   const decided = await runWrite(deps, async (tx, changes, now) => {
     const session = await requireSession(tx, actor, input.sid);
     const approval = await getApproval(tx, { approvalId: input.approvalId, sid: session.sid, namespace: session.namespace });
     if (!approval) throw new ApprovalNotFound(input.approvalId);
     if (approval.status !== 'pending') throw new ApprovalConflict(approval);
-    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null } as const;
+    const problem = answersProblem(approval.input, input.decision, input.answers);
+    if (problem !== null) throw new HubError('invalid_payload', problem);
+    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null, ...(input.answers ? { answers: input.answers } : {}) } as const;
     if (!(await endApproval(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
     const decided = endedApproval(approval, end);

@@ -5,9 +5,11 @@
  * the commit, the agent's answer.
  */
 import { attentionFromHook, type AttentionFromHook } from '../../shared/attention-hooks.js';
-import { hookFieldsOf, isApprovalHook } from '../../shared/flavors.js';
+import { hookFieldsOf, isApprovalHook, isQuestionCall } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { permissionRequestOutput } from '../../shared/permission-output.js';
+import { questionAnswerOutput } from '../../shared/question-output.js';
+import { isObjectRecord } from '../../shared/protocol/json.js';
 import type { HookEvent } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { listPendingApprovals } from '../store/approvals.js';
@@ -76,7 +78,9 @@ export async function applyHookForPerson(
   time: { at: number; hubNow: number },
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
-  const approvalHook = isApprovalHook(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event));
+  const hookName = readText(event.payload, hookFieldsOf(event.flavor, event.payload).event);
+  // a tool call that asks the person (AskUserQuestion, through the --ask entry) waits like an approval hook
+  const approvalHook = isApprovalHook(event.flavor, hookName) || isQuestionCall(event.flavor, hookName, hook.tool);
   // an approval hook delivered after its wait was over (spooled while the hub was away): the agent
   // asked in its terminal long ago and may have moved on; it must never show as waiting here
   const late = approvalHook && event.sync !== true && time.hubNow - event.firedAt > deps.config.approvalWaitMs;
@@ -101,6 +105,16 @@ export async function applyHookForPerson(
 export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
   const decided = await waitForDecision(deps, approvalId, waitOf(deps, event), signal ? { signal } : {});
   if (decided === null) return undefined;
-  const answer = permissionRequestOutput({ decision: decided.status === 'allowed' ? 'allow' : 'deny', message: decided.message });
+  const allow = decided.status === 'allowed';
+  // a call that asks the person (AskUserQuestion, ExitPlanMode): answered in its own hook's form
+  if (isQuestionCall(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event), decided.tool)) {
+    // an input cut at the size limit cannot be handed back whole: print nothing, the agent asks in its terminal
+    if (allow && (decided.inputTruncated || !isObjectRecord(decided.input))) return undefined;
+    const output = allow
+      ? questionAnswerOutput({ allow: true, input: decided.input as Record<string, unknown>, ...(decided.answers ? { answers: decided.answers } : {}) })
+      : questionAnswerOutput({ allow: false, message: decided.message });
+    return output as unknown as JsonObject;
+  }
+  const answer = permissionRequestOutput({ decision: allow ? 'allow' : 'deny', message: decided.message });
   return answer as unknown as JsonObject;
 }

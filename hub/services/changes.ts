@@ -1,5 +1,6 @@
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { UpdateBody } from '../../shared/protocol/broadcast.js';
+import type { Message } from '../../shared/protocol/messages.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import { prefetchBatchReads, type WriteReads } from '../store/batch-reads.js';
 import { appendEvent } from '../store/events.js';
@@ -38,6 +39,7 @@ export class ChangeSet {
   private readonly sessions = new Map<string, ChangedSession>();
   private readonly turns: { namespace: string; turn: TurnSummary }[] = [];
   private readonly approvals: { namespace: string; approval: Approval }[] = [];
+  private readonly messages: { namespace: string; message: Message }[] = [];
   /** Sessions whose usage totals changed: their last `turn` event carries the new totals. */
   private readonly usageChangedSids = new Set<string>();
   /** Sessions whose view moved but whose object the caller does not hold. */
@@ -84,6 +86,12 @@ export class ChangeSet {
     return this;
   }
 
+  /** A person's message was queued or changed state. */
+  message(namespace: string, message: Message): this {
+    this.messages.push({ namespace, message });
+    return this;
+  }
+
   usageChanged(sid: string): this {
     this.usageChangedSids.add(sid);
     return this;
@@ -117,6 +125,7 @@ export class ChangeSet {
       await emit(namespace, turn.sid, { t: 'turn', sid: turn.sid, turn, ...sessionUsage });
     }
     for (const { namespace, approval } of this.approvals) await emit(namespace, approval.sid, { t: 'approval', sid: approval.sid, approval });
+    for (const { namespace, message } of this.messages) await emit(namespace, message.sid, { t: 'message', sid: message.sid, message });
     for (const sid of this.unread) {
       if (this.sessions.has(sid)) continue;
       const session = await getSessionAnyNamespace(tx, sid);

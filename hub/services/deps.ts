@@ -1,5 +1,6 @@
 import type { Role } from '../../shared/protocol/auth.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
+import type { Message } from '../../shared/protocol/messages.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import type { Clock } from '../clock.js';
 import type { HubConfig } from '../config.js';
@@ -27,6 +28,12 @@ export interface RunnerPresence {
   heldElsewhere(sids: readonly string[]): Promise<Map<string, string>>;
 }
 
+/** Hands a person's message to the runner sockets of its session (the socket layer: `/runner` event `message`). */
+export interface MessageCourier {
+  /** True once some runner socket (or the one given) answered `{ ok: true }` within the courier's wait. */
+  offer(message: Message, socketId?: string): Promise<boolean>;
+}
+
 /** What every service needs; built once by the composition root. */
 export interface HubDeps {
   store: Store;
@@ -38,6 +45,8 @@ export interface HubDeps {
   publisher: Publisher;
   /** Runner sockets held by other hub processes; unset: this process is the only one. */
   runnerPresence?: RunnerPresence;
+  /** Runner sockets for people's messages; unset: only hooks take them. */
+  courier?: MessageCourier;
   /** Prices for the cost of reported usage; unset: the built-in table (hub/usage/price-table.ts). */
   prices?: PriceTable;
 }

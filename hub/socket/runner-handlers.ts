@@ -18,6 +18,7 @@ import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSoc
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
 import { setAttention } from '../people/attention.js';
+import { offerQueuedTo } from '../people/messages.js';
 import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
@@ -47,13 +48,21 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   on('update-metadata', UpdateMetadataPayloadSchema, 'versioned', (payload) => updateMetadata(deps, actor, payload));
   on('update-state', UpdateStatePayloadSchema, 'versioned', (payload) => updateState(deps, actor, payload));
 
-  on('session-start', SessionStartPayloadSchema, 'ok', async (payload) => {
+  /** After the ack: the person's messages queued for the session go to this runner, in order. */
+  const offerQueued = (sid: string) => {
+    offerQueuedTo(deps, { namespace: actor.namespace, sid }, socket.id).catch((error: unknown) =>
+      socket.data.log.warn({ err: error, sid }, 'could not offer queued messages'),
+    );
+  };
+
+  on('session-start', SessionStartPayloadSchema, 'ok', async (payload, ctx) => {
     const { session, created } = await startSession(deps, actor, payload);
     bindings.bind(socket.id, session.sid);
     // dropped while the write committed: its disconnect found nothing to unbind, so this binding would
     // outlive the socket and keep the session's run from its grace for good. Lost now instead.
     if (socket.disconnected) return loseSocket(), { ok: true, session, created };
     void socket.join(rooms.session(session.sid));
+    ctx.afterAck(() => offerQueued(session.sid));
     return { ok: true, session, created };
   });
 
@@ -75,6 +84,7 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     ctx.afterAck(() => {
       sendReplay(socket, replay);
       releaseLive(socket, room, replayedThrough(replay));
+      offerQueued(session.sid);
     });
     return { ok: true, session };
   });

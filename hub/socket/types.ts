@@ -3,6 +3,7 @@ import type {
   DashboardClientToServerEvents,
   InterServerEvents,
   RunnerClientToServerEvents,
+  RunnerServerToClientEvents,
   ServerToClientEvents,
 } from '../../shared/protocol/events.js';
 import type { Logger } from '../log.js';
@@ -21,8 +22,8 @@ export interface SocketData {
 
 type AllClientEvents = RunnerClientToServerEvents & DashboardClientToServerEvents;
 export type HubServer = Server<AllClientEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type RunnerNamespace = Namespace<RunnerClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RunnerNamespace = Namespace<RunnerClientToServerEvents, RunnerServerToClientEvents, InterServerEvents, SocketData>;
 export type DashboardNamespace = Namespace<DashboardClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type RunnerSocket = Socket<RunnerClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type RunnerSocket = Socket<RunnerClientToServerEvents, RunnerServerToClientEvents, InterServerEvents, SocketData>;
 export type DashboardSocket = Socket<DashboardClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 export type AnySocket = RunnerSocket | DashboardSocket;

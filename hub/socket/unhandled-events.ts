@@ -6,7 +6,7 @@
 import { hubError } from '../../shared/errors.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { ackOf, errorAck, type AckKind } from './handle.js';
-import type { AnySocket } from './types.js';
+import type { AnySocket, DashboardSocket } from './types.js';
 
 /** Every `/runner` event and the ack family it answers with. */
 const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
@@ -42,6 +42,6 @@ export function answerUnhandledEvents(socket: AnySocket, namespace: '/runner' | 
     socket.data.log.debug({ event: shown, code: error.code }, 'event rejected');
     const kind = isRunnerEvent(name) ? RUNNER_EVENTS[name] : 'ok';
     if (ack) ack(errorAck(kind, error.code, error.message));
-    else socket.emit('error', { code: error.code, message: error.message, event: shown });
+    else (socket as DashboardSocket).emit('error', { code: error.code, message: error.message, event: shown });
   });
 }

@@ -18,6 +18,7 @@ interface ApprovalRow {
   decided_by_label: string | null;
   message: string | null;
   expires_at: number | string | null;
+  answers: string | null;
 }
 
 const INSERT = `
@@ -37,7 +38,7 @@ const SELECT_LEFT_PENDING = `
   ORDER BY created_at, approval_id LIMIT @limit`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
-  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers
   WHERE approval_id = @approvalId AND status = 'pending'`;
 
 function toApproval(row: ApprovalRow): Approval {
@@ -56,6 +57,7 @@ function toApproval(row: ApprovalRow): Approval {
     decidedByLabel: row.decided_by_label,
     message: row.message,
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+    ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
   };
 }
 
@@ -89,9 +91,9 @@ export async function listPendingApprovals(sql: Sql, sid: string): Promise<Appro
 /** Ends a pending approval; false when it was no longer pending (nothing changed). */
 export async function finishApproval(
   sql: Sql,
-  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null },
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string> },
 ): Promise<boolean> {
-  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null })).changes === 1;
+  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
 }
 
 /** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */

@@ -17,6 +17,8 @@ export function kindsOf(body: UpdateBody): Exclude<WebhookEventKind, 'update'>[]
   if (body.t === 'turn') return ['turn'];
   // an approval's own body: its session's attention change (permission) is the ping
   if (body.t === 'approval') return [];
+  // a person's message to the agent: the person knows; no ping of its own
+  if (body.t === 'message') return [];
   const kinds: Exclude<WebhookEventKind, 'update'>[] = [];
   if (body.lifecycle?.state === 'ended') kinds.push('session-ended');
   if (body.lifecycle?.state === 'archived') kinds.push('session-archived');
@@ -67,6 +69,10 @@ export function describeEvent(body: UpdateBody, session: SessionLabel): string {
   if (body.t === 'approval') {
     const { approval } = body;
     return `${who}: approval to use ${approval.tool} is ${approval.status}${quoted(approval.message)}`;
+  }
+  if (body.t === 'message') {
+    const { message } = body;
+    return `${who}: a message to the agent is ${message.state}${message.via ? ` (${message.via})` : ''}${quoted(message.text)}`;
   }
   const attention = attentionOf(body);
   if (attention) return `${who} ${attentionLine(attention)}`;

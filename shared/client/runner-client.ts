@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
-import type { AckOf, RunnerClientToServerEvents, ServerToClientEvents } from '../protocol/events.js';
+import type { AckOf, RunnerClientToServerEvents, RunnerServerToClientEvents } from '../protocol/events.js';
 import type { JsonObject } from '../protocol/json.js';
 import type {
   PromptSubmitPayload,
@@ -19,6 +19,7 @@ import type {
   TurnStopPayload,
   UsagePayload,
 } from '../protocol/lifecycle.js';
+import { RunnerMessagePayloadSchema, type Message, type RunnerMessageAck } from '../protocol/messages.js';
 import type { Attention, AttentionKind, SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
@@ -31,7 +32,10 @@ import { HubLink, type Link } from './hub-link.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /** The `/runner` socket, typed with the swapped event maps. */
-export type RunnerSocket = Socket<ServerToClientEvents, RunnerClientToServerEvents>;
+export type RunnerSocket = Socket<RunnerServerToClientEvents, RunnerClientToServerEvents>;
+
+/** Hands a person's message to the agent; resolves once the agent has it (the hub then marks it delivered). */
+export type MessageHandler = (message: Message) => void | Promise<void>;
 
 /** Computes the next whole metadata document from the stored one. May run several times (rebase). */
 export type MetadataUpdater = (current: JsonObject) => JsonObject;
@@ -94,6 +98,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   private readonly inflight = new Set<Promise<unknown>>();
   /** A join asked for a replay since the last refetch: a `resync` is about that. */
   private replayRequested = false;
+  private readonly messageHandlers = new Set<MessageHandler>();
 
   private constructor(link: Link<RunnerSocket>, options: RunnerClientOptions) {
     super(link, options);
@@ -101,6 +106,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
     const { socket } = link;
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
+    socket.on('message', (payload, ack) => void this.onMessagePayload(payload, ack));
     // after any reconnect — to the same process or, failing over, to another one
     socket.on('connect', () => this.onConnect());
   }
@@ -113,6 +119,38 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    */
   static connect(options: RunnerClientOptions): Promise<RunnerClient> {
     return HubLink.open('/runner', options, (link: Link<RunnerSocket>) => new RunnerClient(link, options));
+  }
+
+  /**
+   * A person's messages to the agents of this runner's sessions (docs/messages.md). The hub sends
+   * each queued message to the runners of its session; the message is marked delivered once a
+   * handler resolves, and stays queued for the next taker when every handler throws or none is
+   * registered. Register before starting or joining sessions: queued messages come right after.
+   * Returns a function that removes the handler.
+   *
+   * @example
+   * runner.onMessage(async (message) => { await agent.send(message.sid, message.text); });
+   */
+  onMessage(handler: MessageHandler): () => void {
+    this.messageHandlers.add(handler);
+    return () => this.messageHandlers.delete(handler);
+  }
+
+  private async onMessagePayload(payload: unknown, ack: (answer: RunnerMessageAck) => void): Promise<void> {
+    const parsed = RunnerMessagePayloadSchema.safeParse(payload);
+    if (!parsed.success) return ack({ ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid message' } });
+    if (this.messageHandlers.size === 0) return ack({ ok: false, error: { code: 'not_found', message: 'no message handler on this runner' } });
+    const errors: string[] = [];
+    let took = false;
+    for (const handler of [...this.messageHandlers]) {
+      try {
+        await handler(parsed.data.message);
+        took = true;
+      } catch (error) {
+        errors.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+    ack(took ? { ok: true } : { ok: false, error: { code: 'internal', message: errors.join('; ').slice(0, 500) } });
   }
 
   /** The largest broadcast seq seen; what a reconnect asks the hub to replay from. */

@@ -53,6 +53,8 @@ export const ApprovalSchema = z.object({
   message: z.string().nullable(),
   /** When the waiting hook gives up and the agent asks in its terminal (hub clock); null: nobody waits on it. */
   expiresAt: EpochMsSchema.nullable().default(null),
+  /** An agent's question answered (AskUserQuestion): question text -> the chosen option's label (several joined with ", "). */
+  answers: z.record(z.string(), z.string()).optional(),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
@@ -61,7 +63,9 @@ export const ApprovalBodySchema = z.object({ t: z.literal('approval'), sid: z.st
 export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 
 export const ApprovalParamsSchema = z.object({ sid: z.string().min(1).max(128), approvalId: z.string().min(1).max(128) });
-export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: AttentionMessageSchema.optional() });
+/** Answers to an agent's question: question text -> option label (multiSelect: labels joined with ", "). */
+export const AnswersSchema = z.record(z.string().max(4096, 'must be at most 4096 characters'), z.string().max(4096, 'must be at most 4096 characters'));
+export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: AttentionMessageSchema.optional(), answers: AnswersSchema.optional() });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
 /** Pending approvals first (oldest first), then the ended ones (latest end first). */
 export const ApprovalsResponseSchema = z.object({ sid: z.string(), approvals: z.array(ApprovalSchema) });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodeSchema } from './acks.js';
 import { ApprovalBodySchema } from './attention.js';
+import { MessageBodySchema } from './messages.js';
 import {
   AttentionSchema,
   EpochMsSchema,
@@ -49,7 +50,7 @@ export type SessionCreatedBody = z.infer<typeof SessionCreatedBodySchema>;
 export const TurnBodySchema = z.object({ t: z.literal('turn'), sid: z.string(), turn: TurnSummarySchema, sessionUsage: UsageTotalsSchema.optional() });
 export type TurnBody = z.infer<typeof TurnBodySchema>;
 
-export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema, ApprovalBodySchema]);
+export const UpdateBodySchema = z.discriminatedUnion('t', [UpdateSessionBodySchema, SessionCreatedBodySchema, TurnBodySchema, ApprovalBodySchema, MessageBodySchema]);
 export type UpdateBody = z.infer<typeof UpdateBodySchema>;
 
 export const UpdateEventSchema = z.object({

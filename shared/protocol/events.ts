@@ -5,6 +5,7 @@
 import type { Ack } from './acks.js';
 import type { AttentionAck, AttentionPayload } from './attention.js';
 import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
+import type { RunnerMessageAck, RunnerMessagePayload } from './messages.js';
 import type { SubscribeAck, SubscribePayload, UnsubscribePayload } from './dashboard.js';
 import type {
   OkAck,
@@ -58,6 +59,11 @@ export interface ServerToClientEvents {
   update: (event: UpdateEvent) => void;
   resync: (event: ResyncEvent) => void;
   error: (event: ServerErrorEvent) => void;
+}
+
+/** Events the hub sends on `/runner`: the common ones, and a person's message (acked once the agent has it). */
+export interface RunnerServerToClientEvents extends ServerToClientEvents {
+  message: (payload: RunnerMessagePayload, ack: (response: RunnerMessageAck) => void) => void;
 }
 
 /** Committed events as one hub process hands them to the others (the cluster publisher). */

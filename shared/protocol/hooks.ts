@@ -27,6 +27,12 @@ export const HookEventSchema = z.object({
    * A sync event is sent alone, outside the bridge's spool lock.
    */
   sync: z.boolean().optional(),
+  /**
+   * Sent by the very hook process that fired the event, which prints the answer for the agent: at a
+   * message hook (the registry's `messageHooks`, e.g. Claude Code's Stop) the hub hands it the
+   * session's queued messages (docs/messages.md). A drainer re-sending a spooled event never sets it.
+   */
+  take: z.boolean().optional(),
   /** How long the bridge listens for a sync event's answer (ms); the hub waits at most this and its own approval wait. */
   waitMs: z.number().int().positive('must be positive').max(600_000, 'must be at most 600000 (10 minutes)').optional(),
   /**
@@ -57,7 +63,10 @@ export const HookResultSchema = z.object({
   detail: z.string().optional(),
   /** The hub session the event went to, when it went to one. */
   sid: z.string().optional(),
-  /** For a `sync` event: the JSON the bridge prints for the agent (an approval's decision); absent when nobody decided. */
+  /**
+   * The JSON the bridge prints for the agent: a `sync` event's decision (absent when nobody decided),
+   * or a `take` event's queued messages (absent when none were queued).
+   */
   answer: JsonObjectSchema.optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;

@@ -17,4 +17,5 @@ export * from './validation.js';
 export * from './versioned.js';
 export * from './webhooks.js';
 export * from './push.js';
+export * from './messages.js';
 export * from './sign-in.js';

@@ -1,8 +1,8 @@
 import { io, type Socket } from 'socket.io-client';
-import type { DashboardClientToServerEvents, RunnerClientToServerEvents, ServerToClientEvents } from '../../shared/protocol/events.js';
+import type { DashboardClientToServerEvents, RunnerClientToServerEvents, RunnerServerToClientEvents, ServerToClientEvents } from '../../shared/protocol/events.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 
-export type RunnerSocket = Socket<ServerToClientEvents, RunnerClientToServerEvents>;
+export type RunnerSocket = Socket<RunnerServerToClientEvents, RunnerClientToServerEvents>;
 export type DashboardSocket = Socket<ServerToClientEvents, DashboardClientToServerEvents>;
 
 const open: Socket[] = [];

@@ -190,9 +190,11 @@ describe('session-hub hook install', () => {
     // the user's own hooks stay; the older bridge hook (no async) is replaced, never doubled
     expect(settings.hooks.Notification!.map((e) => e.hooks[0]!.command)).toEqual(['notify-send hi', command]);
     expect(settings.hooks.PostToolUse!.map((e) => e.hooks[0]!.command)).toEqual(['my-linter --fix', command]);
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd', 'PreToolUse']) {
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd']) {
       expect(settings.hooks[event]!.map((e) => e.hooks[0]!.command)).toEqual([command]);
     }
+    // PreToolUse: the async observer for every tool, then the synchronous entry for the tools that ask the person (docs/messages.md)
+    expect(settings.hooks.PreToolUse!.map((e) => e.hooks[0]!.command)).toEqual([command, `${command} --ask`]);
     rmSync(dir, { recursive: true, force: true });
   });
 });

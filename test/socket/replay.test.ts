@@ -18,8 +18,10 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
 /** Everything a socket receives after the call, ack included, in arrival order. */
 function arrivals(socket: RunnerSocket | DashboardSocket) {
   const log: ({ kind: 'ack'; ack: any } | { kind: 'update'; event: UpdateEvent } | { kind: 'resync'; reason: string })[] = [];
-  socket.on('update', (event) => log.push({ kind: 'update', event }));
-  socket.on('resync', (event) => log.push({ kind: 'resync', reason: event.reason }));
+  // the events both namespaces share (a runner also gets `message`, not listened to here)
+  const common = socket as DashboardSocket;
+  common.on('update', (event) => log.push({ kind: 'update', event }));
+  common.on('resync', (event) => log.push({ kind: 'resync', reason: event.reason }));
   return {
     log,
     emit(event: string, payload: unknown): Promise<any> {

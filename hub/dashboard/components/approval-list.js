@@ -49,6 +49,7 @@ export function ApprovalOutcome({ a, now }) {
     <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
     ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
     ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
+    ${a.answers && html`<span class="approval-answers">: ${Object.values(a.answers).join('; ')}</span>`}
   </div>`;
 }
 
@@ -156,11 +157,11 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
   const at = Math.max(now, tick);
   const canDecide = DECIDING_ROLES.includes(role ?? '');
 
-  /** @param {Approval} approval @param {'allow' | 'deny'} decision */
-  async function decide(approval, decision) {
+  /** @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered */
+  async function decide(approval, decision, answers) {
     setDeciding((d) => ({ ...d, [approval.approvalId]: '' }));
     try {
-      const decided = await api.decide(sid, approval.approvalId, decision);
+      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : {});
       put(decided);
       rememberDecision(decided);
       setDeciding(({ [approval.approvalId]: _, ...rest }) => rest);
@@ -177,13 +178,20 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
   if (!shown.length) return showEnded ? html`<p class="muted">No tool approvals asked.</p>` : null;
   return html`<ul class="approvals">
     ${shown.map((a) => html`<li class="approval" key=${a.approvalId} data-approval-id=${a.approvalId} data-status=${a.status}>
-      <div class="approval-what">
-        <span class="approval-tool">${a.tool}</span>
-        ${a.inputTruncated && html`<span class="muted approval-cut">input over 64 KiB: the hub kept its first 64 KiB</span>`}
-      </div>
-      <pre class="approval-input" tabindex="0">${wordsOf(toolInputText(a.tool, a.input))}</pre>
+      ${questionsOf(a.input)
+        ? null
+        : html`<div class="approval-what">
+            <span class="approval-tool">${a.tool}</span>
+            ${a.inputTruncated && html`<span class="muted approval-cut">input over 64 KiB: the hub kept its first 64 KiB</span>`}
+          </div>`}
+      ${planOf(a.input) !== null
+        ? html`<pre class="approval-plan">${planOf(a.input)}</pre>`
+        : questionsOf(a.input) ? null : html`<pre class="approval-input" tabindex="0">${wordsOf(toolInputText(a.tool, a.input))}</pre>`}
       ${a.cwd && html`<div class="approval-cwd muted">in <${PathText} path=${displayPath(a.cwd, store.get(sid)?.metadata.value ?? {}, hub)} title=${a.cwd} /></div>`}
-      ${a.status === 'pending'
+      ${a.status === 'pending' && questionsOf(a.input)
+        ? html`<${QuestionForm} approval=${a} canDecide=${canDecide} busy=${deciding[a.approvalId] === ''}
+            onAnswer=${(/** @type {Record<string, string>} */ answers) => decide(a, 'allow', answers)} onDeny=${() => decide(a, 'deny')} />`
+        : a.status === 'pending'
         ? canDecide
           ? html`<div class="approval-actions">
               <button type="button" class="allow" data-decision="allow" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'allow')}>Allow</button>
@@ -199,4 +207,61 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
       ${deciding[a.approvalId] && html`<p class="error">${deciding[a.approvalId]}</p>`}
     </li>`)}
   </ul>`;
+}
+
+/**
+ * The questions an approval carries (Claude Code's AskUserQuestion input), or null.
+ * @param {unknown} input
+ * @returns {{ question: string, header: string, options: { label: string, description: string }[], multiSelect: boolean }[] | null}
+ */
+function questionsOf(input) {
+  const questions = input && typeof input === 'object' && !Array.isArray(input) ? /** @type {any} */ (input).questions : undefined;
+  if (!Array.isArray(questions)) return null;
+  return questions.map((/** @type {any} */ q) => ({
+    question: String(q?.question ?? ''),
+    header: String(q?.header ?? ''),
+    options: (Array.isArray(q?.options) ? q.options : []).map((/** @type {any} */ o) => ({ label: String(o?.label ?? ''), description: String(o?.description ?? '') })),
+    multiSelect: q?.multiSelect === true,
+  }));
+}
+
+/** The plan an approval carries (Claude Code's ExitPlanMode input), or null. @param {unknown} input */
+function planOf(input) {
+  const plan = input && typeof input === 'object' && !Array.isArray(input) ? /** @type {any} */ (input).plan : undefined;
+  return typeof plan === 'string' ? plan : null;
+}
+
+/**
+ * An agent's questions with their options as buttons: a single-choice question is answered by one
+ * tap; a multiple-choice one by toggling options. With every question answered, the answers go.
+ * @param {{ approval: Approval, canDecide: boolean, busy: boolean, onAnswer: (answers: Record<string, string>) => void, onDeny: () => void }} props
+ */
+function QuestionForm({ approval, canDecide, busy, onAnswer, onDeny }) {
+  const questions = questionsOf(approval.input) ?? [];
+  const [picked, setPicked] = useState(/** @type {Record<string, string[]>} */ ({}));
+  const complete = (/** @type {Record<string, string[]>} */ chosen) => questions.every((q) => (chosen[q.question] ?? []).length > 0);
+  const answersOf = (/** @type {Record<string, string[]>} */ chosen) => Object.fromEntries(questions.map((q) => [q.question, (chosen[q.question] ?? []).join(', ')]));
+  /** @param {{ question: string, multiSelect: boolean }} q @param {string} label */
+  function pick(q, label) {
+    const mine = picked[q.question] ?? [];
+    const next = { ...picked, [q.question]: q.multiSelect ? (mine.includes(label) ? mine.filter((l) => l !== label) : [...mine, label]) : [label] };
+    setPicked(next);
+    // one tap answers when every question is a single choice
+    if (!questions.some((x) => x.multiSelect) && complete(next)) onAnswer(answersOf(next));
+  }
+  return html`<div class="questions">
+    ${questions.map((q) => html`<fieldset class="question" data-question=${q.question}>
+      <legend>${q.header && html`<span class="question-header">${q.header}</span> `}${q.question}</legend>
+      <div class="question-options">
+        ${q.options.map((o) => html`<button type="button" class="option" data-option=${o.label} title=${o.description}
+          aria-pressed=${(picked[q.question] ?? []).includes(o.label) ? 'true' : 'false'} disabled=${!canDecide || busy} onClick=${() => pick(q, o.label)}>${o.label}</button>`)}
+      </div>
+    </fieldset>`)}
+    ${canDecide
+      ? html`<div class="approval-actions">
+          ${questions.some((q) => q.multiSelect) && html`<button type="button" class="allow" data-decision="answer" disabled=${busy || !complete(picked)} onClick=${() => onAnswer(answersOf(picked))}>Send answers</button>`}
+          <button type="button" class="deny" data-decision="deny" disabled=${busy} onClick=${onDeny}>Let it ask in the terminal</button>
+        </div>`
+      : html`<p class="muted">To answer here, sign in with an admin or operator token.</p>`}
+  </div>`;
 }

@@ -51,8 +51,9 @@ export function NeedsYou({ store, api, role, hub, now }) {
         <div class="session-meta">
           <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
           ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
+          <a class="reply-link" href=${`#/s/${encodeURIComponent(s.sid)}`}>Reply</a>
         </div>
-        ${(s.attention.kind === 'permission' || decided.some((a) => a.sid === s.sid)) &&
+        ${(s.attention.kind === 'permission' || s.attention.kind === 'question' || decided.some((a) => a.sid === s.sid)) &&
         html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} keep=${decided.filter((a) => a.sid === s.sid).map((a) => a.approvalId)} since=${s.attention.since} />`}
       </li>`)}
       ${doneHere.map((a) => html`<li class="needs-you-row needs-you-decided" key=${a.approvalId} data-sid=${a.sid} data-decided=${a.approvalId} onClick=${(/** @type {MouseEvent} */ e) => openUnlessControl(e, a.sid)}>

@@ -17,6 +17,7 @@ import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
+import { MessagePanel } from './message-panel.js';
 import { SessionFacts } from './session-facts.js';
 import { TurnTimeline } from './turn-timeline.js';
 import { backToList } from '../route.js';
@@ -96,8 +97,9 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
       </p>`}
     </section>
+    <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
     <section class="approvals-panel" id="session-approvals">
-      <h3>Tool approvals</h3>
+      <h3>Tool approvals and questions</h3>
       <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
     </section>
     <${TurnTimeline} turns=${turns.value} error=${turns.error} />

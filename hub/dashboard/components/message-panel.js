@@ -1,0 +1,140 @@
+// @ts-check
+/**
+ * Talking to the agent (docs/messages.md): a reply box (operator and admin tokens), the session's
+ * messages with their states (queued, delivered and how, cancelled, expired), Cancel while queued,
+ * and one line saying when a reply reaches the agent: now, at its next stop, or once it runs again.
+ * Fetched over HTTP, then kept current by the live `message` bodies.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { messageOf } from '../format.js';
+import { RelTime } from './rel-time.js';
+
+/** @typedef {import('../../../shared/protocol/messages.js').Message} Message */
+
+const CAN_SEND = Object.freeze(['operator', 'admin']);
+
+/** How a delivered message reached the agent, in plain words. */
+function viaWords(/** @type {string | null} */ via) {
+  if (!via) return '';
+  if (via === 'runner') return 'to its runner';
+  if (via.startsWith('hook:')) return `at its ${via.slice(5)}`;
+  if (via.startsWith('wake:')) return 'woke the agent';
+  return via;
+}
+
+/**
+ * When a reply reaches the agent: `later` (the session ended: once it runs again), `next-stop` (the
+ * agent is working, or its hooks cannot wake it: its stop hook hands it over), `now` (it waits and
+ * its runner or waking hook takes it at once). `reach` is the hub's (GET …/messages).
+ * @param {{ lifecycle: { state: string }, activity: string }} session
+ * @param {'runner' | 'wake' | 'stop'} reach
+ */
+export function deliveryOf(session, reach) {
+  if (session.lifecycle.state === 'ended' || session.lifecycle.state === 'archived' || session.activity === 'ended' || session.activity === 'lost') return 'later';
+  if (reach === 'runner') return 'now';
+  if (session.activity === 'working' || reach === 'stop') return 'next-stop';
+  return 'now';
+}
+
+/** @param {'now' | 'next-stop' | 'later'} delivery @param {string} activity */
+function deliveryWords(delivery, activity) {
+  if (delivery === 'now') return 'A reply reaches the agent now.';
+  if (delivery === 'later') return 'The session is not running: a reply waits here and reaches the agent once it runs again (for up to a day).';
+  return activity === 'working'
+    ? 'The agent is working: a reply reaches it at its next stop.'
+    : "A reply reaches the agent at its next stop (this agent's hooks cannot wake it while it waits).";
+}
+
+/**
+ * @param {import('../api.js').Api} api
+ * @param {import('../sessions.js').SessionView} store
+ * @param {string} sid
+ */
+function useMessages(api, store, sid) {
+  const [messages, setMessages] = useState(/** @type {Message[] | null} */ (null));
+  const [reach, setReach] = useState(/** @type {'runner' | 'wake' | 'stop'} */ ('stop'));
+  const [error, setError] = useState('');
+  /** @param {Message} message */
+  const put = (message) => setMessages((list) => [...(list ?? []).filter((m) => m.id !== message.id), message].sort((a, b) => a.createdAt - b.createdAt));
+  useEffect(() => {
+    let closed = false;
+    const stop = store.onMessage((message) => message.sid === sid && put(message));
+    api.messages(sid).then(
+      (body) => closed || (setReach(body.reach), setMessages((live) => {
+        const byId = new Map(body.messages.map((m) => [m.id, m]));
+        // a live change newer than the fetch wins (a state only moves away from queued)
+        for (const m of live ?? []) if (m.state !== 'queued' || !byId.has(m.id)) byId.set(m.id, m);
+        return [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
+      })),
+      (err) => closed || setError(messageOf(err)),
+    );
+    return () => {
+      closed = true;
+      stop();
+    };
+  }, [api, store, sid]);
+  return { messages, reach, error, put };
+}
+
+/**
+ * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number }} props
+ */
+export function MessagePanel({ sid, store, api, role, now }) {
+  const { messages, reach, error, put } = useMessages(api, store, sid);
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  const [problem, setProblem] = useState('');
+  const session = store.get(sid);
+  const canSend = CAN_SEND.includes(role ?? '');
+
+  async function send(/** @type {Event} */ event) {
+    event.preventDefault();
+    if (!text.trim()) return setProblem('Write something first.');
+    setSending(true);
+    setProblem('');
+    try {
+      put((await api.sendMessage(sid, text)).message);
+      setText('');
+    } catch (err) {
+      setProblem(messageOf(err));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function cancel(/** @type {Message} */ message) {
+    try {
+      put((await api.cancelMessage(sid, message.id)).message);
+    } catch (err) {
+      setProblem(messageOf(err));
+      api.messages(sid).then((body) => body.messages.forEach(put), () => {});
+    }
+  }
+
+  const delivery = session ? deliveryOf(session, reach) : 'later';
+  return html`<section class="messages-panel" id="session-messages" aria-label="Talk to the agent">
+    <h3>Talk to the agent</h3>
+    <p class="delivery muted" data-delivery=${delivery} data-reach=${reach}>${deliveryWords(delivery, session?.activity ?? '')}</p>
+    ${canSend
+      ? html`<form class="reply" onSubmit=${send}>
+          <textarea name="reply" rows="3" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
+            onInput=${(/** @type {InputEvent} */ e) => setText(/** @type {HTMLTextAreaElement} */ (e.target).value)}></textarea>
+          <button type="submit" class="send" disabled=${sending}>Send</button>
+        </form>`
+      : html`<p class="muted">To reply here, sign in with an admin or operator token.</p>`}
+    ${problem && html`<p class="error reply-error">${problem}</p>`}
+    ${error && html`<p class="error">Messages could not be loaded: ${error}</p>`}
+    ${messages && messages.length > 0 && html`<ol class="messages">
+      ${messages.map((m) => html`<li class="message" key=${m.id} data-message-id=${m.id} data-state=${m.state}>
+        <p class="message-text">${m.text}</p>
+        <div class="message-state muted">
+          <strong>${m.state}</strong>
+          ${m.state === 'delivered' && html` ${viaWords(m.via)} <${RelTime} at=${m.deliveredAt ?? m.createdAt} now=${now} />`}
+          ${m.state !== 'delivered' && html` <${RelTime} at=${m.endedAt ?? m.createdAt} now=${now} />`}
+          ${m.state === 'queued' && canSend && html` <button type="button" class="cancel" onClick=${() => cancel(m)}>Cancel</button>`}
+        </div>
+      </li>`)}
+    </ol>`}
+  </section>`;
+}

@@ -1,0 +1,77 @@
+/**
+ * A background hook waiting for a person's message (Claude Code's asyncRewake Stop hook wakes the
+ * idle agent with it; docs/messages.md). A message queued on this process wakes the waiter at once;
+ * one queued on another hub process sharing the store is read within `pollMs`.
+ */
+import type { Message } from '../../shared/protocol/messages.js';
+import { runWrite } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { isClosing, registerWaiter, type MessageWaiter } from './message-waiters.js';
+import { listQueuedMessages } from '../store/messages.js';
+import { getSessionByTag, type StoredSession } from '../store/sessions.js';
+import { deliverQueuedIn } from './message-delivery.js';
+
+/** How often a waiter reads the store, for messages queued on another hub process. */
+export const MESSAGE_POLL_MS = 1000;
+
+export interface WaitResult {
+  messages: Message[];
+  replaced: boolean;
+}
+
+/**
+ * Waits up to `waitMs` for queued messages of the agent session `tag` (its hub session found by tag,
+ * which the same stop's synchronous hook may create a moment later), takes them all as
+ * `wake:<event>` (a turn opens with their text), and returns them. Nothing in time, a newer waiter, or a hub closing: no messages.
+ */
+export async function waitForMessages(
+  deps: HubDeps,
+  actor: Actor,
+  input: { tag: string; event: string; waitMs: number },
+  options: { pollMs?: number } = {},
+): Promise<WaitResult> {
+  const pollMs = options.pollMs ?? MESSAGE_POLL_MS;
+  let wakeUp: () => void = () => {};
+  const self: MessageWaiter = {
+    namespace: actor.namespace,
+    sid: undefined,
+    replaced: false,
+    woken: false,
+    wake: () => {
+      self.woken = true;
+      wakeUp();
+    },
+  };
+  const unregister = registerWaiter(deps, `${actor.namespace}\u0000${input.tag}`, self);
+  const deadline = performance.now() + input.waitMs;
+  let session: StoredSession | undefined;
+  try {
+    for (;;) {
+      self.woken = false;
+      if (self.replaced || isClosing(deps)) return { messages: [], replaced: self.replaced };
+      session ??= await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
+      if (session) {
+        const found = session;
+        self.sid = found.sid;
+        // a read first: a write only when something is queued (many idle sessions each have a waiter)
+        if ((await listQueuedMessages(deps.store, found.sid)).length > 0) {
+          const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, found, `wake:${input.event}`, now));
+          if (taken.length > 0) return { messages: taken, replaced: false };
+        }
+      }
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) return { messages: [], replaced: false };
+      if (self.woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(pollMs, remaining));
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = () => {};
+    }
+  } finally {
+    unregister();
+  }
+}

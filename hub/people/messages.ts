@@ -1,0 +1,128 @@
+/**
+ * Messages from people to an agent (docs/messages.md). A person with an operator or admin token
+ * queues one over HTTP; whoever reaches the agent first takes it: a runner socket that acks the
+ * `message` event, the agent's stop hook (printed as its next instruction), or a background hook
+ * waiting to wake the idle agent. Taking is compare-and-set, so a message is delivered once. Every
+ * change is one unit of work with its `message` event; the sweep expires what waited too long.
+ */
+import { randomUUID } from 'node:crypto';
+import { HubError } from '../../shared/errors.js';
+import type { Message, MessageSender } from '../../shared/protocol/messages.js';
+import { endMessage, getMessage, insertMessage, listQueuedMessages, listStaleMessages, markMessageDelivered } from '../store/messages.js';
+import type { Tx } from '../store/sql.js';
+import { runWrite, type ChangeSet } from '../services/changes.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { wakeMessageWaiters } from './message-waiters.js';
+import { requireSession } from '../services/require-session.js';
+
+/** No such message on this session (or it is another tenant's): 404 `message_not_found`. */
+export class MessageNotFound extends HubError {
+  constructor(messageId: string) {
+    super('not_found', `message ${messageId} not found on this session`);
+    this.name = 'MessageNotFound';
+  }
+}
+
+/** The message is no longer queued: 409 with the message as it stands. */
+export class MessageConflict extends HubError {
+  constructor(readonly current: Message) {
+    super('conflict', `message ${current.id} is ${current.state}${current.via ? ` (${current.via})` : ''}: only a queued message can be cancelled`);
+    this.name = 'MessageConflict';
+  }
+}
+
+/** `queue`: a person's message for the session, `queued` until an agent takes it. */
+export async function queueMessage(deps: HubDeps, actor: Actor, input: { sid: string; text: string; by: MessageSender }): Promise<Message> {
+  const { message, namespace } = await runWrite(deps, async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, input.sid);
+    const queued: Message = {
+      id: randomUUID(),
+      sid: session.sid,
+      text: input.text,
+      state: 'queued',
+      createdAt: now,
+      deliveredAt: null,
+      endedAt: null,
+      by: input.by,
+      via: null,
+    };
+    await insertMessage(tx, { id: queued.id, sid: queued.sid, namespace: session.namespace, text: queued.text, createdAt: now, byToken: input.by.tokenId, byLabel: input.by.label });
+    changes.message(session.namespace, queued);
+    return { message: queued, namespace: session.namespace };
+  });
+  wakeMessageWaiters(deps, namespace, message.sid);
+  void offerToRunners(deps, namespace, message);
+  return message;
+}
+
+/** `cancel`: a queued message ends `cancelled`; one no longer queued is a MessageConflict, nothing changes. */
+export function cancelMessage(deps: HubDeps, actor: Actor, input: { sid: string; messageId: string }): Promise<Message> {
+  return runWrite(deps, async (tx, changes, now) => {
+    const session = await requireSession(tx, actor, input.sid);
+    const message = await getMessage(tx, { id: input.messageId, sid: session.sid, namespace: session.namespace });
+    if (!message) throw new MessageNotFound(input.messageId);
+    if (message.state !== 'queued' || !(await endMessage(tx, { id: message.id, state: 'cancelled', at: now }))) {
+      throw new MessageConflict((await getMessage(tx, { id: message.id, sid: session.sid, namespace: session.namespace }))!);
+    }
+    const cancelled: Message = { ...message, state: 'cancelled', endedAt: now };
+    changes.message(session.namespace, cancelled);
+    return cancelled;
+  });
+}
+
+/**
+ * Inside a unit of work: the session's queued messages, oldest first, become `delivered` by `via`
+ * (a hook printing them); returns those this call took (another taker may have won some).
+ */
+export async function takeQueuedIn(tx: Tx, changes: ChangeSet, session: { namespace: string; sid: string }, via: string, now: number): Promise<Message[]> {
+  const taken: Message[] = [];
+  for (const message of await listQueuedMessages(tx, session.sid)) {
+    if (!(await markMessageDelivered(tx, { id: message.id, at: now, via }))) continue;
+    const delivered: Message = { ...message, state: 'delivered', deliveredAt: now, via };
+    changes.message(session.namespace, delivered);
+    taken.push(delivered);
+  }
+  return taken;
+}
+
+/** A runner acked the message: delivered by `runner`, unless another taker was first (false). */
+async function markDeliveredByRunner(deps: HubDeps, namespace: string, message: Message): Promise<boolean> {
+  return runWrite(deps, async (tx, changes, now) => {
+    if (!(await markMessageDelivered(tx, { id: message.id, at: now, via: 'runner' }))) return false;
+    changes.message(namespace, { ...message, state: 'delivered', deliveredAt: now, via: 'runner' });
+    return true;
+  });
+}
+
+/**
+ * Offers a queued message to the runner sockets of its session (every hub process); the first
+ * `{ ok: true }` marks it delivered. Runs after the commit, in the background: the person already
+ * has their 201; a failure leaves the message queued for the next taker.
+ */
+export function offerToRunners(deps: HubDeps, namespace: string, message: Message, options: { socketId?: string } = {}): Promise<boolean> {
+  const courier = deps.courier;
+  if (!courier) return Promise.resolve(false);
+  return courier
+    .offer(message, options.socketId)
+    .then(async (acked) => acked && (await markDeliveredByRunner(deps, namespace, message)))
+    .catch((error: unknown) => {
+      deps.log.warn({ err: error, sid: message.sid, messageId: message.id }, 'offering a message to runners failed; it stays queued');
+      return false;
+    });
+}
+
+/** A runner socket started or joined the session: its queued messages are offered to it, in order, until one is not taken. */
+export async function offerQueuedTo(deps: HubDeps, session: { namespace: string; sid: string }, socketId: string): Promise<void> {
+  for (const message of await listQueuedMessages(deps.store, session.sid)) {
+    if (!(await offerToRunners(deps, session.namespace, message, { socketId }))) return;
+  }
+}
+
+/** The sweep: queued messages older than the TTL end `expired`, visibly (their event); returns how many. */
+export async function expireStaleIn(tx: Tx, changes: ChangeSet, input: { before: number; limit: number; now: number }): Promise<number> {
+  const stale = await listStaleMessages(tx, input.before, input.limit);
+  for (const { message, namespace } of stale) {
+    if (await endMessage(tx, { id: message.id, state: 'expired', at: input.now })) changes.message(namespace, { ...message, state: 'expired', endedAt: input.now });
+  }
+  return stale.length;
+}

@@ -1,0 +1,95 @@
+/**
+ * Messages from people to an agent (docs/messages.md): a session's durable queue, its HTTP routes,
+ * its broadcast body, and the `/runner` event `message` a runner acks once its agent has the text.
+ */
+import { z } from 'zod';
+import { ErrorBodySchema } from './acks.js';
+import { idSchema } from './ids.js';
+import { LIMITS } from './limits.js';
+import { EpochMsSchema, SidSchema } from './session.js';
+
+/**
+ * `queued` until an agent takes it (`delivered`), a person cancels it (`cancelled`), or it waited
+ * longer than the hub's message TTL (`expired`, default a day).
+ */
+export const MessageStateSchema = z.enum(['queued', 'delivered', 'cancelled', 'expired']);
+export type MessageState = z.infer<typeof MessageStateSchema>;
+
+/** The sending token: its public id and, where the token has one, its label. Never its secret. */
+export const MessageSenderSchema = z.object({ tokenId: z.string(), label: z.string().nullable() });
+export type MessageSender = z.infer<typeof MessageSenderSchema>;
+
+/**
+ * How a delivered message reached the agent: `runner` (a runner acked the `message` event),
+ * `hook:<event>` (printed by the agent's hook of that name at its stop, e.g. `hook:Stop`), or
+ * `wake:<event>` (a background hook woke the idle agent with it: Claude Code's asyncRewake).
+ */
+export const MessageViaSchema = z.string().max(128);
+
+export const MessageSchema = z.object({
+  id: z.string(),
+  sid: z.string(),
+  text: z.string(),
+  state: MessageStateSchema,
+  createdAt: EpochMsSchema,
+  deliveredAt: EpochMsSchema.nullable(),
+  /** When it left `queued` otherwise (cancelled or expired); null while queued or once delivered. */
+  endedAt: EpochMsSchema.nullable(),
+  by: MessageSenderSchema,
+  via: MessageViaSchema.nullable(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+/** Control characters other than newline and tab, and lone surrogates: refused in a message's text. */
+const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const MESSAGE_MAX_BYTES = LIMITS.maxPromptBytes;
+
+export const MessageTextSchema = z
+  .string()
+  .refine((text) => text.trim().length > 0, 'must not be empty')
+  .refine((text) => Buffer.byteLength(text) <= MESSAGE_MAX_BYTES, `must be at most ${MESSAGE_MAX_BYTES} bytes (the prompt limit)`)
+  .refine((text) => !UNSAFE_IN_TEXT.test(text), 'must not contain control characters other than newline and tab');
+
+/** POST /api/sessions/:sid/messages */
+export const PostMessageRequestSchema = z.object({ text: MessageTextSchema }).strict();
+export type PostMessageRequest = z.infer<typeof PostMessageRequestSchema>;
+export const MessageResponseSchema = z.object({ message: MessageSchema });
+export type MessageResponse = z.infer<typeof MessageResponseSchema>;
+/**
+ * How a message reaches the agent while it waits: `runner` (an SDK runner's socket: at once),
+ * `wake` (its hook wakes the idle agent: at once), `stop` (at the agent's next stop only).
+ */
+export const MessageReachSchema = z.enum(['runner', 'wake', 'stop']);
+export type MessageReach = z.infer<typeof MessageReachSchema>;
+/** GET …/messages: oldest first, and how a message reaches this session's agent. */
+export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema), reach: MessageReachSchema });
+export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
+export const MessageParamsSchema = z.object({ sid: SidSchema, messageId: idSchema(128) });
+/** 409 when cancelling a message no longer queued: the message as it stands. */
+export const MessageConflictSchema = z.object({ error: z.literal('conflict'), message: z.string(), current: MessageSchema });
+
+/** Broadcast body: a message was queued or changed state. */
+export const MessageBodySchema = z.object({ t: z.literal('message'), sid: z.string(), message: MessageSchema });
+export type MessageBody = z.infer<typeof MessageBodySchema>;
+
+/** `/runner` event from the hub: a person's message for the session; ack `{ ok: true }` once the agent has it. */
+export const RunnerMessagePayloadSchema = z.object({ sid: z.string(), message: MessageSchema });
+export type RunnerMessagePayload = z.infer<typeof RunnerMessagePayloadSchema>;
+export const RunnerMessageAckSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: ErrorBodySchema.optional() })]);
+export type RunnerMessageAck = z.infer<typeof RunnerMessageAckSchema>;
+
+/**
+ * POST /api/hooks/wait (runner token): a background hook (Claude Code's asyncRewake Stop) waits up
+ * to `waitMs` for messages of the agent session `tag`; a newer wait of the same session replaces it.
+ */
+export const HookWaitRequestSchema = z.object({
+  flavor: idSchema(64),
+  tag: idSchema(256),
+  /** The hook event that waits (e.g. `Stop`): recorded in `via` as `wake:<event>`. */
+  event: idSchema(128),
+  waitMs: z.number().int().positive('must be positive').max(3_600_000, 'must be at most 3600000 (an hour)'),
+});
+export type HookWaitRequest = z.infer<typeof HookWaitRequestSchema>;
+/** `messages` delivered to this waiter (empty: none in time, or `replaced` by a newer waiter). */
+export const HookWaitResponseSchema = z.object({ messages: z.array(MessageSchema), replaced: z.boolean() });
+export type HookWaitResponse = z.infer<typeof HookWaitResponseSchema>;

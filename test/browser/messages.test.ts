@@ -1,0 +1,131 @@
+/**
+ * Talking to an agent from a phone (docs/messages.md), in Chromium at 390 px against a real hub with
+ * real `session-hub hook claude` processes (the bundled bridge) fed Claude Code's documented payloads:
+ * - a session that stopped is in "Needs you"; one tap opens it with the reply box; a reply typed
+ *   there is queued, shown with its state, and the agent's next Stop hook prints it as its next
+ *   instruction (`decision: block`); the page then shows it delivered;
+ * - Cancel while queued; the page says when a reply reaches the agent;
+ * - an AskUserQuestion shows its options as buttons; tapping them makes the waiting hook print the
+ *   answers in `updatedInput`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TestHub } from '../helpers/hub.js';
+import { stopDrainers } from '../hook/run-cli.js';
+import { screenshot, signIn, useDashboardPages } from './browser.js';
+
+const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
+const fixture = (path: string) => (JSON.parse(readFileSync(resolve(import.meta.dirname, '../hook/fixtures', path), 'utf8')) as { payload: Record<string, unknown> }).payload;
+const STOP = fixture('attention/claude-stop.json');
+const ASK = fixture('messages/claude-pre-tool-use-ask-user-question.json');
+
+let hub: TestHub;
+let page: Page;
+const spoolDirs: string[] = [];
+
+useDashboardPages({
+  suite: (started) => ({ hub } = started),
+  test: (opened) => ({ page } = opened),
+});
+
+afterEach(() => {
+  for (const dir of spoolDirs.splice(0)) {
+    stopDrainers(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function hookProcess(payload: Record<string, unknown>, args: string[] = []): Promise<{ code: number | null; stdout: string }> {
+  const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
+  spoolDirs.push(spoolDir);
+  const child = spawn(process.execPath, [BRIDGE, 'claude', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_HOOK_WAIT_MS: '30000' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdin.end(JSON.stringify(payload));
+  return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout })));
+}
+
+async function sidOf(tag: string): Promise<string> {
+  for (let tries = 0; tries < 300; tries++) {
+    const response = await fetch(`${hub.url}/api/sessions?limit=500`, { headers: { authorization: `Bearer ${hub.tokens.operator}` } });
+    const sid = ((await response.json()) as { sessions: { sid: string; tag: string }[] }).sessions.find((s) => s.tag === tag)?.sid;
+    if (sid) return sid;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no session ${tag}`);
+}
+
+async function phone(): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, hub.url, hub.tokens.operator);
+}
+
+const noSideScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
+describe('a reply from the page reaches the agent at its Stop', () => {
+  it('one tap from Needs you to the reply box; sent, queued, then printed by the Stop hook as the next instruction; the page shows it delivered', async () => {
+    const tag = `browser-reply-${Date.now()}`;
+    expect((await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false })).stdout).toBe('');
+    const sid = await sidOf(tag);
+    await phone();
+
+    const row = page.locator(`#needs-you li[data-sid="${sid}"]`);
+    await row.waitFor();
+    await row.locator('.session-meta').click();
+    const box = page.locator('#session-messages textarea');
+    await box.waitFor();
+    expect(await page.locator('#session-messages .delivery').getAttribute('data-delivery')).toBe('now');
+    await box.fill('Yes, update the snapshots too.');
+    await page.locator('#session-messages button.send').click();
+    await page.locator('#session-messages li.message[data-state="queued"]').waitFor();
+    expect(await box.inputValue()).toBe('');
+    expect(await noSideScroll()).toBe(true);
+    await screenshot(page, 'messages-queued-390');
+
+    const stop = await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false });
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ decision: 'block', reason: 'Yes, update the snapshots too.' });
+    await page.locator('#session-messages li.message[data-state="delivered"]').waitFor();
+    expect((await page.locator('#session-messages li.message .message-state').textContent())?.replace(/\s+/g, ' ')).toMatch(/delivered at its Stop/);
+  });
+
+  it('Cancel while queued: the message ends cancelled and the next Stop prints nothing', async () => {
+    const tag = `browser-cancel-${Date.now()}`;
+    await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false });
+    const sid = await sidOf(tag);
+    await phone();
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await page.locator('#session-messages textarea').fill('never mind');
+    await page.locator('#session-messages button.send').click();
+    await page.locator('#session-messages li.message[data-state="queued"] button.cancel').click();
+    await page.locator('#session-messages li.message[data-state="cancelled"]').waitFor();
+    expect((await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false })).stdout).toBe('');
+  });
+});
+
+describe('an agent question answered on the page', () => {
+  it('AskUserQuestion options are buttons; tapping them sends the answers the waiting hook prints', async () => {
+    const tag = `browser-ask-${Date.now()}`;
+    const waiting = hookProcess({ ...ASK, session_id: tag }, ['--ask']);
+    const sid = await sidOf(tag);
+    await phone();
+    const row = page.locator(`#needs-you li[data-sid="${sid}"]`);
+    await row.locator('fieldset.question').first().waitFor();
+    expect(await row.getAttribute('data-kind')).toBe('question');
+    await row.locator('fieldset[data-question="Should I also update the snapshots?"] button[data-option="Yes"]').click();
+    await row.locator('fieldset[data-question="Which suites should run?"] button[data-option="unit"]').click();
+    await row.locator('fieldset[data-question="Which suites should run?"] button[data-option="postgres"]').click();
+    expect(await noSideScroll()).toBe(true);
+    await screenshot(page, 'messages-question-390');
+    await row.locator('button[data-decision="answer"]').click();
+    const printed = JSON.parse((await waiting).stdout) as { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } };
+    expect(printed.hookSpecificOutput.updatedInput.answers).toEqual({ 'Should I also update the snapshots?': 'Yes', 'Which suites should run?': 'unit, postgres' });
+  });
+});

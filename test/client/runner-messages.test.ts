@@ -1,0 +1,76 @@
+/**
+ * RunnerClient.onMessage (docs/sdk.md) against a real hub: a person's message posted over HTTP
+ * reaches the handler; the hub marks it delivered only once the handler resolves; a handler that
+ * throws, or none at all, leaves it queued for the next taker; queued messages reach a client that
+ * joins the session later.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Message, MessagesResponse } from '../../shared/protocol/messages.js';
+import { waitFor } from '../helpers/clients.js';
+import type { TestHub } from '../helpers/hub.js';
+import { getJson, runnerClient, useSdkTestHub } from './sdk-helpers.js';
+
+let hub: TestHub;
+useSdkTestHub((started) => (hub = started));
+
+const start = (tag: string) => ({ tag, flavor: 'claude', source: 'startup' as const });
+
+async function post(sid: string, text: string): Promise<Message> {
+  const response = await fetch(`${hub.url}/api/sessions/${sid}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { message: Message }).message;
+}
+
+const states = async (sid: string) => (await getJson<MessagesResponse>(`${hub.url}/api/sessions/${sid}/messages`, hub.tokens.dashboard)).messages.map((m) => m.state);
+
+describe('RunnerClient.onMessage', () => {
+  it('the handler gets the message; it is delivered only after the handler resolves', async () => {
+    const runner = await runnerClient(hub.url, hub.tokens.runner);
+    let release!: () => void;
+    const seen: Message[] = [];
+    runner.onMessage(async (message) => {
+      seen.push(message);
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    const { session } = await runner.startSession(start('sdk-msg'));
+    const message = await post(session.sid, 'also update the snapshots');
+    await waitFor(() => seen.length === 1, 5000, 'handler called');
+    expect(seen[0]).toEqual(message);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await states(session.sid)).toEqual(['queued']);
+    release();
+    await waitFor(async () => (await states(session.sid))[0] === 'delivered', 5000, 'delivered');
+  });
+
+  it('a throwing handler leaves the message queued; a client joining later with a handler takes it', async () => {
+    const failing = await runnerClient(hub.url, hub.tokens.runner);
+    failing.onMessage(() => {
+      throw new Error('agent busy');
+    });
+    const { session } = await failing.startSession(start('sdk-msg-2'));
+    await post(session.sid, 'first');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await states(session.sid)).toEqual(['queued']);
+
+    const later = await runnerClient(hub.url, hub.tokens.runner);
+    const texts: string[] = [];
+    later.onMessage((message) => void texts.push(message.text));
+    await later.joinSession(session.sid);
+    await waitFor(async () => (await states(session.sid))[0] === 'delivered', 5000, 'delivered to the later client');
+    expect(texts).toEqual(['first']);
+  });
+
+  it('with no handler the message stays queued; removing the handler stops delivery', async () => {
+    const runner = await runnerClient(hub.url, hub.tokens.runner);
+    const off = runner.onMessage(() => undefined);
+    off();
+    const { session } = await runner.startSession(start('sdk-msg-3'));
+    await post(session.sid, 'anyone?');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await states(session.sid)).toEqual(['queued']);
+  });
+});
