@@ -20,6 +20,8 @@ export function useAgentHub() {
   return {
     /** The hook environment (hub URL, runner token, spool directory) of this test's hub. */
     env,
+    /** This test's hub (its URL and tokens), for what the view does not cover. */
+    hub: () => hub,
     view: hubView(() => hub),
     /** The model server started, closed after the test. */
     async model<T extends ModelServer>(starting: Promise<T>): Promise<T> {
