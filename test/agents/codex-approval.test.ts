@@ -45,4 +45,27 @@ describe('codex (TUI) with approval policy on-request, a command asking to leave
     expect((await view.turns(session.sid)).at(-1)).toMatchObject({ response: 'All done.' });
     expect(run.code, run.screen.slice(-2000)).toBe(0);
   }, 120_000);
+
+  it('denied over HTTP with a message: the command never runs, the model reads the denial', async () => {
+    const model = await agent.model(startResponsesServer({ commands: ['touch denied-by-a-person.txt'], escalate: true, finalText: 'All done.' }));
+    const project = await agent.project(codexProject({ modelUrl: model.url, hubEnv: env() }));
+    let decided = false;
+    const run = await codexInteractive(project, 'Make a file with the shell, please', ['-a', 'on-request', '-s', 'workspace-write'], async () => {
+      const session = (await view.sessions()).find((s) => s.flavor === 'codex');
+      if (!session) return false;
+      const pending = (await view.approvals(session.sid)).find((a) => a.status === 'pending');
+      if (pending && !decided) {
+        expect(await view.decide(session.sid, pending.approvalId, 'deny', 'Not in this folder, please.')).toBe(200);
+        decided = true;
+      }
+      return decided && (await view.turns(session.sid)).at(-1)?.status === 'completed';
+    });
+    expect(run.code, run.screen.slice(-2000)).toBe(0);
+    expect(existsSync(join(project.dir, 'denied-by-a-person.txt'))).toBe(false);
+    const session = (await view.sessions()).find((s) => s.flavor === 'codex')!;
+    expect((await view.approvals(session.sid))[0]).toMatchObject({ status: 'denied', message: 'Not in this folder, please.' });
+    // Codex 0.169.0 hands the model the hook's message as the command's failure: `Rejected("<message>")`
+    const outputs = model.requests.flatMap((r) => (r.input as { type: string; output?: string }[]).filter((i) => i.type === 'function_call_output').map((i) => i.output ?? ''));
+    expect(outputs.some((o) => o.includes('Rejected(\\"Not in this folder, please.\\")'))).toBe(true);
+  }, 120_000);
 });
