@@ -212,6 +212,12 @@ export interface WakeHookDeclaration {
   waitMs: number;
   /** The exit code that wakes the agent, the text on stderr. */
   wakeExitCode: number;
+  /**
+   * How the waiter knows no person is at a terminal (a headless run, which does not end while its
+   * background hooks run): the agent's environment variable, which its hooks inherit, and the values
+   * that mean headless. There the waiter exits at once; messages wait for the agent's next stop.
+   */
+  headless: { env: string; values: readonly string[] };
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -291,7 +297,12 @@ const declarations: FlavorDeclaration[] = [
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
       // code.claude.com/docs/en/hooks "asyncRewake": a background hook that exits 2 wakes the idle
       // session, its stderr shown to Claude
-      wakeHook: { event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2 },
+      // Claude Code sets CLAUDE_CODE_ENTRYPOINT: "sdk-cli" under `-p`, "cli" in a terminal, the
+      // SDKs' own values when they spawn it (2.1.197 binary; test/agents/claude-messages.test.ts)
+      wakeHook: {
+        event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2,
+        headless: { env: 'CLAUDE_CODE_ENTRYPOINT', values: ['sdk-cli', 'sdk-ts', 'sdk-py', 'claude-code-github-action'] },
+      },
       // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
       // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
       questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },

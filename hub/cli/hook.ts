@@ -13,6 +13,7 @@ import { targetOf } from '../hook/drainer.js';
 import { retryRefused } from '../hook/retry-refused.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
+import { wakeWaitMs } from '../hook/wake-hook.js';
 
 /** The bundled bridge (npm run build): dist/hook-bridge.cjs, beside dist/hub/. */
 const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.cjs', import.meta.url));
@@ -79,6 +80,15 @@ async function install(argv: string[]): Promise<void> {
     );
     process.exitCode = 2;
     return;
+  }
+  if (flavor.hookConfig.wakeHook) {
+    try {
+      wakeWaitMs(process.env, flavor.hookConfig.wakeHook.waitMs);
+    } catch (error) {
+      process.stderr.write(`session-hub hook install: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
   }
   if (values.command === undefined && !existsSync(BRIDGE_BUNDLE)) {
     process.stderr.write(`session-hub hook install: ${BRIDGE_BUNDLE} is missing; run "npm run build" first (or pass --command)\n`);

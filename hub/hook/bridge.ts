@@ -58,7 +58,7 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
   if (second === '--wake' && first !== undefined) {
     // a background waiter: it may run for minutes, and wakes the agent by its exit code
-    const woken = await runWake(first, await readStdin(5000), process.env);
+    const woken = await runWake(first, () => readStdin(5000), process.env);
     process.stderr.write(woken.stderr);
     process.exitCode = woken.exitCode;
     return;

@@ -66,16 +66,16 @@ function questionEntryFor(flavor: FlavorDeclaration, hookName: string, command: 
 
 /**
  * Beside the wake event's own hook, the background waiter (`<command> --wake`, with the agent's
- * waking flag), when `SESSION_HUB_WAKE_WAIT_MS` is set at install time: it waits for a person's
- * message and wakes the idle agent; the agent's timeout is above that wait.
+ * waking flag): it waits for a person's message and wakes the idle agent; the agent's timeout is
+ * above that wait (`SESSION_HUB_WAKE_WAIT_MS` at install time, default the registry's; 0: no
+ * waiter). In a headless run it exits at once (wake-hook.ts), so `claude -p` still ends promptly.
  */
 function wakeHookFor(flavor: FlavorDeclaration, hookName: string, command: string, env: NodeJS.ProcessEnv): CommandHook[] {
   const wake = flavor.hookConfig?.wakeHook;
   if (!wake || wake.event !== hookName) return [];
-  // opt-in: `claude -p` does not exit while the waiter waits (test/agents/claude-messages.test.ts),
-  // so a headless run would hang for the whole wait; written only when a wait is chosen
-  if (!(Number(env.SESSION_HUB_WAKE_WAIT_MS) > 0)) return [];
-  return [{ type: 'command', command: `${command} --wake`, timeout: Math.ceil(wakeWaitMs(env, wake.waitMs) / 1000) + 30, [wake.flag]: true }];
+  const waitMs = wakeWaitMs(env, wake.waitMs);
+  if (waitMs === 0) return [];
+  return [{ type: 'command', command: `${command} --wake`, timeout: Math.ceil(waitMs / 1000) + 30, [wake.flag]: true }];
 }
 
 /** A command this bridge installed for the flavor, by an earlier version or another path. */

@@ -3,17 +3,31 @@
  * agent stopped (the registry's `wakeHook`: Claude Code's `asyncRewake` Stop hook) and wakes the
  * idle agent with it: the text on stderr, the wake exit code (2). Nothing in time, a newer waiter
  * of the same session, a hub away or refusing: exit 0 with nothing, so the agent stays as it was.
- * It spools nothing: the same stop's own hook reports the event. Part of the bridge bundle.
+ * Headless (the registry's `headless` variable, e.g. `claude -p`): exit 0 at once, stdin unread: no
+ * person is there to reply, and the run would not end while the waiter waits. It spools nothing: the
+ * same stop's own hook reports the event. Part of the bridge bundle.
  */
 import { getFlavor, hookFieldsOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { HookWaitResponse } from '../../shared/protocol/messages.js';
 import { postJson } from './http-post.js';
 
-/** The wait from `SESSION_HUB_WAKE_WAIT_MS` (a positive number of ms), else the flavor's default. */
+/**
+ * The wait from `SESSION_HUB_WAKE_WAIT_MS`: a whole number of ms (0: no waiter), unset or empty the
+ * flavor's default; anything else throws, naming the variable and the value.
+ */
 export function wakeWaitMs(env: NodeJS.ProcessEnv, defaultMs: number): number {
-  const given = Number(env.SESSION_HUB_WAKE_WAIT_MS);
-  return Number.isFinite(given) && given > 0 ? Math.round(given) : defaultMs;
+  const given = env.SESSION_HUB_WAKE_WAIT_MS?.trim();
+  if (given === undefined || given === '') return defaultMs;
+  if (!/^\d+$/.test(given)) throw new Error(`SESSION_HUB_WAKE_WAIT_MS must be a whole number of milliseconds (0: no waiter), not "${given}"`);
+  return Number(given);
+}
+
+/** Whether the agent runs with no person at a terminal, by the flavor's declared environment variable (inherited by its hooks). */
+export function runsHeadless(flavor: string, env: NodeJS.ProcessEnv): boolean {
+  const headless = getFlavor(flavor)?.hookConfig?.wakeHook?.headless;
+  const value = headless === undefined ? undefined : env[headless.env];
+  return value !== undefined && headless!.values.includes(value);
 }
 
 export interface WakeOutcome {
@@ -22,22 +36,30 @@ export interface WakeOutcome {
   stderr: string;
 }
 
-export async function runWake(flavor: string, rawPayload: string, env: NodeJS.ProcessEnv): Promise<WakeOutcome> {
+/** `readPayload` is called only when the waiter waits (never headless, so a headless run ends at once). */
+export async function runWake(flavor: string, readPayload: () => Promise<string>, env: NodeJS.ProcessEnv): Promise<WakeOutcome> {
   const wake = getFlavor(flavor)?.hookConfig?.wakeHook;
   if (!wake) return { exitCode: 0, stderr: `session-hub hook: ${flavor} has no waking hook\n` };
+  if (runsHeadless(flavor, env)) return { exitCode: 0, stderr: '' };
+  let waitMs: number;
+  try {
+    waitMs = wakeWaitMs(env, wake.waitMs);
+  } catch (error) {
+    return { exitCode: 0, stderr: `session-hub hook: ${(error as Error).message}\n` };
+  }
+  if (waitMs === 0) return { exitCode: 0, stderr: '' };
   const url = env.SESSION_HUB_URL;
   const token = env.SESSION_HUB_TOKEN;
   if (!url || !token) return { exitCode: 0, stderr: 'session-hub hook: SESSION_HUB_URL and SESSION_HUB_TOKEN must be set\n' };
   let payload: Record<string, unknown>;
   try {
-    payload = JSON.parse(rawPayload) as Record<string, unknown>;
+    payload = JSON.parse(await readPayload()) as Record<string, unknown>;
   } catch {
     return { exitCode: 0, stderr: 'session-hub hook: stdin is not a JSON object\n' };
   }
   const fields = hookFieldsOf(flavor, payload);
   const tag = readText(payload, fields.sessionId);
   if (!tag) return { exitCode: 0, stderr: `session-hub hook: the payload has no ${fields.sessionId}\n` };
-  const waitMs = wakeWaitMs(env, wake.waitMs);
   const body = JSON.stringify({ flavor, tag, event: readText(payload, fields.event) ?? wake.event, waitMs });
   try {
     // the hub answers by waitMs; a little more for the answer to come back

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { useAgentHub } from './helpers/agent-hub.js';
 import { startAnthropicServer } from './helpers/anthropic-server.js';
-import { claudeHeadless, claudeProject, recordedPayloads } from './helpers/claude.js';
+import { claudeHeadless, claudeProject, installedWaiter, recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
 import { eventually } from './helpers/hub-view.js';
 
@@ -27,6 +27,8 @@ describe('claude -p (headless) with our hooks', () => {
     const model = await agent.model(startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch made-by-claude.txt', description: 'Make a file' } }], finalText: 'All done.' }));
     const project = await agent.project(claudeProject({ modelUrl: model.url, hubEnv: env(), allow: ['Bash(touch made-by-claude.txt)'], record: true }));
 
+    // the default install: the asyncRewake waiter beside the Stop hook (it exits at once under -p)
+    expect(installedWaiter(project)).toMatchObject({ asyncRewake: true });
     const run = await claudeHeadless(project, 'Make a file with bash, please');
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { result: string; session_id: string };

@@ -5,7 +5,7 @@
  *   order), exits 0, the messages delivered `hook:Stop` and a turn opened with their text; with
  *   none it prints nothing and returns at once;
  * - the background `--wake` waiter (asyncRewake) waits for a message and exits 2 with the text on
- *   stderr; nothing in time, a newer waiter, a hub away: exit 0 with nothing;
+ *   stderr; nothing in time, a newer waiter, a hub away, a headless run: exit 0 with nothing;
  * - Cursor `stop` prints `followup_message`, Gemini CLI `AfterAgent` prints deny + reason.
  * The output shapes are in fixtures/messages/, each naming its source.
  */
@@ -129,6 +129,26 @@ describe('the background waiter (asyncRewake)', () => {
     expect(await older).toEqual({ code: 0, stdout: '', stderr: '' });
     await post(session.sid, 'for the newer one');
     expect(await newer).toMatchObject({ code: 2, stderr: 'for the newer one\n' });
+  });
+
+  it('headless (claude -p sets CLAUDE_CODE_ENTRYPOINT=sdk-cli, inherited by its hooks): exit 0 at once with nothing, the message left for the next stop', async () => {
+    const session = await sessionFor('claude', stop('wake-6'), 'wake-6');
+    await post(session.sid, 'for the next stop');
+    const result = await hook('claude', stop('wake-6'), { ...bridge.env(), SESSION_HUB_WAKE_WAIT_MS: '60000', CLAUDE_CODE_ENTRYPOINT: 'sdk-cli' }, ['--wake']);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect((await messagesOf(session.sid))[0]).toMatchObject({ state: 'queued' });
+    // the same in a terminal ("cli") wakes it
+    expect(await hook('claude', stop('wake-6'), { ...bridge.env(), SESSION_HUB_WAKE_WAIT_MS: '60000', CLAUDE_CODE_ENTRYPOINT: 'cli' }, ['--wake'])).toMatchObject({ code: 2, stderr: 'for the next stop\n' });
+  });
+
+  it('SESSION_HUB_WAKE_WAIT_MS=0: no wait, exit 0 at once; a bad value: exit 0 with a note naming it, never a wake', async () => {
+    const session = await sessionFor('claude', stop('wake-7'), 'wake-7');
+    await post(session.sid, 'not now');
+    expect(await hook('claude', stop('wake-7'), { ...bridge.env(), SESSION_HUB_WAKE_WAIT_MS: '0' }, ['--wake'])).toEqual({ code: 0, stdout: '', stderr: '' });
+    const bad = await hook('claude', stop('wake-7'), { ...bridge.env(), SESSION_HUB_WAKE_WAIT_MS: 'ten minutes' }, ['--wake']);
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toMatch(/SESSION_HUB_WAKE_WAIT_MS must be a whole number of milliseconds .*"ten minutes"/);
+    expect((await messagesOf(session.sid))[0]).toMatchObject({ state: 'queued' });
   });
 
   it('the hub away: exit 0 with a note, never a wake', async () => {

@@ -20,7 +20,7 @@ export function useAgentHub() {
   return {
     /** The hook environment (hub URL, runner token, spool directory) of this test's hub. */
     env,
-    /** This test's hub (its URL and tokens), for what the view does not cover. */
+    /** This test's hub (its URL and tokens). */
     hub: () => hub,
     view: hubView(() => hub),
     /** The model server started, closed after the test. */

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, inject } from 'vitest';
+import { getFlavor } from '../../../shared/flavors.js';
 import { runCli } from '../../helpers/cli.js';
 
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-scripted-test-key-0000000000000000';
@@ -32,15 +33,32 @@ export interface AgentProject {
   remove(): void;
 }
 
+export interface ClaudeProject extends AgentProject {
+  /** The hooks `hook install claude --write` wrote (before the test's recorders were added). */
+  installed: Record<string, { matcher?: string; hooks: Record<string, unknown>[] }[]>;
+  /** Where the environment recorder (when on) appended the named variable's value at each Stop, one a line. */
+  envFile: string;
+}
+
 /** The recorder hook: appends the payload to a file; added next to ours when `record` is asked. */
 const RECORDER = resolve(import.meta.dirname, 'record-hook.cjs');
+/** The environment recorder: appends one variable's value as the hook sees it; on Stop when `recordEnv` names it. */
+const ENV_RECORDER = resolve(import.meta.dirname, 'record-env-hook.cjs');
 
 /**
  * A temp project for Claude Code: HOME with onboarding done and the project trusted (what a person
  * clicks through once), hooks installed by `hook install claude --write` in the project,
- * `permissions.allow` from `allow` (Claude Code refuses --dangerously-skip-permissions as root).
+ * `permissions.allow` from `allow` (Claude Code refuses --dangerously-skip-permissions as root);
+ * `installEnv` is the install's environment beyond HOME (SESSION_HUB_WAKE_WAIT_MS).
  */
-export async function claudeProject(options: { modelUrl: string; hubEnv: Record<string, string>; allow?: string[]; record?: boolean }): Promise<AgentProject> {
+export async function claudeProject(options: {
+  modelUrl: string;
+  hubEnv: Record<string, string>;
+  allow?: string[];
+  record?: boolean;
+  recordEnv?: string;
+  installEnv?: Record<string, string>;
+}): Promise<ClaudeProject> {
   const root = mkdtempSync(join(tmpdir(), 'session-hub-claude-'));
   const dir = join(root, 'project');
   const home = join(root, 'home');
@@ -66,17 +84,21 @@ export async function claudeProject(options: { modelUrl: string; hubEnv: Record<
     DISABLE_AUTOUPDATER: '1',
     ...options.hubEnv,
   };
-  const installed = await runCli(['hook', 'install', 'claude', '--write'], { cwd: dir, env: { HOME: home } });
-  expect(installed.code, installed.stderr).toBe(0);
+  const install = await runCli(['hook', 'install', 'claude', '--write'], { cwd: dir, env: { ...options.installEnv, HOME: home } });
+  expect(install.code, install.stderr).toBe(0);
   const settingsFile = join(dir, '.claude', 'settings.json');
-  const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as { hooks: Record<string, { hooks: unknown[] }[]>; permissions?: unknown };
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as { hooks: ClaudeProject['installed']; permissions?: unknown };
+  const installed = structuredClone(settings.hooks);
   if (options.allow) settings.permissions = { allow: options.allow };
   const recordFile = join(root, 'payloads.jsonl');
   if (options.record) {
     for (const entries of Object.values(settings.hooks)) entries[0]!.hooks.push({ type: 'command', command: `node ${JSON.stringify(RECORDER)} ${JSON.stringify(recordFile)}` });
   }
+  const envFile = join(root, 'env.txt');
+  if (options.recordEnv) settings.hooks.Stop![0]!.hooks.push({ type: 'command', command: `node ${JSON.stringify(ENV_RECORDER)} ${JSON.stringify(envFile)} ${options.recordEnv}` });
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-  return { agent: `claude-code-${agentBinaries().versions['@anthropic-ai/claude-code']}`, dir, home, env, recordFile, remove: () => rmSync(root, { recursive: true, force: true }) };
+  const agent = `claude-code-${agentBinaries().versions['@anthropic-ai/claude-code']}`;
+  return { agent, dir, home, env, recordFile, installed, envFile, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 export interface AgentRun {
@@ -161,4 +183,19 @@ export function recordedPayloads(project: AgentProject): Record<string, unknown>
     return [];
   }
   return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The values the environment recorder saw, one per Stop, in order. */
+export function recordedEnv(project: ClaudeProject): string[] {
+  try {
+    return readFileSync(project.envFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** The waiter `hook install` wrote beside the wake event's hook (`<bridge> --wake`), if any. */
+export function installedWaiter(project: ClaudeProject): Record<string, unknown> | undefined {
+  const event = getFlavor('claude')!.hookConfig!.wakeHook!.event;
+  return (project.installed[event] ?? []).flatMap((entry) => entry.hooks).find((hook) => String(hook.command).endsWith(' --wake'));
 }

@@ -5,6 +5,7 @@
  */
 import type { ListSessionsResponse } from '../../../shared/protocol/http.js';
 import type { Approval } from '../../../shared/protocol/attention.js';
+import type { Message, MessagesResponse } from '../../../shared/protocol/messages.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../../shared/protocol/session.js';
 import type { TestHub } from '../../helpers/hub.js';
 
@@ -14,6 +15,9 @@ export interface HubView {
   turns(sid: string): Promise<TurnWithActivity[]>;
   approvals(sid: string): Promise<Approval[]>;
   decide(sid: string, approvalId: string, decision: 'allow' | 'deny', message?: string): Promise<number>;
+  /** A person's message to the session (as the reply box sends it): the HTTP status. */
+  post(sid: string, text: string): Promise<number>;
+  messages(sid: string): Promise<Message[]>;
 }
 
 export function hubView(hub: () => TestHub): HubView {
@@ -35,6 +39,15 @@ export function hubView(hub: () => TestHub): HubView {
       });
       return response.status;
     },
+    post: async (sid, text) => {
+      const response = await fetch(`${hub().url}/api/sessions/${sid}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${hub().tokens.operator}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text }),
+      });
+      return response.status;
+    },
+    messages: async (sid) => (await get<MessagesResponse>(`/api/sessions/${sid}/messages`)).messages,
   };
 }
 
