@@ -351,7 +351,8 @@ const declarations: FlavorDeclaration[] = [
     // --dangerously-bypass-hook-trust (docs/hooks.md)
     hookConfig: {
       format: 'settings-json', file: '~/.codex/hooks.json', dirEnv: 'CODEX_HOME', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
-      // codex-rs/hooks stop.command.output.schema.json: decision "block" with a non-blank reason, Claude Code's shape
+      // codex-rs/hooks stop.command.output.schema.json: decision "block" with a non-blank reason, Claude Code's shape;
+      // 0.169.0 goes on in the same turn, the reason a user message in <hook_prompt> (test/agents/codex-messages.test.ts)
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
       notInstalled: ['agent-turn-start', 'agent-turn-complete'],
       // Codex before hooks: `hook install codex --notify` sets notify (not both: each turn would be reported twice)

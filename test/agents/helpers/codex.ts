@@ -4,6 +4,7 @@
  * provider), with our hooks installed the way the README says (`session-hub hook install codex
  * --write`, which writes $CODEX_HOME/hooks.json). Headless: `codex exec`.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,4 +54,37 @@ export async function codexProject(options: { modelUrl: string; hubEnv: Record<s
  */
 export function codexExec(project: AgentProject, prompt: string, args: string[] = []): Promise<AgentRun> {
   return runToEnd(agentBinaries().codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '-s', 'workspace-write', '--json', ...args, prompt], { cwd: project.dir, env: project.env });
+}
+
+/**
+ * Codex's TUI in a pseudo-terminal (`script -qfec`), started with the prompt and `args` (e.g. an
+ * approval policy that asks, which `codex exec` does not take), the project trusted and the hooks
+ * `hook install` wrote run without review; waits until `ready()` says so, then types `/quit`
+ * (killed if it has not ended 10 s later).
+ */
+export async function codexInteractive(project: AgentProject, prompt: string, args: string[], ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<AgentRun & { screen: string }> {
+  const started = performance.now();
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const argv = [agentBinaries().codex, '--dangerously-bypass-hook-trust', '-c', `projects.${JSON.stringify(project.dir)}.trust_level="trusted"`, ...args, prompt];
+  const child = spawn('script', ['-qfec', argv.map(quote).join(' '), '/dev/null'], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40', TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.on('error', () => undefined);
+  const ended = new Promise<number | null>((resolveEnd) => child.once('close', (code) => resolveEnd(code)));
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await ready())) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`interactive Codex: not ready (exit ${child.exitCode}); screen:\n${screen.slice(-3000)}\n${stderr.slice(-1000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    child.stdin.write('/quit');
+    await new Promise((r) => setTimeout(r, 500));
+    child.stdin.write('\r');
+    const code = await Promise.race([ended, new Promise<'open'>((r) => setTimeout(() => r('open'), 10_000))]);
+    return { code: code === 'open' ? null : code, stdout: screen, stderr, screen, wallMs: performance.now() - started };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
 }

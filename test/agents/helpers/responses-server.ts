@@ -12,6 +12,8 @@ export interface ScriptedCodexTurn {
   /** Shell commands run in order, one per step. */
   commands: string[];
   finalText: string;
+  /** Each command asks to run outside the sandbox (exec_command's `sandbox_permissions: "require_escalated"`), which an approval policy that asks must approve. */
+  escalate?: boolean;
 }
 
 export const SCRIPTED_CODEX_USAGE = { input_tokens: 150, input_tokens_details: { cached_tokens: 0 }, output_tokens: 25, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 175 } as const;
@@ -30,8 +32,12 @@ function outputsSinceLastUserMessage(input: Item[]): number {
 }
 
 /** The arguments a shell tool of this name takes for one command line (the tool names Codex versions offer). */
-function shellCall(tools: Item[], command: string): { name: string; arguments: string } {
+function shellCall(tools: Item[], command: string, escalate = false): { name: string; arguments: string } {
   const names = tools.map((t) => String(t.name ?? ''));
+  if (escalate) {
+    if (!names.includes('exec_command')) throw new Error(`no exec_command (the tool that takes sandbox_permissions) among ${names.join(', ')}`);
+    return { name: 'exec_command', arguments: JSON.stringify({ cmd: command, sandbox_permissions: 'require_escalated', justification: `Run ${command}?` }) };
+  }
   if (names.includes('shell_command')) return { name: 'shell_command', arguments: JSON.stringify({ command }) };
   if (names.includes('exec_command')) return { name: 'exec_command', arguments: JSON.stringify({ cmd: command }) };
   if (names.includes('shell')) return { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command] }) };
@@ -54,9 +60,10 @@ export async function startResponsesServer(turn: ScriptedCodexTurn): Promise<Mod
     const input = (Array.isArray(body.input) ? body.input : []) as Item[];
     const tools = (Array.isArray(body.tools) ? body.tools : []) as Item[];
     const step = outputsSinceLastUserMessage(input);
-    const command = turn.commands[step];
+    // a request that offers no tools (the TUI's side requests) gets the closing text
+    const command = tools.length > 0 ? turn.commands[step] : undefined;
     const item: Item = command !== undefined
-      ? { type: 'function_call', id: `fc_scripted_${ids}`, call_id: `call_scripted_${ids}`, status: 'completed', ...shellCall(tools, command) }
+      ? { type: 'function_call', id: `fc_scripted_${ids}`, call_id: `call_scripted_${ids}`, status: 'completed', ...shellCall(tools, command, turn.escalate) }
       : { type: 'message', id: `msg_scripted_${ids}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.finalText, annotations: [] }] };
     if (item.type === 'message') closedAt.push(Date.now());
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
