@@ -65,8 +65,12 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
   runners.on(EVENT, fromOtherProcess);
   for (const namespace of [runners, dashboards]) {
     onSocketCaughtUp(namespace, (tenant, seq) => sequencer.caughtUp(tenant, seq));
-    // identity is set by the handshake middleware, before 'connection'
-    namespace.on('connection', (socket) => sequencer.watch((socket.data as { identity: { namespace: string } }).identity.namespace));
+    // identity is set by the handshake middleware, before 'connection'; a server without it (a bare
+    // Socket.IO node) has no tenant to watch
+    namespace.on('connection', (socket) => {
+      const identity = (socket.data as { identity?: { namespace: string } } | undefined)?.identity;
+      if (identity) sequencer.watch(identity.namespace);
+    });
   }
   // the tail of what a process committed but could not publish (Redis down) arrives within this
   const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
