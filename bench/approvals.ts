@@ -27,7 +27,7 @@ import type { Actor, HubDeps } from '../hub/services/deps.js';
 import { listPendingApprovals } from '../hub/store/approvals.js';
 import { getSessionByTag } from '../hub/store/sessions.js';
 import { SqliteStore } from '../hub/store/sqlite/sqlite-store.js';
-import { fixed, percentile } from './stats.js';
+import { fixed, percentile, healthzRoundTrips } from './stats.js';
 
 const OPERATOR = 'bench-operator-token-0001';
 const RUNNER = 'bench-runner-token-0001';
@@ -98,12 +98,7 @@ async function main(): Promise<void> {
       await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
     }
 
-    const baseline: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const start = performance.now();
-      await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
-      baseline.push(performance.now() - start);
-    }
+    const baseline = await healthzRoundTrips(hub.url, count);
 
     const http: number[] = [];
     for (let i = 0; i < count; i++) {

@@ -22,7 +22,7 @@ import { createLogger } from '../hub/log.js';
 import { startHub } from '../hub/main.js';
 import { hasMessageWaiter } from '../hub/people/message-waiters.js';
 import { getSessionByTag } from '../hub/store/sessions.js';
-import { fixed, percentile } from './stats.js';
+import { fixed, percentile, healthzRoundTrips } from './stats.js';
 
 const OPERATOR = 'bench-operator-token-0001';
 const RUNNER = 'bench-runner-token-0001';
@@ -80,12 +80,7 @@ async function main(): Promise<void> {
       await toHandler(`warm ${i}`);
       await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
     }
-    const baseline: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const start = performance.now();
-      await (await fetch(`${hub.url}/healthz`)).arrayBuffer();
-      baseline.push(performance.now() - start);
-    }
+    const baseline = await healthzRoundTrips(hub.url, count);
     const sdk: number[] = [];
     for (let i = 0; i < count; i++) sdk.push(await toHandler(`sdk message ${i}`));
 

@@ -11,3 +11,14 @@ export function percentile(values: readonly number[], p: number): number {
 export function fixed(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : '-';
 }
+
+/** `count` round trips of GET /healthz (ms each, one after another): the baseline a latency is a ratio of. */
+export async function healthzRoundTrips(hubUrl: string, count: number): Promise<number[]> {
+  const took: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await (await fetch(`${hubUrl}/healthz`)).arrayBuffer();
+    took.push(performance.now() - start);
+  }
+  return took;
+}
