@@ -12,7 +12,7 @@ import { useAgentHub } from './helpers/agent-hub.js';
 import { recordedPayloads } from './helpers/claude.js';
 import { codexExec, codexProject } from './helpers/codex.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually } from './helpers/hub-view.js';
+import { settledRun } from './helpers/hub-view.js';
 import { SCRIPTED_CODEX_USAGE, startResponsesServer } from './helpers/responses-server.js';
 
 const agent = useAgentHub();
@@ -37,12 +37,7 @@ describe('codex exec (headless) with our hooks', () => {
     const threadId = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; thread_id?: string }).find((e) => e.type === 'thread.started')?.thread_id;
     expect(threadId).toBeDefined();
 
-    const session = await eventually(async () => (await view.sessions()).find((s) => s.tag === threadId), 10_000, 'the session on the hub');
-    const settled = await eventually(async () => {
-      const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
-      const turn = turns.at(-1);
-      return snapshot.activity === 'ended' && turn?.status === 'completed' && turn.usage.length > 0 ? { snapshot, turn } : undefined;
-    }, 10_000, 'the turn completed with usage and the session ended');
+    const settled = await settledRun(view, threadId);
     expect(settled.turn).toMatchObject({ prompt: 'Make a file with the shell, please', response: 'All done.' });
     expect(settled.turn.activities.map((a) => [a.tool, a.status])).toEqual([['Bash', 'done']]);
     expect(settled.turn.activities[0]!.input).toMatchObject({ command: 'touch made-by-codex.txt' });

@@ -13,7 +13,7 @@ import { recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
 import { geminiHeadless, geminiProject, SCRIPTED_GEMINI_MODEL } from './helpers/gemini.js';
 import { SCRIPTED_GEMINI_USAGE, startGeminiServer } from './helpers/gemini-server.js';
-import { eventually } from './helpers/hub-view.js';
+import { settledRun } from './helpers/hub-view.js';
 
 const agent = useAgentHub();
 const { env, view } = agent;
@@ -32,12 +32,7 @@ describe('gemini -p (headless) with our hooks', () => {
     const sessionId = (JSON.parse(run.stdout) as { session_id?: string }).session_id ?? payloads[0]?.session_id;
     expect(sessionId).toBeDefined();
 
-    const session = await eventually(async () => (await view.sessions()).find((s) => s.tag === sessionId), 10_000, 'the session on the hub');
-    const settled = await eventually(async () => {
-      const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
-      const turn = turns.at(-1);
-      return snapshot.activity === 'ended' && turn?.status === 'completed' && turn.usage.length > 0 ? { snapshot, turn } : undefined;
-    }, 10_000, 'the turn completed with usage and the session ended');
+    const settled = await settledRun(view, sessionId);
     expect(settled.turn).toMatchObject({ prompt: 'Make a file with the shell, please', response: 'All done.' });
     expect(settled.turn.activities.map((a) => [a.tool, a.status])).toEqual([['run_shell_command', 'done']]);
     expect(settled.turn.activities[0]!.input).toMatchObject({ command: 'touch made-by-gemini.txt' });

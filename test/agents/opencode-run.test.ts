@@ -12,7 +12,7 @@ import { useAgentHub } from './helpers/agent-hub.js';
 import { SCRIPTED_CHAT_USAGE, startChatCompletionsServer } from './helpers/chat-completions-server.js';
 import { recordedPayloads } from './helpers/claude.js';
 import { saveFixture } from './helpers/fixtures.js';
-import { eventually } from './helpers/hub-view.js';
+import { settledRun } from './helpers/hub-view.js';
 import { opencodeProject, opencodeRun, SCRIPTED_OPENCODE_MODEL } from './helpers/opencode.js';
 
 const OPENCODE_FIXTURE_SOURCE = 'opencode 1.18.33 (opencode-linux-x64, the binary opencode-ai runs) from npm: the flat payloads our plugin (hub/hook/opencode-plugin.ts) built from its real plugin hooks and events, recorded by test/agents/opencode-run.test.ts (opencode run; scripted Chat Completions server)';
@@ -30,12 +30,7 @@ describe('opencode run (headless) with our plugin', () => {
     const sessionId = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { sessionID?: string }).find((e) => e.sessionID)?.sessionID;
     expect(sessionId).toBeDefined();
 
-    const session = await eventually(async () => (await view.sessions()).find((s) => s.tag === sessionId), 10_000, 'the session on the hub');
-    const settled = await eventually(async () => {
-      const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
-      const turn = turns.at(-1);
-      return turn?.status === 'completed' && turn.usage.length > 0 ? { snapshot, turn } : undefined;
-    }, 10_000, 'the turn completed with usage');
+    const settled = await settledRun(view, sessionId, () => true);
     // `opencode run` hands the model its words quoted (a message with spaces), and so its chat.message
     expect(settled.turn).toMatchObject({ prompt: '"Make a file with the shell, please"', response: 'All done.' });
     expect(settled.turn.activities.map((a) => [a.tool, a.status])).toEqual([['bash', 'done']]);

@@ -66,3 +66,20 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, withinM
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * The agent session tagged `tag` once the hub holds its last turn completed with usage and
+ * `sessionDone` holds for the session (by default: ended): what a headless run leaves behind.
+ */
+export async function settledRun(
+  view: HubView,
+  tag: unknown,
+  sessionDone: (snapshot: SessionSnapshot) => boolean = (snapshot) => snapshot.activity === 'ended',
+): Promise<{ snapshot: SessionSnapshot; turn: TurnWithActivity }> {
+  const session = await eventually(async () => (await view.sessions()).find((s) => s.tag === tag), 10_000, 'the session on the hub');
+  return eventually(async () => {
+    const [snapshot, turns] = [await view.session(session.sid), await view.turns(session.sid)];
+    const turn = turns.at(-1);
+    return sessionDone(snapshot) && turn?.status === 'completed' && turn.usage.length > 0 ? { snapshot, turn } : undefined;
+  }, 10_000, 'the turn completed with usage and the session done');
+}
