@@ -9,21 +9,14 @@ import type { Message, MessagesResponse } from '../../shared/protocol/messages.j
 import { waitFor } from '../helpers/clients.js';
 import type { TestHub } from '../helpers/hub.js';
 import { getJson, runnerClient, useSdkTestHub } from './sdk-helpers.js';
+import { postMessage } from '../helpers/messages.js';
 
 let hub: TestHub;
 useSdkTestHub((started) => (hub = started));
 
 const start = (tag: string) => ({ tag, flavor: 'claude', source: 'startup' as const });
 
-async function post(sid: string, text: string): Promise<Message> {
-  const response = await fetch(`${hub.url}/api/sessions/${sid}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { message: Message }).message;
-}
+const post = (sid: string, text: string): Promise<Message> => postMessage(hub, sid, text);
 
 const states = async (sid: string) => (await getJson<MessagesResponse>(`${hub.url}/api/sessions/${sid}/messages`, hub.tokens.dashboard)).messages.map((m) => m.state);
 

@@ -17,6 +17,7 @@ import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import { runCli } from '../helpers/cli.js';
 import type { TestHub } from '../helpers/hub.js';
 import { deadUrl, useBridgeHub } from './run-cli.js';
+import { postMessage } from '../helpers/messages.js';
 
 let hub: TestHub;
 const bridge = useBridgeHub((started) => (hub = started.hub));
@@ -27,15 +28,7 @@ function fixtureOf(path: string): Record<string, unknown> {
 const payloadOf = (path: string, overrides: Record<string, unknown> = {}) => ({ ...(fixtureOf(path).payload as Record<string, unknown>), ...overrides });
 const outputShape = (path: string) => fixtureOf(path).output as Record<string, string>;
 
-async function post(sid: string, text: string): Promise<Message> {
-  const response = await fetch(`${hub.url}/api/sessions/${sid}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { message: Message }).message;
-}
+const post = (sid: string, text: string): Promise<Message> => postMessage(hub, sid, text);
 const messagesOf = async (sid: string) => (await bridge.get<MessagesResponse>(`/api/sessions/${sid}/messages`)).messages;
 
 const hook = (flavor: string, payload: unknown, env: Record<string, string> = bridge.env(), args: string[] = []) =>
