@@ -31,7 +31,9 @@ describe('session-hub start', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-tty-'));
     dirs.push(dataDir);
     const databaseUrl = await databaseUrlFor(dataDir);
-    const child = spawn('script', ['-qfec', `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} start`, '/dev/null'], {
+    // `exec`: script runs the command through $SHELL (dash when unset, as on CI), and a shell left
+    // waiting would take the Ctrl+C itself and exit 130 while the hub stops cleanly
+    const child = spawn('script', ['-qfec', `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} start`, '/dev/null'], {
       env: {
         ...process.env,
         SESSION_HUB_HOST: '127.0.0.1',

@@ -140,7 +140,7 @@ export function claudeHeadless(project: AgentProject, prompt: string, args: stri
 export async function claudeInteractive(project: AgentProject, prompt: string, ready: () => Promise<boolean>, timeoutMs = 90_000): Promise<AgentRun & { screen: string }> {
   const started = performance.now();
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const child = spawn('script', ['-qfec', `${quote(agentBinaries().claude)} ${quote(prompt)}`, '/dev/null'], {
+  const child = spawn('script', ['-qfec', `exec ${quote(agentBinaries().claude)} ${quote(prompt)}`, '/dev/null'], {
     cwd: project.dir,
     env: { ...project.env, COLUMNS: '120', LINES: '40' },
     stdio: ['pipe', 'pipe', 'pipe'],

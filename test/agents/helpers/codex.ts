@@ -66,7 +66,7 @@ export async function codexInteractive(project: AgentProject, prompt: string, ar
   const started = performance.now();
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const argv = [agentBinaries().codex, '--dangerously-bypass-hook-trust', '-c', `projects.${JSON.stringify(project.dir)}.trust_level="trusted"`, ...args, prompt];
-  const child = spawn('script', ['-qfec', argv.map(quote).join(' '), '/dev/null'], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40', TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', `exec ${argv.map(quote).join(' ')}`, '/dev/null'], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40', TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
