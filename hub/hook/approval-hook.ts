@@ -7,6 +7,7 @@
  * unreachable hub, no answer, or a busy spool give back "spool it as usual" (nothing printed).
  * Part of the bridge bundle (node built-ins only).
  */
+import { wireEvent } from './wire-event.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { deliverSpool, type HubTarget } from './deliver.js';
 import { postHooks } from './send.js';
@@ -53,8 +54,7 @@ export async function askHub(
   // the lock is free again: the wait holds nothing other hook processes need
   const bound = approvalBoundMs(options.env);
   options.onSpooled?.(bound);
-  const { tag: _tag, ...wire } = { ...event, seq };
-  const body = JSON.stringify({ events: [{ ...wire, sync: true, waitMs: hubWaitFor(bound) }] });
+  const body = JSON.stringify({ events: [{ ...wireEvent({ ...event, seq }), sync: true, waitMs: hubWaitFor(bound) }] });
   const sent = await postHooks(target.url, target.token, body, bound);
   if (sent.kind !== 'answered') return { kind: 'spool', seq, errors: [`no decision from the hub (${sent.message}); the agent asks in its terminal`] };
   const result = sent.results.find((r) => r.id === event.id);

@@ -4,6 +4,7 @@
  * id). Runs under the spool lock (the caller holds it); the spool is its hub's and token's only
  * (./spool-target.ts), so the events go where they were written for.
  */
+import { wireEvent } from './wire-event.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { postHooks } from './send.js';
@@ -29,7 +30,6 @@ export interface DeliveryReport {
   notes: string[];
 }
 
-const plain = ({ tag: _tag, ...event }: SpooledEvent) => event;
 
 /** The first events of `pending` that fit one request. */
 function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => object): { events: SpooledEvent[]; body: string } {
@@ -52,7 +52,7 @@ function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => objec
  */
 export async function deliverSpool(spool: Spool, target: HubTarget, deadline: number, options: { take?: string } = {}): Promise<DeliveryReport> {
   const state = spool.state();
-  const wire = (event: SpooledEvent) => (event.id === options.take ? { ...plain(event), take: true } : plain(event));
+  const wire = (event: SpooledEvent) => (event.id === options.take ? { ...wireEvent(event), take: true } : wireEvent(event));
   let pending = spool.read();
   const report: DeliveryReport = { delivered: 0, remaining: pending.length, results: new Map(), notes: [] };
   /** After a 400 the hub could not read a request: send one event per request to find the one at fault. */

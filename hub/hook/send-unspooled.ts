@@ -4,6 +4,7 @@
  * cannot be recorded: it is the only event of its request, and the hub orders only within a request.
  * Part of the bridge bundle.
  */
+import { wireEvent } from './wire-event.js';
 import { postHooks } from './send.js';
 import type { HubTarget } from './spool-target.js';
 import type { SpooledEvent } from './spool.js';
@@ -24,8 +25,7 @@ export async function sendUnspooled(
 ): Promise<{ errors: string[]; answer?: Record<string, unknown> }> {
   const head = `the spool cannot be written (${why})`;
   if (target === undefined) return { errors: [`${head}, and SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set: event ${event.id} is lost`] };
-  const { tag: _tag, ...wire } = { ...event, seq: event.seq ?? 0 };
-  const sent = await postHooks(target.url, target.token, JSON.stringify({ events: [wire] }), timeoutMs);
+  const sent = await postHooks(target.url, target.token, JSON.stringify({ events: [wireEvent({ ...event, seq: event.seq ?? 0 })] }), timeoutMs);
   if (sent.kind === 'answered') {
     const result = sent.results.find((r) => r.id === event.id);
     const detail = result ? `${result.outcome}${result.detail ? `: ${result.detail}` : ''}` : 'not answered for';

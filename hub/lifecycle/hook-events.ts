@@ -31,6 +31,15 @@ import { noteActivity, setPresence } from './transitions.js';
 import { noteTurnActivity } from './turn-activity.js';
 import { recordToolUseWork, stopTurnWork, submitPromptWork } from './turn-events.js';
 
+/**
+ * When an event fired, on the hub's clock: the hub's now minus the event's age as the bridge measured
+ * it (`ageMs`), so the two machines' clocks need not agree; an event without it, its `firedAt`.
+ * What waits on the hub's clock (an approval's wait) uses it.
+ */
+export function firedOnHubClock(event: Pick<HookEvent, 'firedAt' | 'ageMs'>, hubNow: number): number {
+  return event.ageMs === undefined ? event.firedAt : hubNow - event.ageMs;
+}
+
 /** The time an event is applied at: when it fired, but not in the hub's future nor before the session's last event. */
 export function eventTime(firedAt: number, hubNow: number, notBefore: number): number {
   return Math.max(Math.min(firedAt, hubNow), Math.min(notBefore, hubNow));
@@ -153,9 +162,12 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
     // "the session's previous event" is its previous hook event: not its activity time, which a hub
     // restart stamps with the start (spooled events fired during the outage keep their own times)
+    // shown and ordered at its firing time (docs/reliability.md); its age on the hub's clock decides
+    // whether an approval hook came too late
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
+    const firedAt = firedOnHubClock(event, hubNow);
     const sid = await applyAction(deps, actor, hook, existing, tx, changes, at, hubNow);
-    const attention = sid === null ? { superseded: [] } : await applyHookForPerson(deps, tx, changes, event, hook, { namespace: actor.namespace, sid }, { at, hubNow });
+    const attention = sid === null ? { superseded: [] } : await applyHookForPerson(deps, tx, changes, event, hook, { namespace: actor.namespace, sid }, { at, firedAt, hubNow });
     await saveHookSession(tx, {
       namespace: actor.namespace,
       tag: hook.tag,

@@ -62,7 +62,8 @@ function waitOf(deps: HubDeps, event: HookEvent): number {
 }
 
 /**
- * The hook's effect on its person, at the event's time `at`: attention set or cleared (which
+ * The hook's effect on its person, at the event's time `at` (`firedAt`: when it fired, on the hub's
+ * clock): attention set or cleared (which
  * supersedes approvals asked before it), and for an approval hook the agent waits on (`sync`), a
  * pending approval that expires when the wait ends (from `hubNow`, the hub's clock). A spooled (not
  * sync) approval hook opens none: nobody waits on it; one that arrives after its wait was over (fired
@@ -75,7 +76,7 @@ export async function applyHookForPerson(
   event: HookEvent,
   hook: MappedHook,
   session: { namespace: string; sid: string },
-  time: { at: number; hubNow: number },
+  time: { at: number; firedAt: number; hubNow: number },
 ): Promise<{ superseded: string[]; approvalId?: string }> {
   const stored = (await getSession(tx, session))!;
   const hookName = readText(event.payload, hookFieldsOf(event.flavor, event.payload).event);
@@ -83,7 +84,7 @@ export async function applyHookForPerson(
   const approvalHook = isApprovalHook(event.flavor, hookName) || isQuestionCall(event.flavor, hookName, hook.tool);
   // an approval hook delivered after its wait was over (spooled while the hub was away): the agent
   // asked in its terminal long ago and may have moved on; it must never show as waiting here
-  const late = approvalHook && event.sync !== true && time.hubNow - event.firedAt > deps.config.approvalWaitMs;
+  const late = approvalHook && event.sync !== true && time.hubNow - time.firedAt > deps.config.approvalWaitMs;
   const effect = late ? null : attentionFromHook(event.flavor, event.payload);
   const superseded = await applyHookAttention(tx, changes, stored, effect, time.at, toolCallOf(hook));
   if (event.sync !== true || !approvalHook) return { superseded };

@@ -15,8 +15,14 @@ export const HookEventSchema = z.object({
   /** Chosen by the bridge when the hook fired; a re-sent event carries the same id. */
   id: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
   flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
-  /** When the hook process started (ms): the time of the activity, turn or session it makes. */
+  /** When the hook process started (ms), by the agent machine's clock: the time of the activity, turn or session it makes. */
   firedAt: EpochMsSchema,
+  /**
+   * How long before this request the event fired, by the same clock as `firedAt` (the bridge sets
+   * it as it sends). The hub takes the event's time as its own now minus this, so a skew between the
+   * two machines' clocks does not move it; without it, `firedAt` as it is.
+   */
+  ageMs: z.number().int().nonnegative().optional(),
   /** Order within the agent session, taken under the bridge's spool lock. */
   seq: z.number().int().nonnegative(),
   /** The agent's hook JSON as it came on stdin. */
