@@ -173,6 +173,8 @@ describe('POST /api/hooks', () => {
         [{ events: [] }, /events.*at least one event/],
         [{ events: [{ ...one()[0], firedAt: undefined }] }, /events\.0\.firedAt/],
         [{ events: [{ ...one()[0], seq: -1 }] }, /events\.0\.seq/],
+        [{ events: [{ ...one()[0], ageMs: -5 }] }, /events\.0\.ageMs/],
+        [{ events: [{ ...one()[0], ageMs: 1.5 }] }, /events\.0\.ageMs/],
         [{ events: [{ ...one()[0], payload: 'SessionStart' }] }, /events\.0\.payload/],
         [{ events: [{ ...one()[0], id: '' }] }, /events\.0\.id/],
         [{ events: [{ ...one()[0], usage: [{ model: 'claude-opus-4-6', inputTokens: -1, outputTokens: 0 }] }] }, /events\.0\.usage\.0\.inputTokens.*negative/],
