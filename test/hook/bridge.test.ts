@@ -6,6 +6,7 @@ import type { ListSessionsResponse } from '../../shared/protocol/http.js';
 import type { SessionSnapshot, TurnWithActivity } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
 import { runCli } from '../helpers/cli.js';
+import { Spool } from '../../hub/hook/spool.js';
 import { deadUrl, fixture, gatedUrl, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
 
 let hub: TestHub;
@@ -87,8 +88,11 @@ describe('session-hub hook claude', () => {
     const tools = Array.from({ length: 6 }, (_, i) => ({ ...claude[2], tool_use_id: `toolu_par_${i}` }));
     const results = await Promise.all(tools.map((payload) => runCli(['hook', 'claude'], { stdin: JSON.stringify(payload), env: env(down) })));
     for (const result of results) expect(result.code).toBe(0);
-    const lines = readFileSync(join(hubSpool(env(down)), 'spool-claude.jsonl'), 'utf8').trim().split('\n');
-    const events = lines.map((l) => JSON.parse(l) as { payload: { tool_use_id: string }; seq: number });
+    // read as the spool's next holder reads it: a call that could not have the lock within its
+    // budget (a loaded machine) left its event in a part file, which that holder appends first
+    const spool = new Spool(hubSpool(env(down)), 'claude');
+    const read = await spool.locked(10_000, () => spool.read());
+    const events = read!.value as unknown as { payload: { tool_use_id: string }; seq: number }[];
     expect(events.map((e) => e.payload.tool_use_id).sort()).toEqual(tools.map((t) => t.tool_use_id).sort());
     // one seq each, taken under the lock: the spool's order
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5]);
