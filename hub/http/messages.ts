@@ -43,7 +43,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     { onRequest: requireToken(access), schema: { params: SidParamsSchema, response: { 200: MessagesResponseSchema } } },
     async (request) => {
       const session = await requireSession(deps.store, identityOf(request), request.params.sid);
-      return { sid: session.sid, messages: await listMessages(deps.store, session.sid), reach: await reachOf(deps.store, session) };
+      return { sid: session.sid, messages: await listMessages(deps.store, session.sid), ...(await reachOf(deps.store, session, deps.clock.now())) };
     },
   );
 

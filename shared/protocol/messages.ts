@@ -61,8 +61,14 @@ export type MessageResponse = z.infer<typeof MessageResponseSchema>;
  */
 export const MessageReachSchema = z.enum(['runner', 'wake', 'stop']);
 export type MessageReach = z.infer<typeof MessageReachSchema>;
-/** GET …/messages: oldest first, and how a message reaches this session's agent. */
-export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema), reach: MessageReachSchema });
+/**
+ * GET …/messages: oldest first, and how a message reaches this session's agent. `wakeUntil`, for an
+ * agent whose hook can wake it: when the waiter started at its last stop gives up (that stop plus
+ * the registry's wait). Before it `reach` is `wake`; after it `stop` (the agent waits at its prompt,
+ * nothing wakes it: a message goes at its next stop). Absent while a turn runs (its stop starts a
+ * new waiter).
+ */
+export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema), reach: MessageReachSchema, wakeUntil: EpochMsSchema.optional() });
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 export const MessageParamsSchema = z.object({ sid: SidSchema, messageId: idSchema(128) });
 /** 409 when cancelling a message no longer queued: the message as it stands. */

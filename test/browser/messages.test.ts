@@ -108,6 +108,22 @@ describe('a reply from the page reaches the agent at its Stop', () => {
     await page.locator('#session-messages li.message[data-state="cancelled"]').waitFor();
     expect((await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false })).stdout).toBe('');
   });
+
+  it('says "now" only while the waking hook waits: past its wait (10 minutes after the stop) a reply goes at the next stop', async () => {
+    const tag = `browser-wake-${Date.now()}`;
+    await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false });
+    const sid = await sidOf(tag);
+    await page.clock.install();
+    await phone();
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    const delivery = page.locator('#session-messages .delivery');
+    await page.locator('#session-messages .delivery[data-delivery="now"]').waitFor();
+    expect(await delivery.textContent()).toMatch(/reaches the agent now \(its hook waits for one until \d\d:\d\d/);
+    await page.clock.fastForward(10 * 60_000 + 6_000);
+    await page.locator('#session-messages .delivery[data-delivery="next-stop"]').waitFor();
+    expect(await delivery.textContent()).toMatch(/at its next stop: its hook stopped waiting for one at \d\d:\d\d/);
+    await screenshot(page, 'messages-wake-over-390');
+  });
 });
 
 describe('an agent question answered on the page', () => {

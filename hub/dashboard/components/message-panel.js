@@ -25,35 +25,42 @@ function viaWords(/** @type {string | null} */ via) {
 
 /**
  * When a reply reaches the agent: `later` (the session ended: once it runs again), `next-stop` (the
- * agent is working, or its hooks cannot wake it: its stop hook hands it over), `now` (it waits and
- * its runner or waking hook takes it at once). `reach` is the hub's (GET …/messages).
+ * agent is working, or nothing can wake it: its stop hook hands it over), `now` (it waits and its
+ * runner or waking hook takes it at once). `reach` and `wakeUntil` are the hub's (GET …/messages):
+ * a waking hook waits only until `wakeUntil`, which `now` (the page's clock) passes while it shows.
  * @param {{ lifecycle: { state: string }, activity: string }} session
- * @param {'runner' | 'wake' | 'stop'} reach
+ * @param {{ reach: 'runner' | 'wake' | 'stop', wakeUntil?: number }} reach
+ * @param {number} now
  */
-export function deliveryOf(session, reach) {
+export function deliveryOf(session, { reach, wakeUntil }, now) {
   if (session.lifecycle.state === 'ended' || session.lifecycle.state === 'archived' || session.activity === 'ended' || session.activity === 'lost') return 'later';
   if (reach === 'runner') return 'now';
   if (session.activity === 'working' || reach === 'stop') return 'next-stop';
-  return 'now';
+  return wakeUntil === undefined || now < wakeUntil ? 'now' : 'next-stop';
 }
 
-/** @param {'now' | 'next-stop' | 'later'} delivery @param {string} activity */
-function deliveryWords(delivery, activity) {
-  if (delivery === 'now') return 'A reply reaches the agent now.';
+/** @param {'now' | 'next-stop' | 'later'} delivery @param {string} activity @param {number | undefined} wakeUntil */
+function deliveryWords(delivery, activity, wakeUntil) {
+  if (delivery === 'now') return wakeUntil === undefined ? 'A reply reaches the agent now.' : `A reply reaches the agent now (its hook waits for one until ${clockTime(wakeUntil)}).`;
   if (delivery === 'later') return 'The session is not running: a reply waits here and reaches the agent once it runs again (for up to a day).';
-  return activity === 'working'
-    ? 'The agent is working: a reply reaches it at its next stop.'
-    : "A reply reaches the agent at its next stop (this agent's hooks cannot wake it while it waits).";
+  if (activity === 'working') return 'The agent is working: a reply reaches it at its next stop.';
+  return wakeUntil === undefined
+    ? "A reply reaches the agent at its next stop (this agent's hooks cannot wake it while it waits)."
+    : `A reply reaches the agent at its next stop: its hook stopped waiting for one at ${clockTime(wakeUntil)}.`;
 }
+
+/** A time of today as the person's clock shows it (hours and minutes). */
+const clockTime = (/** @type {number} */ at) => new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
 /**
  * @param {import('../api.js').Api} api
  * @param {import('../sessions.js').SessionView} store
  * @param {string} sid
+ * @param {string} activity the session's live activity (a change reads the reach again)
  */
-function useMessages(api, store, sid) {
+function useMessages(api, store, sid, activity) {
   const [messages, setMessages] = useState(/** @type {Message[] | null} */ (null));
-  const [reach, setReach] = useState(/** @type {'runner' | 'wake' | 'stop'} */ ('stop'));
+  const [reach, setReach] = useState(/** @type {{ reach: 'runner' | 'wake' | 'stop', wakeUntil?: number }} */ ({ reach: 'stop' }));
   const [error, setError] = useState('');
   /** @param {Message} message */
   const put = (message) => setMessages((list) => [...(list ?? []).filter((m) => m.id !== message.id), message].sort((a, b) => a.createdAt - b.createdAt));
@@ -61,7 +68,7 @@ function useMessages(api, store, sid) {
     let closed = false;
     const stop = store.onMessage((message) => message.sid === sid && put(message));
     api.messages(sid).then(
-      (body) => closed || (setReach(body.reach), setMessages((live) => {
+      (body) => closed || (setReach({ reach: body.reach, ...(body.wakeUntil === undefined ? {} : { wakeUntil: body.wakeUntil }) }), setMessages((live) => {
         const byId = new Map(body.messages.map((m) => [m.id, m]));
         // a live change newer than the fetch wins (a state only moves away from queued)
         for (const m of live ?? []) if (m.state !== 'queued' || !byId.has(m.id)) byId.set(m.id, m);
@@ -73,7 +80,9 @@ function useMessages(api, store, sid) {
       closed = true;
       stop();
     };
-  }, [api, store, sid]);
+    // read again when the session's activity changes: a stop starts a new waiter (a new wakeUntil),
+    // a runner coming or going changes how a reply gets there
+  }, [api, store, sid, activity]);
   return { messages, reach, error, put };
 }
 
@@ -81,7 +90,7 @@ function useMessages(api, store, sid) {
  * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number }} props
  */
 export function MessagePanel({ sid, store, api, role, now }) {
-  const { messages, reach, error, put } = useMessages(api, store, sid);
+  const { messages, reach, error, put } = useMessages(api, store, sid, store.get(sid)?.activity ?? '');
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState('');
@@ -112,10 +121,10 @@ export function MessagePanel({ sid, store, api, role, now }) {
     }
   }
 
-  const delivery = session ? deliveryOf(session, reach) : 'later';
+  const delivery = session ? deliveryOf(session, reach, now) : 'later';
   return html`<section class="messages-panel" id="session-messages" aria-label="Talk to the agent">
     <h3>Talk to the agent</h3>
-    <p class="delivery muted" data-delivery=${delivery} data-reach=${reach}>${deliveryWords(delivery, session?.activity ?? '')}</p>
+    <p class="delivery muted" data-delivery=${delivery} data-reach=${reach.reach}>${deliveryWords(delivery, session?.activity ?? '', reach.wakeUntil)}</p>
     ${canSend
       ? html`<form class="reply" onSubmit=${send}>
           <textarea name="reply" rows="3" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
