@@ -75,19 +75,35 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
   // the tail of what a process committed but could not publish (Redis down) arrives within this
   const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
   catchUp.unref();
+  /**
+   * What this process committed and the others have not been sent yet. Group commit publishes each
+   * write of a batch in one turn (services/changes.ts): they go out as one Redis message at the end
+   * of that turn, not one per write (a publish, and a parse by every process, per message). The
+   * writer's socket to skip lives on this process only, so the message needs no per-write part.
+   */
+  let outbox: OutgoingEvent[] = [];
+  let closed = false;
+  const sendOutbox = () => {
+    const events = outbox;
+    outbox = [];
+    if (closed || events.length === 0) return;
+    try {
+      const batch: CommittedBatch = { events };
+      runners.serverSideEmit(EVENT, batch);
+    } catch (error) {
+      // the other processes read what they miss from the log when their next event shows the gap
+      log.error({ err: error }, 'could not send committed events to the other hub processes');
+    }
+  };
   return {
     publish(events: readonly OutgoingEvent[], publishOptions: { exceptSocketId?: string } = {}) {
       if (events.length === 0) return;
       sequencer.accept(events, publishOptions.exceptSocketId);
-      try {
-        const batch: CommittedBatch = { events: [...events], exceptSocketId: publishOptions.exceptSocketId };
-        runners.serverSideEmit(EVENT, batch);
-      } catch (error) {
-        // the other processes read what they miss from the log when their next event shows the gap
-        log.error({ err: error }, 'could not send committed events to the other hub processes');
-      }
+      if (outbox.length === 0) queueMicrotask(sendOutbox);
+      outbox.push(...events);
     },
     close() {
+      closed = true;
       clearInterval(catchUp);
       runners.off(EVENT, fromOtherProcess);
       sequencer.close();

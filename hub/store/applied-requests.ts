@@ -1,10 +1,18 @@
-import type { Sql } from './sql.js';
+import type { RowsWrite, Sql } from './sql.js';
 
 export type VersionedField = 'metadata' | 'agentState';
 
 const SELECT = `SELECT version, value FROM applied_requests WHERE sid = @sid AND field = @field AND request_id = @requestId`;
-const INSERT = `
-  INSERT INTO applied_requests (sid, field, request_id, version, value, at) VALUES (@sid, @field, @requestId, @version, @value, @at)`;
+const INSERT: RowsWrite = {
+  one: `
+  INSERT INTO applied_requests (sid, field, request_id, version, value, at) VALUES (@sid, @field, @requestId, @version, @value, @at)`,
+  // a batch's requests in one statement (PostgreSQL): a recorded request is never changed in its transaction
+  many: `
+  INSERT INTO applied_requests (sid, field, request_id, version, value, at)
+  SELECT * FROM unnest(CAST(@sid AS TEXT[]), CAST(@field AS TEXT[]), CAST(@requestId AS TEXT[]), CAST(@version AS BIGINT[]),
+    CAST(@value AS TEXT[]), CAST(@at AS BIGINT[]))`,
+  merge: 'append',
+};
 const SELECT_MANY = {
   sqlite: `
   SELECT a.sid, a.field, a.request_id AS "requestId", a.version, a.value

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { UpdateBody, UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
-import type { Sql, Tx } from './sql.js';
+import type { RowsWrite, Sql, Tx } from './sql.js';
 
 /*
  * A transaction keeps each namespace's last seq in memory (in `rowCache`, emptied on any rollback
@@ -30,9 +30,17 @@ const STORE_SEQ = {
  * `metadata_version` (migration 012): the body's `metadata.value` is the history row of that
  * version (sid, version), stored as null in the event row instead of a second copy of the document.
  */
-const INSERT_EVENT = `
+const INSERT_EVENT: RowsWrite = {
+  one: `
   INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
-  VALUES (@namespace, @seq, @id, @sid, @createdAt, @body, @metadataVersion)`;
+  VALUES (@namespace, @seq, @id, @sid, @createdAt, @body, @metadataVersion)`,
+  // a batch's events in one statement (PostgreSQL): nothing changes an event row once written
+  many: `
+  INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
+  SELECT * FROM unnest(CAST(@namespace AS TEXT[]), CAST(@seq AS BIGINT[]), CAST(@id AS TEXT[]), CAST(@sid AS TEXT[]),
+    CAST(@createdAt AS BIGINT[]), CAST(@body AS TEXT[]), CAST(@metadataVersion AS BIGINT[]))`,
+  merge: 'append',
+};
 const SELECT_NAMESPACE = `SELECT last_seq AS "lastSeq", pruned_through AS "prunedThrough" FROM namespaces WHERE name = @namespace`;
 const SELECT_SINCE = `
   SELECT e.id, e.seq, e.sid, e.created_at AS "createdAt", e.body, e.metadata_version AS "metadataVersion", h.metadata

@@ -2,20 +2,38 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import { insertHistory } from './history.js';
 import { metadataWritten, SET_METADATA_COLUMNS, searchColumnsOf, updateMetadata } from './sessions.js';
-import type { Sql } from './sql.js';
+import type { RowsWrite, Sql } from './sql.js';
 
 /**
  * PostgreSQL: the session's new version and its history row in one statement, so one round trip
  * while the cluster's write lock is held (SQLite runs the two statements; it has no round trips).
  */
-const STORE_VERSION_PG = `
+const STORE_VERSION_PG: RowsWrite = {
+  one: `
   WITH updated AS (
     UPDATE sessions SET ${SET_METADATA_COLUMNS}
     WHERE sid = @sid
     RETURNING sid)
   INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
   SELECT sid, @version, @now, CAST(@by AS TEXT), CAST(@carried AS TEXT), CAST(@cleared AS TEXT), CAST(@dropped AS TEXT), @metadata
-  FROM updated`;
+  FROM updated`,
+  // the same for the sessions of a batch's writes, in one statement (one row per session: merge by sid)
+  many: `
+  WITH r AS (
+    SELECT * FROM unnest(CAST(@sid AS TEXT[]), CAST(@metadata AS TEXT[]), CAST(@version AS BIGINT[]), CAST(@now AS BIGINT[]),
+      CAST(@activityAt AS BIGINT[]), CAST(@title AS TEXT[]), CAST(@cwd AS TEXT[]), CAST(@project AS TEXT[]),
+      CAST(@by AS TEXT[]), CAST(@carried AS TEXT[]), CAST(@cleared AS TEXT[]), CAST(@dropped AS TEXT[]))
+      AS r(sid, metadata, version, at, activity_at, title, cwd, project, by, carried, cleared, dropped)),
+  updated AS (
+    UPDATE sessions s SET metadata = r.metadata, metadata_version = r.version, updated_at = r.at, last_activity_at = r.activity_at,
+      title = r.title, cwd = r.cwd, project = r.project
+    FROM r WHERE s.sid = r.sid
+    RETURNING s.sid)
+  INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
+  SELECT r.sid, r.version, r.at, r.by, r.carried, r.cleared, r.dropped, r.metadata
+  FROM r JOIN updated u ON u.sid = r.sid`,
+  merge: { key: 'sid' },
+};
 
 /** A session's next metadata version: the session row and its history row, written together. */
 export async function storeMetadataVersion(

@@ -14,6 +14,28 @@ export type Query = string | { readonly sqlite: string; readonly postgres: strin
 /** Named parameters, by the names the query uses after `@`. */
 export type Params = object;
 
+/**
+ * A write (`Sql.write`) that PostgreSQL may send as one statement for many rows: the rows that
+ * several writes of a batch defer until the same round trip. Each `@name` of `many` binds the array
+ * of the rows' `name` values, in the order they were written (`unnest(CAST(@name AS TEXT[]), …)`).
+ * `merge` says which rows may go together without changing what the transaction does:
+ * - 'append': inserts of rows no other statement of the transaction changes (an event, a request
+ *   id): every row deferred until the round trip goes in the statement, sent where the first was;
+ * - `{ key }`: changes to the row named by the parameter `key`: rows of writes deferred one after
+ *   the other (only 'append' rows between them) go together while their keys differ.
+ * With one row, and everywhere but a PostgreSQL transaction's deferred writes, `one` runs as any query.
+ */
+export interface RowsWrite {
+  readonly one: Query;
+  readonly many: string;
+  readonly merge: 'append' | { readonly key: string };
+}
+
+/** The query a write runs for one row. */
+export function oneRow(query: Query | RowsWrite): Query {
+  return typeof query === 'object' && 'one' in query ? query.one : query;
+}
+
 /** Runs queries: the store outside any transaction, or one transaction. */
 export interface Sql {
   readonly dialect: Dialect;
@@ -28,7 +50,7 @@ export interface Sql {
    * that statement (or the COMMIT) fails and the transaction is rolled back whole (SavepointsNeeded).
    * Elsewhere it is `run`.
    */
-  write(query: Query, params?: Params): Promise<void>;
+  write(query: Query | RowsWrite, params?: Params): Promise<void>;
   /**
    * Parsed rows a store module keeps between statements and
    * transactions, keyed by its own choice. The engine empties it whenever it may be stale: any

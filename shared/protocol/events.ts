@@ -66,10 +66,13 @@ export interface RunnerServerToClientEvents extends ServerToClientEvents {
   message: (payload: RunnerMessagePayload, ack: (response: RunnerMessageAck) => void) => void;
 }
 
-/** Committed events as one hub process hands them to the others (the cluster publisher). */
+/** Committed events as one hub process hands them to the others (the cluster publisher): a batch's, in seq order. */
 export interface CommittedBatch {
   events: { namespace: string; sid: string; event: UpdateEvent }[];
-  /** The writer's socket: it has its ack, so it gets no `update` (it lives on the sending process). */
+  /**
+   * The writer's socket, sent by hubs of earlier versions. It lives on the sending process, so no
+   * receiver has it: processes now leave it out and send a whole committed batch in one message.
+   */
   exceptSocketId?: string;
 }
 

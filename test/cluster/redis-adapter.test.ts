@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { attachRedisAdapter, type RedisAdapterHandle } from '../../hub/cluster/redis-adapter.js';
@@ -21,8 +22,7 @@ const started: ClusterNode[] = [];
  * Two Socket.IO servers sharing Redis under a channel prefix of their own (so parallel tests on the
  * same Redis never hear each other), each with a cluster publisher over one shared event log.
  */
-async function startCluster(count: number) {
-  const key = `session-hub-test-${randomUUID()}`;
+async function startCluster(count: number, key = `session-hub-test-${randomUUID()}`) {
   const log = memoryLog();
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -94,6 +94,41 @@ describe('broadcasts across processes (Redis adapter)', () => {
     const expected = Array.from({ length: total }, (_, i) => i + 1);
     await waitFor(() => clients.every((c) => c.updates.length >= total), 10_000, 'every update on every client');
     for (const client of clients) expect(seqsOf(client.updates)).toEqual(expected);
+  });
+
+  it('the events a batch publishes in one turn go to the other processes in one Redis message', async () => {
+    const key = `session-hub-test-${randomUUID()}`;
+    // counts what crosses Redis on the cluster's channels (the request channel carries serverSideEmit)
+    const listener = new Redis(testRedisUrl());
+    const messages: string[] = [];
+    try {
+      await listener.psubscribe(`${key}*`);
+      listener.on('pmessage', (_pattern, channel: string) => messages.push(channel));
+      const { nodes, log } = await startCluster(2, key);
+      const [a, b] = nodes as [ClusterNode, ClusterNode];
+      const tenant = `t-${randomUUID()}`;
+      const writers = [
+        await joinRooms(a.node.url, '/runner', [rooms.session('s1')]),
+        await joinRooms(a.node.url, '/runner', [rooms.session('s1')]),
+      ];
+      const remote = await joinRooms(b.node.url, '/dashboard', [rooms.namespace(tenant)]);
+      messages.length = 0;
+
+      // group commit publishes each write of a committed batch in one turn, each skipping its writer
+      for (let seq = 1; seq <= 4; seq += 1) {
+        const event = committed(tenant, seq);
+        log.append(tenant, event.event);
+        a.publisher.publish([event], { exceptSocketId: writers[seq % 2]!.socket.id });
+      }
+
+      await waitFor(() => remote.updates.length === 4 && writers.every((w) => w.updates.length === 2), 5000, 'every update');
+      expect(seqsOf(remote.updates)).toEqual([1, 2, 3, 4]);
+      expect(seqsOf(writers[0]!.updates)).toEqual([1, 3]);
+      expect(seqsOf(writers[1]!.updates)).toEqual([2, 4]);
+      expect(messages.filter((channel) => channel.includes('-request#'))).toHaveLength(1);
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('fails at start with a clear error, without the password, when Redis cannot be reached', async () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { CommitOutcomeUnknown, queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
@@ -47,7 +47,7 @@ function parseInt8(text: string): number {
 type PgTx = Tx & {
   poisoned?: { cause: unknown; depth: number };
   /** Statements whose answer nobody reads, sent with the next statement or with COMMIT. */
-  deferred: Statement[];
+  deferred: Deferred[];
   /** beforeCommit's work, by key. */
   commitHooks: Map<string, () => Promise<void>>;
 };
@@ -58,6 +58,17 @@ interface Statement {
   text: string;
   values: unknown[];
 }
+
+/** Rows of one RowsWrite deferred until the same round trip: one statement for all of them. */
+interface DeferredRows {
+  write: RowsWrite;
+  /** Each row's params, and its values in the order of `many`'s parameters (bound when written: a missing one fails there). */
+  rows: { params: Params | undefined; values: unknown[] }[];
+  /** The rows' keys (`merge: { key }`). */
+  keys: Set<unknown>;
+}
+
+type Deferred = Statement | DeferredRows;
 
 interface StatementResult {
   rows: pg.QueryResultRow[];
@@ -187,7 +198,7 @@ export class PgStore implements Store {
       }
       if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
       committing = true;
-      const statements = [...tx.deferred.splice(0), COMMIT];
+      const statements = [...this.takeDeferred(tx), COMMIT];
       let committed: StatementResult;
       try {
         committed = await this.send(client, statements);
@@ -227,7 +238,16 @@ export class PgStore implements Store {
    * failed first (`failedAt`); the ones after it fail as "current transaction is aborted".
    */
   private async send(client: pg.PoolClient, statements: readonly Statement[]): Promise<StatementResult> {
-    const sent = statements.map((statement) => client.query({ name: statement.name, text: statement.text, values: statement.values }));
+    // pg writes each query (Bind, Describe, Execute, Sync) with a socket write of its own: corked,
+    // the whole round trip is one write (one syscall instead of one per statement)
+    const socket = (client as unknown as pg.Client).connection?.stream;
+    socket?.cork();
+    let sent: Promise<pg.QueryResult>[];
+    try {
+      sent = statements.map((statement) => client.query({ name: statement.name, text: statement.text, values: statement.values }));
+    } finally {
+      socket?.uncork();
+    }
     const settled = await Promise.allSettled(sent);
     const failedAt = settled.findIndex((outcome) => outcome.status === 'rejected');
     if (failedAt >= 0) throw Object.assign((settled[failedAt] as PromiseRejectedResult).reason as Error, { failedAt });
@@ -302,11 +322,12 @@ export class PgStore implements Store {
       run: async (query, params) => ({ changes: (await execute(query, params)).rowCount }),
       write: async (query, params) => {
         check();
-        const statement = this.statement(query);
+        const one = this.statement(oneRow(query));
         for (const frame of stack) frame.wrote = true;
         // 'always' (finding which write fails): each statement on its own, as before
-        if (savepoints === 'always') return void (await execute(query, params));
-        tx.deferred.push({ name: statement.name, text: statement.text, values: bindValues(statement, params) });
+        if (savepoints === 'always') return void (await execute(oneRow(query), params));
+        if (typeof query === 'object' && 'many' in query) return this.deferRows(tx.deferred, query, params);
+        tx.deferred.push({ name: one.name, text: one.text, values: bindValues(one, params) });
       },
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
         const frame = { name: `sp${++counter}`, open: false, wrote: false };
@@ -350,7 +371,7 @@ export class PgStore implements Store {
       check();
       if (savepoints === 'always' && stack.length > 0) await openPending();
       const statement = this.statement(query);
-      const deferred = tx.deferred.splice(0);
+      const deferred = this.takeDeferred(tx);
       try {
         // the writes deferred so far go out with this statement, in one round trip
         return await this.send(client, [...deferred, { name: statement.name, text: statement.text, values: bindValues(statement, params) }]);
@@ -367,6 +388,37 @@ export class PgStore implements Store {
       }
     };
     return tx;
+  }
+
+  /**
+   * Defers one row of a RowsWrite: into the statement of the rows already deferred with it when its
+   * `merge` allows (sql.ts), else as a new one at the end.
+   */
+  private deferRows(deferred: Deferred[], write: RowsWrite, params: Params | undefined): void {
+    const row = { params, values: bindValues(this.statement(write.many), params) };
+    const key = write.merge === 'append' ? undefined : (params as Record<string, unknown> | undefined)?.[write.merge.key];
+    const isAppend = (entry: Deferred) => 'rows' in entry && entry.write.merge === 'append';
+    // 'append': anywhere before; { key }: the last deferred entry that is not an append, if its key is new there
+    const joined = write.merge === 'append' ? deferred.find((entry) => 'rows' in entry && entry.write === write) : deferred.findLast((entry) => !isAppend(entry));
+    if (joined && 'rows' in joined && joined.write === write && (write.merge === 'append' || !joined.keys.has(key))) {
+      joined.rows.push(row);
+      joined.keys.add(key);
+      return;
+    }
+    deferred.push({ write, rows: [row], keys: new Set([key]) });
+  }
+
+  /** The deferred writes as statements to send, emptying the list: one per RowsWrite's rows. */
+  private takeDeferred(tx: PgTx): Statement[] {
+    return tx.deferred.splice(0).map((entry) => {
+      if (!('rows' in entry)) return entry;
+      if (entry.rows.length === 1) {
+        const one = this.statement(oneRow(entry.write));
+        return { name: one.name, text: one.text, values: bindValues(one, entry.rows[0]!.params) };
+      }
+      const many = this.statement(entry.write.many);
+      return { name: many.name, text: many.text, values: many.names.map((_, i) => entry.rows.map((row) => row.values[i])) };
+    });
   }
 
   private execute<Row>(runner: pg.Pool | pg.PoolClient, query: Query, params?: Params): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {

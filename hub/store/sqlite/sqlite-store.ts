@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { oneRow, queryText, SavepointsNeeded, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import type { Logger } from '../../log.js';
 import { Checkpointer, DEFAULT_CHECKPOINT_POLICY, type CheckpointPolicy } from './checkpointer.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
       get: (query, params) => Promise.resolve(store.getNow(query, params, true)),
       all: (query, params) => Promise.resolve(store.allNow(query, params, true)),
       run: (query, params) => Promise.resolve(store.runNow(query, params, true)),
-      write: (query, params) => Promise.resolve(void store.runNow(query, params, true)),
+      write: (query, params) => Promise.resolve(void store.runNow(oneRow(query), params, true)),
       savepoint: (fn) => (store.savepointMode === 'always' ? store.savepoint(fn) : store.skippedSavepoint(fn)),
       rowCache: store.transactionCache,
       beforeCommit: (key, fn) => void store.commitHooks.set(key, fn),
@@ -113,8 +113,8 @@ export class SqliteStore implements Store {
     return this.allNow(query, params);
   }
 
-  async write(query: Query, params?: Params): Promise<void> {
-    await this.run(query, params);
+  async write(query: Query | RowsWrite, params?: Params): Promise<void> {
+    await this.run(oneRow(query), params);
   }
 
   async run(query: Query, params?: Params): Promise<{ changes: number }> {
