@@ -6,7 +6,7 @@ import type { RowsWrite, Sql, Tx } from './sql.js';
 /*
  * A transaction keeps each namespace's last seq in memory (in `rowCache`, emptied on any rollback
  * and, on SQLite, when another connection committed) and writes it once, before COMMIT
- * (`beforeCommit`). Nothing else assigns the namespace's seqs meanwhile: on SQLite one process owns
+ * (`beforeCommit`; on PostgreSQL the event rows' statement writes it, see INSERT_EVENT). Nothing else assigns the namespace's seqs meanwhile: on SQLite one process owns
  * the file (hub.lock); on PostgreSQL the transaction holds the namespace's write lock (or the
  * all-namespaces one), which every transaction that appends events takes first.
  * Read back, it is the larger of the stored counter and the log's last seq, so it is right even
@@ -29,16 +29,31 @@ const STORE_SEQ = {
 /**
  * `metadata_version` (migration 012): the body's `metadata.value` is the history row of that
  * version (sid, version), stored as null in the event row instead of a second copy of the document.
+ * On PostgreSQL the same statement raises the namespace's counter to the rows' last seq (one
+ * statement per batch fewer than a separate STORE_SEQ before COMMIT); the counter and the rows go
+ * together, so a rolled-back savepoint takes both back.
  */
 const INSERT_EVENT: RowsWrite = {
-  one: `
+  one: {
+    sqlite: `
   INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
   VALUES (@namespace, @seq, @id, @sid, @createdAt, @body, @metadataVersion)`,
+    postgres: `
+  WITH e AS (
+    INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
+    VALUES (@namespace, @seq, @id, @sid, @createdAt, @body, @metadataVersion)
+    RETURNING namespace, seq)
+  UPDATE namespaces n SET last_seq = GREATEST(n.last_seq, e.seq) FROM e WHERE n.name = e.namespace`,
+  },
   // a batch's events in one statement (PostgreSQL): nothing changes an event row once written
   many: `
-  INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
-  SELECT * FROM unnest(CAST(@namespace AS TEXT[]), CAST(@seq AS BIGINT[]), CAST(@id AS TEXT[]), CAST(@sid AS TEXT[]),
-    CAST(@createdAt AS BIGINT[]), CAST(@body AS TEXT[]), CAST(@metadataVersion AS BIGINT[]))`,
+  WITH e AS (
+    INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
+    SELECT * FROM unnest(CAST(@namespace AS TEXT[]), CAST(@seq AS BIGINT[]), CAST(@id AS TEXT[]), CAST(@sid AS TEXT[]),
+      CAST(@createdAt AS BIGINT[]), CAST(@body AS TEXT[]), CAST(@metadataVersion AS BIGINT[]))
+    RETURNING namespace, seq)
+  UPDATE namespaces n SET last_seq = GREATEST(n.last_seq, m.seq)
+  FROM (SELECT namespace, MAX(seq) AS seq FROM e GROUP BY namespace) m WHERE n.name = m.namespace`,
   merge: 'append',
 };
 const SELECT_NAMESPACE = `SELECT last_seq AS "lastSeq", pruned_through AS "prunedThrough" FROM namespaces WHERE name = @namespace`;
@@ -159,6 +174,8 @@ export async function appendEvent(
     seq = row.seq = counter.last + 1;
     await sql.write(INSERT_EVENT, row);
     counter.last = seq;
+    // PostgreSQL: INSERT_EVENT raised the counter with the row
+    if (sql.dialect === 'postgres') return { id, seq, createdAt: input.now, body: input.body };
     if (sql.beforeCommit) sql.beforeCommit(seqKey(input.namespace), () => storeSeq(sql, input.namespace));
     else await storeSeq(sql, input.namespace);
   }
