@@ -60,6 +60,31 @@ function catchPublishErrors(client: Redis, log: Logger, where: string): void {
   };
 }
 
+const OWN_REQUEST_START = Buffer.from('{"uid":"');
+
+/**
+ * Drops a request this process published itself (a `serverSideEmit`: every committed batch) before
+ * the adapter reads it. Redis sends a publish to every subscriber, the publisher included, and the
+ * adapter JSON-parses each request before it checks whose it is (it then ignores its own): the whole
+ * batch parsed for nothing, on the path of every write. The adapter writes every request as
+ * `{"uid":"<its uid>",…` (8.x), so the sender is read from the first bytes. The messages themselves
+ * are unchanged: hubs of other versions in the same cluster hear this one, and it hears them.
+ */
+function skipOwnRequests(sub: Redis, requestChannelStart: Buffer, ownUids: ReadonlySet<string>): void {
+  const isOwnRequest = (channel: unknown, message: unknown): boolean => {
+    if (!Buffer.isBuffer(channel) || !Buffer.isBuffer(message)) return false;
+    if (channel.length < requestChannelStart.length || channel.compare(requestChannelStart, 0, requestChannelStart.length, 0, requestChannelStart.length) !== 0) return false;
+    if (message.compare(OWN_REQUEST_START, 0, OWN_REQUEST_START.length, 0, OWN_REQUEST_START.length) !== 0) return false;
+    const end = message.indexOf(0x22, OWN_REQUEST_START.length); // the closing quote
+    return end > 0 && ownUids.has(message.toString('latin1', OWN_REQUEST_START.length, end));
+  };
+  const emit = sub.emit.bind(sub) as (event: string | symbol, ...args: unknown[]) => boolean;
+  (sub as unknown as { emit: typeof emit }).emit = (event, ...args) => {
+    if (event === 'messageBuffer' && isOwnRequest(args[0], args[1])) return false;
+    return emit(event, ...args);
+  };
+}
+
 /** What this needs of a Socket.IO server, whatever its event maps. */
 export interface AdaptableServer {
   adapter(factory: ReturnType<typeof createAdapter>): unknown;
@@ -84,7 +109,17 @@ export async function attachRedisAdapter(io: AdaptableServer, url: string, log: 
   }
   const [pub, sub] = clients as [Redis, Redis];
   catchPublishErrors(pub, log, where);
-  io.adapter(createAdapter(pub, sub, { key: options.key ?? DEFAULT_CHANNEL_PREFIX }));
+  const key = options.key ?? DEFAULT_CHANNEL_PREFIX;
+  // one adapter (one uid) per namespace of the server, made as each namespace is
+  const ownUids = new Set<string>();
+  const makeAdapter = createAdapter(pub, sub, { key });
+  skipOwnRequests(sub, Buffer.from(`${key}-request#`), ownUids);
+  // Socket.IO calls it with `new`: a function, not an arrow
+  io.adapter(function redisAdapter(nsp: Parameters<typeof makeAdapter>[0]) {
+    const adapter = makeAdapter(nsp);
+    ownUids.add(adapter.uid);
+    return adapter;
+  } as typeof makeAdapter);
   // the adapters subscribe on `sub` as they are made; a reply after them means they are listening
   await sub.ping();
   log.info({ redis: where }, 'broadcasting across hub processes through Redis');

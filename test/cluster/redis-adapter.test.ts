@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import { attachRedisAdapter, type RedisAdapterHandle } from '../../hub/cluster/redis-adapter.js';
 import { createClusterPublisher, type ClusterPublisher } from '../../hub/socket/cluster-publisher.js';
@@ -128,6 +129,43 @@ describe('broadcasts across processes (Redis adapter)', () => {
       expect(messages.filter((channel) => channel.includes('-request#'))).toHaveLength(1);
     } finally {
       listener.disconnect();
+    }
+  });
+
+  it('a process does not parse its own batch; a process on the plain adapter (an earlier hub) hears it and is heard', async () => {
+    const key = `session-hub-test-${randomUUID()}`;
+    const { nodes, log } = await startCluster(1, key);
+    const a = nodes[0]!;
+    // B: Socket.IO on the library's adapter as hubs before this change used it (same messages)
+    const b = await startSocketNode();
+    const [pub, sub] = [new Redis(testRedisUrl()), new Redis(testRedisUrl())];
+    b.io.adapter(createAdapter(pub, sub, { key }));
+    await sub.ping();
+    const bPublisher = createClusterPublisher({ ...b, log: silentLog, readEventsSince: log.readEventsSince, gapWaitMs: 25 });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const tenant = `t-${randomUUID()}`;
+      const onA = await joinRooms(a.node.url, '/dashboard', [rooms.namespace(tenant)]);
+      const onB = await joinRooms(b.url, '/dashboard', [rooms.namespace(tenant)]);
+      // the adapter's requests as parsed in this test process (both servers run here)
+      const parsedBatches = () => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('{"uid":"') && text.includes(tenant)).length;
+
+      for (const [seq, publisher] of [[1, a.publisher], [2, bPublisher], [3, a.publisher]] as const) {
+        const event = committed(tenant, seq);
+        log.append(tenant, event.event);
+        publisher.publish([event]);
+        await waitFor(() => onA.updates.length === seq && onB.updates.length === seq, 5000, `seq ${seq} on both servers`);
+      }
+      expect(seqsOf(onA.updates)).toEqual([1, 2, 3]);
+      expect(seqsOf(onB.updates)).toEqual([1, 2, 3]);
+      // A's two batches parsed once each (by B); B's parsed by A, and by B itself (the plain adapter)
+      expect(parsedBatches()).toBe(2 + 2);
+    } finally {
+      parse.mockRestore();
+      bPublisher.close();
+      await b.close();
+      pub.disconnect();
+      sub.disconnect();
     }
   });
 
