@@ -242,15 +242,17 @@ export class PgStore implements Store {
    * failed first (`failedAt`); the ones after it fail as "current transaction is aborted".
    */
   private async send(client: pg.PoolClient, statements: readonly Statement[]): Promise<StatementResult> {
-    // pg writes each query (Bind, Describe, Execute, Sync) with a socket write of its own: corked,
-    // the whole round trip is one write (one syscall instead of one per statement)
+    // pg writes each query (Bind, Describe, Execute, Sync) with a socket write of its own: corked
+    // until the end of this tick, the whole round trip is one write (one syscall, one wake-up of the
+    // server) instead of one per statement, and so are sends issued in the same tick (a batch's
+    // reads, issued together, go out with BEGIN and the locks in one write)
     const socket = (client as unknown as pg.Client).connection?.stream;
     socket?.cork();
     let sent: Promise<pg.QueryResult>[];
     try {
       sent = statements.map((statement) => client.query({ name: statement.name, text: statement.text, values: statement.values }));
     } finally {
-      socket?.uncork();
+      if (socket) process.nextTick(() => socket.uncork());
     }
     const settled = await Promise.allSettled(sent);
     const failedAt = settled.findIndex((outcome) => outcome.status === 'rejected');
