@@ -15,7 +15,7 @@ import { listHistory } from '../../hub/store/history.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, touchActivity } from '../../hub/store/sessions.js';
 import { recordAppliedRequest } from '../../hub/store/applied-requests.js';
-import { readEventsSince } from '../../hub/store/events.js';
+import { namespaceSeqState, readEventsSince } from '../../hub/store/events.js';
 import { startPgRelay, type PgRelay } from '../helpers/pg-relay.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
@@ -153,6 +153,8 @@ describe('a batch\'s rows in one statement per kind (PostgreSQL)', () => {
     expect(published).toHaveLength(36);
     const events = await readEventsSince(store!, { namespace: 'default', since: published[0]!.event.seq - 1 });
     expect(events).toEqual(published.map((event) => event.event));
+    // the namespace's counter, raised by the events' statement, is the last seq
+    expect((await namespaceSeqState(store!, 'default')).lastSeq).toBe(published.at(-1)!.event.seq);
     // a retry of a write of the batch answers what it produced, writing nothing
     const retry = await updateMetadata(deps, actor, { sid: sids[39]!, expectedVersion: 1, patch: { n: 39, note: 'x' }, requestId: 'r-39' });
     expect(retry).toMatchObject({ result: 'success', version: 2 });
@@ -183,6 +185,12 @@ describe('a batch\'s rows in one statement per kind (PostgreSQL)', () => {
     expect((await getSession(store!, { namespace: 'default', sid: sids[0]! }))!.metadata).toEqual({ path: '/p', a: 1 });
     expect((await getSession(store!, { namespace: 'default', sid: sids[2]! }))!.metadata).toEqual({ path: '/p', c: 1 });
     expect(published).toHaveLength(2);
+    // the run that failed raised nothing: the counter is the last committed seq, and the next write follows it
+    const lastSeq = published.at(-1)!.event.seq;
+    expect((await namespaceSeqState(store!, 'default')).lastSeq).toBe(lastSeq);
+    published.length = 0;
+    await updateMetadata(deps, actor, { sid: sids[1]!, expectedVersion: 1, patch: { b: 1 } });
+    expect(published.map((event) => event.event.seq)).toEqual([lastSeq + 1]);
   });
 });
 
