@@ -405,17 +405,19 @@ const declarations: FlavorDeclaration[] = [
   {
     id: 'opencode', displayName: 'OpenCode', resumeTokenKey: 'opencodeSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
     // opencode.ai/docs/plugins: no hook commands; the plugin install writes (hub/hook/opencode-plugin.ts)
-    // turns these plugin events into flat payloads with Claude Code's field names
+    // turns these plugin events into flat payloads with Claude Code's field names. `process.exit` is
+    // the plugin's own: OpenCode fires no event when it exits (recorded from 1.18.33: the last one
+    // `opencode run` hands plugins is its session.idle), only the process's exit
     hooks: {
       'session.created': 'session-start', 'chat.message': 'prompt-submit', 'tool.execute.before': 'tool-start', 'tool.execute.after': 'tool-use',
-      'session.idle': 'turn-stop', 'session.deleted': 'session-end',
+      'session.idle': 'turn-stop', 'session.deleted': 'session-end', 'process.exit': 'session-end',
     },
     // session.idle: the bridge prints { prompt } with the person's queued texts; the plugin sends it
     // with client.session.prompt (opencode.ai/docs/sdk), the agent's next user message
     hookConfig: { format: 'plugin-js', file: '.opencode/plugins/session-hub.js', messageHooks: { 'session.idle': { textField: 'prompt' } } },
     // the plugin sums the turn's assistant messages' tokens into session.idle's payload
     payloadUsage: { field: 'usage' },
-    attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted') },
+    attention: { 'session.idle': { effect: 'done' }, ...clearedBy('chat.message', 'tool.execute.before', 'tool.execute.after', 'session.deleted', 'process.exit') },
   },
   { id: 'kimi', displayName: 'Kimi CLI', resumeTokenKey: 'kimiSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },
   { id: 'copilot', displayName: 'GitHub Copilot CLI', resumeTokenKey: 'copilotSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false, hooks: CLAUDE_STYLE_HOOKS },

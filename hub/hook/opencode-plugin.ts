@@ -26,18 +26,26 @@ export const PLUGIN_MARKER = '// session-hub hook plugin';
  * cache { read, write } } }` (repeated as it grows: the last one counts), and `message.part.updated`
  * with `properties.part { type: 'text', text, messageID, sessionID }`.
  */
+/** A node one-liner: waits until the process of the pid given ends (gone, or a zombie where /proc tells), at most 3 s. */
+const WAIT_FOR_PID = `const pid = Number(process.argv[1]), until = Date.now() + 3000;
+const ended = () => { try { const stat = require('node:fs').readFileSync('/proc/' + pid + '/stat', 'utf8'); return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'); } catch { try { process.kill(pid, 0); return false; } catch { return true; } } };
+const wait = () => (ended() || Date.now() > until ? process.exit(0) : setTimeout(wait, 10));
+wait();`;
+
 export function opencodePlugin(flavor: FlavorDeclaration, argv: readonly string[]): string {
   const listened = Object.keys(flavor.hooks);
   const usageField = flavor.payloadUsage?.field ?? null;
   const messageFields = Object.fromEntries(Object.entries(flavor.hookConfig?.messageHooks ?? {}).map(([hook, output]) => [hook, output.textField]));
   return `${PLUGIN_MARKER} for ${flavor.displayName} (session-hub hook install ${flavor.id}): rewritten by install, edits are lost
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const COMMAND = ${JSON.stringify(argv)};
 const LISTENED = new Set(${JSON.stringify(listened)});
 const USAGE_FIELD = ${JSON.stringify(usageField)};
 // hooks whose answer carries a person's messages, and the answer's field holding their text
 const MESSAGE_FIELDS = ${JSON.stringify(messageFields)};
+// run by the bridge's node with a pid: returns once that process has ended (gone, or a zombie), within 3 s
+const WAIT_FOR_PID = ${JSON.stringify(WAIT_FOR_PID)};
 
 export const SessionHub = async ({ directory, client }) => {
   let queue = Promise.resolve();
@@ -71,13 +79,19 @@ export const SessionHub = async ({ directory, client }) => {
       if (turn?.messages.has(part.messageID)) turn.text = part.text;
     }
   };
+  // the bridge process running now, if any: the process's exit waits for it (below)
+  let running;
   const run = (payload) =>
     new Promise((done) => {
       const child = spawn(COMMAND[0], COMMAND.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });
+      running = { child, payload };
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
       child.on('error', () => done(''));
-      child.on('close', () => done(stdout));
+      child.on('close', () => {
+        if (running?.child === child) running = undefined;
+        done(stdout);
+      });
       child.stdin.on('error', () => undefined);
       child.stdin.end(JSON.stringify(payload));
     });
@@ -94,11 +108,35 @@ export const SessionHub = async ({ directory, client }) => {
     // not awaited: the prompt runs the agent's next turn, and the hooks of that turn must not queue behind it
     if (typeof text === 'string' && text) Promise.resolve(client.session.prompt({ path: { id: sessionId }, body: { parts: [{ type: 'text', text }] } })).catch(() => undefined);
   };
+  // payloads not yet handed to a bridge process, in order; and the sessions this process reported
+  const pending = [];
+  const seen = new Set();
   const send = (name, sessionId, fields) => {
     if (!LISTENED.has(name) || typeof sessionId !== 'string') return;
-    const payload = { hook_event_name: name, session_id: sessionId, cwd: directory, ...fields };
-    queue = queue.then(() => run(payload)).then((stdout) => deliver(name, sessionId, stdout));
+    seen.add(sessionId);
+    pending.push({ hook_event_name: name, session_id: sessionId, cwd: directory, ...fields });
+    queue = queue.then(() => run(pending.shift())).then((stdout) => deliver(name, sessionId, stdout));
   };
+  // The process ends (\`opencode run\` exits right after its session.idle; the TUI quits): no event
+  // reaches plugins then, and promises queued here would be dropped. So what is still queued goes to
+  // bridge processes now, one after the other (each spools or sends at once: a short wait at exit),
+  // then each session this process reported ends with the agent (\`process.exit\`, where listened).
+  // They come after the bridge process already running, whose event is older: it must take its seq
+  // first (the spool's order is the hub's). This event loop runs no more, so what it had not yet
+  // written to that process's stdin never arrives: a process that has its whole payload is waited
+  // for (at most 3 s; a process that ended stays a zombie until this one is gone, so ended means
+  // gone or a zombie: /proc where there is one); one still waiting for it is killed (it has done
+  // nothing yet: the bridge reads all of stdin first) and its payload goes first, from here.
+  process.on('exit', () => {
+    const now = (payload) => spawnSync(COMMAND[0], COMMAND.slice(1), { input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 });
+    if (running?.child.stdin.writableFinished) spawnSync(COMMAND[0], ['-e', WAIT_FOR_PID, String(running.child.pid)], { stdio: 'ignore', timeout: 3_500 });
+    else if (running) {
+      running.child.kill('SIGKILL');
+      now(running.payload);
+    }
+    for (const payload of pending.splice(0)) now(payload);
+    if (LISTENED.has('process.exit')) for (const sessionId of seen) now({ hook_event_name: 'process.exit', session_id: sessionId, cwd: directory });
+  });
   return {
     event: async ({ event }) => {
       track(event);

@@ -10,12 +10,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture, useBridgeHub } from './run-cli.js';
+import { runOpencodePluginProcess } from './opencode-plugin-host.js';
 
 const { env, get, sessionByTag } = useBridgeHub();
 let project: string;
@@ -130,20 +130,19 @@ describe('hook install --write, then the agent’s real payloads through the ins
     expect(result.stderr).toMatch(/--notify is for agents with a notification program \(codex\), not Claude Code/);
   });
 
-  it('OpenCode: a plugin in .opencode/plugins that runs the bridge for each plugin hook, in order', async () => {
+  it('OpenCode: a plugin in .opencode/plugins that runs the bridge for each plugin hook, in order; at the process exit what is queued still goes, after the call running, and the session ends', async () => {
     const file = join(project, '.opencode', 'plugins', 'session-hub.js');
     expect((await install('opencode', file)).code).toBe(0);
-    // the plugin spawns the bridge with this process's environment, as OpenCode's would
-    Object.assign(process.env, env());
-    const { SessionHub } = (await import(pathToFileURL(file).href)) as { SessionHub: (ctx: { directory: string }) => Promise<Record<string, (...args: unknown[]) => Promise<void>>> };
-    const hooks = await SessionHub({ directory: '/work/app' });
-    for (const call of fixture('agents/opencode-plugin-calls.json') as { hook: string; args: unknown[] }[]) await hooks[call.hook]!(...call.args);
+    // OpenCode's process: the plugin spawns the bridge with its environment; it exits right after the
+    // last call (as \`opencode run\` does after its session.idle), bridge calls still running and queued
+    const calls = fixture('agents/opencode-plugin-calls.json') as unknown as { hook: string; args: unknown[] }[];
+    expect(await runOpencodePluginProcess(file, '/work/app', calls, env())).toBe(0);
     const tag = 'ses_7a1b2c3d4e5fOPENCODE01';
-    await expect.poll(async () => (await turnsOf(tag).catch(() => []))[0]?.status, { timeout: 30_000, interval: 250 }).toBe('completed');
+    await expect.poll(async () => (await sessionByTag(tag).catch(() => undefined))?.activity, { timeout: 15_000, interval: 250 }).toBe('ended');
     const [turn] = await turnsOf(tag);
+    expect(turn!.status).toBe('completed');
     expect(turn).toMatchObject({ prompt: 'List the files' });
     expect(turn!.activities.map((a) => [a.tool, a.toolUseId, a.status, a.input])).toEqual([['bash', 'call_01', 'done', { command: 'ls', description: 'List files' }]]);
-    for (const key of Object.keys(env())) delete process.env[key];
   });
 });
 

@@ -7,13 +7,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getFlavor } from '../../shared/flavors.js';
 import type { Message } from '../../shared/protocol/messages.js';
 import { opencodePlugin } from '../../hub/hook/opencode-plugin.js';
 import type { TestHub } from '../helpers/hub.js';
 import { fixture, useBridgeHub } from './run-cli.js';
+import { loadOpencodePlugin } from './opencode-plugin-host.js';
 
 let hub: TestHub;
 const bridge = useBridgeHub((started) => (hub = started.hub));
@@ -33,8 +33,7 @@ describe('OpenCode plugin', () => {
     Object.assign(process.env, bridge.env());
     const prompts: unknown[] = [];
     const client = { session: { prompt: async (request: unknown) => void prompts.push(request) } };
-    const { SessionHub } = (await import(pathToFileURL(file).href)) as { SessionHub: (ctx: object) => Promise<Record<string, (...args: unknown[]) => Promise<void>>> };
-    const hooks = await SessionHub({ directory: '/work/app', client });
+    const hooks = await loadOpencodePlugin(file, { directory: '/work/app', client });
     const calls = fixture('agents/opencode-plugin-calls.json') as unknown as { hook: string; args: unknown[] }[];
     const created = calls.find((c) => c.hook === 'event' && (c.args[0] as { event: { type: string } }).event.type === 'session.created')!;
     const idle = calls.find((c) => c.hook === 'event' && (c.args[0] as { event: { type: string } }).event.type === 'session.idle')!;
