@@ -5,51 +5,28 @@
  * approval; clicking Allow makes the waiting hook process print Claude Code's allow output.
  * The Allow/Deny controls are the page's (`[data-approval-id]` holding `button[data-decision]`).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { permissionRequestStdout } from '../../shared/permission-output.js';
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
-import { stopDrainers } from '../hook/run-cli.js';
 import { screenshot, signIn, useDashboardPages } from './browser.js';
+import { useBridgeProcesses } from './bridge-processes.js';
 
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 const REQUEST = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../hook/fixtures/attention/claude-permission-request.json'), 'utf8')) as { payload: Record<string, unknown> }).payload;
 
 let hub: TestHub;
 let page: Page;
-const spoolDirs: string[] = [];
 
 useDashboardPages({
   suite: (started) => ({ hub } = started),
   test: (opened) => ({ page } = opened),
 });
 
-afterEach(() => {
-  for (const dir of spoolDirs.splice(0)) {
-    stopDrainers(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-/** A real hook process of the bundled bridge; resolves with its exit code and stdout. */
-function hookProcess(payload: Record<string, unknown>): Promise<{ code: number | null; stdout: string }> {
-  const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-  spoolDirs.push(spoolDir);
-  const child = spawn(process.execPath, [BRIDGE, 'claude'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_HOOK_WAIT_MS: '20000' },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stdin.end(JSON.stringify(payload));
-  return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout })));
-}
+const hookProcess = useBridgeProcesses(() => hub, { waitMs: 20000 });
 
 async function api<T>(path: string): Promise<T> {
   const response = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.tokens.operator}` } });

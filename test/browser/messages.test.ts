@@ -8,49 +8,27 @@
  * - an AskUserQuestion shows its options as buttons; tapping them makes the waiting hook print the
  *   answers in `updatedInput`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestHub } from '../helpers/hub.js';
-import { stopDrainers } from '../hook/run-cli.js';
 import { screenshot, signIn, useDashboardPages } from './browser.js';
+import { useBridgeProcesses } from './bridge-processes.js';
 
-const BRIDGE = resolve(import.meta.dirname, '../../dist/hook-bridge.cjs');
 const fixture = (path: string) => (JSON.parse(readFileSync(resolve(import.meta.dirname, '../hook/fixtures', path), 'utf8')) as { payload: Record<string, unknown> }).payload;
 const STOP = fixture('attention/claude-stop.json');
 const ASK = fixture('messages/claude-pre-tool-use-ask-user-question.json');
 
 let hub: TestHub;
 let page: Page;
-const spoolDirs: string[] = [];
 
 useDashboardPages({
   suite: (started) => ({ hub } = started),
   test: (opened) => ({ page } = opened),
 });
 
-afterEach(() => {
-  for (const dir of spoolDirs.splice(0)) {
-    stopDrainers(dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function hookProcess(payload: Record<string, unknown>, args: string[] = []): Promise<{ code: number | null; stdout: string }> {
-  const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-  spoolDirs.push(spoolDir);
-  const child = spawn(process.execPath, [BRIDGE, 'claude', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_HOOK_WAIT_MS: '30000' },
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stdin.end(JSON.stringify(payload));
-  return new Promise((resolveRun) => child.once('close', (code) => resolveRun({ code, stdout })));
-}
+const hookProcess = useBridgeProcesses(() => hub, { waitMs: 30000 });
 
 async function sidOf(tag: string): Promise<string> {
   for (let tries = 0; tries < 300; tries++) {
