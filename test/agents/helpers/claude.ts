@@ -4,6 +4,7 @@
  * says (`session-hub hook install claude --write` run in the project). Headless (`claude -p`) or
  * interactive in a pseudo-terminal (`script(1)` from util-linux).
  */
+import { startInPty } from './pty.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -139,35 +140,21 @@ export function claudeHeadless(project: AgentProject, prompt: string, args: stri
  */
 export async function claudeInteractive(project: AgentProject, prompt: string, ready: () => Promise<boolean>, timeoutMs = 90_000): Promise<AgentRun & { screen: string }> {
   const started = performance.now();
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const child = spawn('script', ['-qfec', `exec ${quote(agentBinaries().claude)} ${quote(prompt)}`, '/dev/null'], {
-    cwd: project.dir,
-    env: { ...project.env, COLUMNS: '120', LINES: '40' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let screen = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.on('error', () => undefined);
-  const ended = new Promise<number | null>((resolveEnd) => child.once('close', (code) => resolveEnd(code)));
+  const { child, screen, stderr, ended, type } = startInPty([agentBinaries().claude, prompt], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40' } });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {
     const deadline = Date.now() + timeoutMs - 10_000;
     while (!(await ready())) {
-      if (Date.now() > deadline) throw new Error(`interactive Claude Code: the turn did not end; screen:\n${screen.slice(-3000)}`);
+      if (Date.now() > deadline) throw new Error(`interactive Claude Code: the turn did not end; screen:\n${screen().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    // typed as a person does: the command, then Enter on its own
-    child.stdin.write('/exit');
-    await new Promise((r) => setTimeout(r, 500));
-    child.stdin.write('\r');
+    await type('/exit');
     const code = await Promise.race([ended, new Promise<'open'>((r) => setTimeout(() => r('open'), 20_000))]);
     if (code === 'open') {
       child.stdin.write('\x04\x04');
-      return { code: await ended, stdout: screen, stderr, screen, wallMs: performance.now() - started };
+      return { code: await ended, stdout: screen(), stderr: stderr(), screen: screen(), wallMs: performance.now() - started };
     }
-    return { code, stdout: screen, stderr, screen, wallMs: performance.now() - started };
+    return { code, stdout: screen(), stderr: stderr(), screen: screen(), wallMs: performance.now() - started };
   } finally {
     clearTimeout(timer);
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -4,7 +4,7 @@
  * provider), with our hooks installed the way the README says (`session-hub hook install codex
  * --write`, which writes $CODEX_HOME/hooks.json). Headless: `codex exec`.
  */
-import { spawn } from 'node:child_process';
+import { startInPty } from './pty.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -64,26 +64,17 @@ export function codexExec(project: AgentProject, prompt: string, args: string[] 
  */
 export async function codexInteractive(project: AgentProject, prompt: string, args: string[], ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<AgentRun & { screen: string }> {
   const started = performance.now();
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const argv = [agentBinaries().codex, '--dangerously-bypass-hook-trust', '-c', `projects.${JSON.stringify(project.dir)}.trust_level="trusted"`, ...args, prompt];
-  const child = spawn('script', ['-qfec', `exec ${argv.map(quote).join(' ')}`, '/dev/null'], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40', TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let screen = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.on('error', () => undefined);
-  const ended = new Promise<number | null>((resolveEnd) => child.once('close', (code) => resolveEnd(code)));
+  const { child, screen, stderr, ended, type } = startInPty(argv, { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40', TERM: 'xterm-256color' } });
   try {
     const deadline = Date.now() + timeoutMs;
     while (!(await ready())) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`interactive Codex: not ready (exit ${child.exitCode}); screen:\n${screen.slice(-3000)}\n${stderr.slice(-1000)}`);
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`interactive Codex: not ready (exit ${child.exitCode}); screen:\n${screen().slice(-3000)}\n${stderr().slice(-1000)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    child.stdin.write('/quit');
-    await new Promise((r) => setTimeout(r, 500));
-    child.stdin.write('\r');
+    await type('/quit');
     const code = await Promise.race([ended, new Promise<'open'>((r) => setTimeout(() => r('open'), 10_000))]);
-    return { code: code === 'open' ? null : code, stdout: screen, stderr, screen, wallMs: performance.now() - started };
+    return { code: code === 'open' ? null : code, stdout: screen(), stderr: stderr(), screen: screen(), wallMs: performance.now() - started };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
