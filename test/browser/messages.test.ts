@@ -59,6 +59,8 @@ describe('a reply from the page reaches the agent at its Stop', () => {
     await row.locator('.session-meta').click();
     const box = page.locator('#session-messages textarea');
     await box.waitFor();
+    // the reach arrives with the panel's GET …/messages, a moment after the box
+    await page.locator('#session-messages .delivery[data-delivery="now"]').waitFor();
     expect(await page.locator('#session-messages .delivery').getAttribute('data-delivery')).toBe('now');
     await box.fill('Yes, update the snapshots too.');
     await page.locator('#session-messages button.send').click();
