@@ -65,7 +65,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
 }
 
 /** The URL with its host and port replaced by the proxy's. */
-export function throughProxy(url: string, proxy: DelayProxy): string {
+export function throughProxy(url: string, proxy: { port: number }): string {
   const parsed = new URL(url);
   parsed.hostname = '127.0.0.1';
   parsed.port = String(proxy.port);

@@ -13,7 +13,8 @@
 import { availableParallelism } from 'node:os';
 import { runScenario, type Scenario, type ScenarioResult } from './load.js';
 import { withoutPassword } from '../hub/log.js';
-import { startDelayProxy, throughProxy, type DelayProxy } from './delay-proxy.js';
+import { throughProxy } from './delay-proxy.js';
+import { startDelayProxyProcess, type DelayProxyProcess } from './delay-proxy-process.js';
 import { backendCpuSince, openBenchPostgres, openBenchRedis, postgresBackendCpu, type BenchPostgres, type BenchRedis } from './scale-out-servers.js';
 import { fixed, percentile } from './stats.js';
 import { BENCH_RATE_LIMIT, BENCH_TOKEN, startHubTarget, type Target } from './targets.js';
@@ -50,7 +51,7 @@ interface Measured {
   postgresCpuUsPerWrite: number;
 }
 
-function specs(postgres: BenchPostgres, redis: BenchRedis, proxy: DelayProxy): TargetSpec[] {
+function specs(postgres: BenchPostgres, redis: BenchRedis, proxy: DelayProxyProcess): TargetSpec[] {
   // the SQLite hub must not pick a database or Redis up from the caller's environment
   const sqliteEnv = { SESSION_HUB_DATABASE_URL: undefined, SESSION_HUB_REDIS_URL: undefined };
   const clusterEnv = async () => {
@@ -146,8 +147,8 @@ async function main(): Promise<void> {
   const postgres = await openBenchPostgres(postgresAdminUrl);
   const redis = await openBenchRedis(process.env.BENCH_REDIS_URL, say);
   const server = new URL(postgresAdminUrl);
-  const proxy = await startDelayProxy({ host: server.hostname, port: Number(server.port || 5432) });
-  say(`PostgreSQL: ${withoutPassword(postgresAdminUrl)} (${postgres.describe}), a fresh database per target, reached through a delay proxy; Redis: ${withoutPassword(redis.url)}`);
+  const proxy = await startDelayProxyProcess({ host: server.hostname, port: Number(server.port || 5432) });
+  say(`PostgreSQL: ${withoutPassword(postgresAdminUrl)} (${postgres.describe}), a fresh database per target, reached through a delay proxy (a process of its own); Redis: ${withoutPassword(redis.url)}`);
   say(`hub rate limit lifted for the bench: SESSION_HUB_RATE_LIMIT=SESSION_HUB_RATE_BURST=${BENCH_RATE_LIMIT}`);
 
   let running: Target[] = [];
@@ -167,14 +168,14 @@ async function main(): Promise<void> {
   try {
     // one target at a time: the PostgreSQL targets share the Redis channels, so two of them must not run at once
     for (const spec of specs(postgres, redis, proxy).filter((s) => !onlyTargets || s.name.includes(onlyTargets))) {
-      proxy.delayMs = 0;
+      await proxy.setDelay(0);
       const { targets, database } = await spec.start();
       running = targets;
       say(`[${spec.name}] started ${targets.map((t) => t.url).join(' + ')}`);
       for (const condition of conditions) {
         // SQLite has no network to cross: measured once per runner count, at 0 ms
         if (!database && condition.delayMs > 0) continue;
-        proxy.delayMs = condition.delayMs;
+        await proxy.setDelay(condition.delayMs);
         say(`[${spec.name}] ${condition.name} ...`);
         const measured = await measure(targets, database, condition);
         results.get(condition.name)!.set(spec.name, measured);
