@@ -13,15 +13,20 @@ const INSERT: RowsWrite = {
     CAST(@value AS TEXT[]), CAST(@at AS BIGINT[]))`,
   merge: 'append',
 };
-const SELECT_MANY = {
+export const SELECT_MANY = {
   sqlite: `
   SELECT a.sid, a.field, a.request_id AS "requestId", a.version, a.value
   FROM applied_requests a JOIN json_each(@keys) k
     ON a.sid = json_extract(k.value, '$.sid') AND a.field = json_extract(k.value, '$.field') AND a.request_id = json_extract(k.value, '$.requestId')`,
+  // A plain join is planned once per connection (a prepared statement's generic plan), from the
+  // table's statistics of that moment: on a new database that was a hash join over a sequential scan
+  // of the whole table, kept while the table grew (1.4 ms a batch at 11,000 rows, and rising).
+  // LATERAL … LIMIT 1 cannot be flattened into a join, so each key is one primary-key lookup.
   postgres: `
   SELECT a.sid, a.field, a.request_id AS "requestId", a.version, a.value
-  FROM applied_requests a JOIN jsonb_to_recordset(CAST(@keys AS jsonb)) AS k(sid TEXT, field TEXT, "requestId" TEXT)
-    ON a.sid = k.sid AND a.field = k.field AND a.request_id = k."requestId"`,
+  FROM jsonb_to_recordset(CAST(@keys AS jsonb)) AS k(sid TEXT, field TEXT, "requestId" TEXT),
+    LATERAL (SELECT * FROM applied_requests WHERE applied_requests.sid = k.sid AND applied_requests.field = k.field
+      AND applied_requests.request_id = k."requestId" LIMIT 1) a`,
 };
 export const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
 

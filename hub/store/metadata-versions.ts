@@ -8,7 +8,7 @@ import type { RowsWrite, Sql } from './sql.js';
  * PostgreSQL: the session's new version and its history row in one statement, so one round trip
  * while the cluster's write lock is held (SQLite runs the two statements; it has no round trips).
  */
-const STORE_VERSION_PG: RowsWrite = {
+export const STORE_VERSION_PG: RowsWrite = {
   one: `
   WITH updated AS (
     UPDATE sessions SET ${SET_METADATA_COLUMNS}
@@ -27,7 +27,8 @@ const STORE_VERSION_PG: RowsWrite = {
   updated AS (
     UPDATE sessions s SET metadata = r.metadata, metadata_version = r.version, updated_at = r.at, last_activity_at = r.activity_at,
       title = r.title, cwd = r.cwd, project = r.project
-    FROM r WHERE s.sid = r.sid
+    -- the ANY lets the planner reach the rows by primary key; joined on r alone, it scanned every session
+    FROM r WHERE s.sid = ANY (CAST(@sid AS TEXT[])) AND s.sid = r.sid
     RETURNING s.sid)
   INSERT INTO metadata_history (sid, version, at, by, carried, cleared, dropped, metadata)
   SELECT r.sid, r.version, r.at, r.by, r.carried, r.cleared, r.dropped, r.metadata

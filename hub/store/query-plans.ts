@@ -1,16 +1,20 @@
 /**
  * The queries one sweep runs, by name, and their SQLite query plans: the sweep must walk indexes,
  * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts). The
- * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts).
+ * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts),
+ * and for a group-committed batch's reads on PostgreSQL (test/store/pg-batch-read-plans.test.ts).
  */
-import { PRUNE as PRUNE_APPLIED_REQUESTS } from './applied-requests.js';
+import { PRUNE as PRUNE_APPLIED_REQUESTS, SELECT_MANY as SELECT_APPLIED_REQUESTS } from './applied-requests.js';
 import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
-import { SELECT_ANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
+import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
+import type { PgStore } from './postgres/pg-store.js';
+import { toPositional } from './postgres/named-params.js';
 import { listSessionsQuery } from './session-list.js';
+import { STORE_VERSION_PG } from './metadata-versions.js';
 import { COUNT_OPEN_TURNS_OLDER_THAN, OPEN_TURNS_OLDER_THAN } from './turns.js';
 import { SESSION_TOTALS, usageReportQuery } from './usage.js';
 
@@ -74,3 +78,36 @@ export async function queryPlans(store: SqliteStore, queries: Readonly<Record<st
 
 /** Every sweep query's SQLite plan, by name. */
 export const sweepQueryPlans = (store: SqliteStore) => queryPlans(store, SWEEP_QUERIES);
+
+/** What a group-committed batch reads up front (batch-reads.ts), once per batch while its lock is held. */
+export const BATCH_READ_QUERIES: Readonly<Record<string, Query>> = {
+  sessions: SELECT_MANY_BY_SID,
+  appliedRequests: SELECT_APPLIED_REQUESTS,
+};
+
+/** A batch's one statement for its sessions' new metadata versions (PostgreSQL). */
+export const BATCH_WRITE_QUERIES: Readonly<Record<string, Query>> = {
+  sessionVersions: STORE_VERSION_PG.many,
+};
+
+let probes = 0;
+
+/**
+ * PostgreSQL's generic plan for a query (EXPLAIN, costs off), one line per row: the plan a pooled
+ * connection keeps for a prepared statement after its first executions, whatever the parameters and
+ * the table sizes later. Planned on the database as it is now.
+ */
+export async function postgresGenericPlan(store: PgStore, query: Query): Promise<string[]> {
+  const { text, names } = toPositional(queryText(query, 'postgres'));
+  const name = `plan_probe_${++probes}`;
+  return store.transaction(async (tx) => {
+    await tx.run(`SET LOCAL plan_cache_mode = force_generic_plan`);
+    await tx.run(`PREPARE ${name} AS ${text}`);
+    try {
+      const rows = await tx.all<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) EXECUTE ${name}(${names.map(() => 'NULL').join(', ')})`);
+      return rows.map((row) => row['QUERY PLAN']);
+    } finally {
+      await tx.run(`DEALLOCATE ${name}`);
+    }
+  });
+}

@@ -59,9 +59,13 @@ interface SessionRow {
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
 const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
-const SELECT_MANY_BY_SID = {
+export const SELECT_MANY_BY_SID = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND sid IN (SELECT value FROM json_each(@sids))`,
-  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))))`,
+  // one primary-key lookup per sid, whatever plan the connection cached (see SELECT_MANY in applied-requests.ts)
+  postgres: `
+  SELECT s.* FROM jsonb_array_elements_text(CAST(@sids AS jsonb)) AS k(sid),
+    LATERAL (SELECT * FROM sessions WHERE sessions.sid = k.sid LIMIT 1) s
+  WHERE s.namespace = @namespace`,
 };
 const INSERT = `
   INSERT INTO sessions (sid, namespace, tag, flavor, parent_sid, created_at, updated_at, metadata, metadata_version,
