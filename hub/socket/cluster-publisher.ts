@@ -1,4 +1,5 @@
 import type { CommittedBatch } from '../../shared/protocol/events.js';
+import { watchPeers } from '../cluster/peers.js';
 import type { Logger } from '../log.js';
 import type { HubMetrics } from '../metrics/metrics.js';
 import type { OutgoingEvent, Publisher } from '../services/deps.js';
@@ -20,6 +21,8 @@ export interface ClusterPublisherOptions {
   maxHeldPerTenant?: number;
   /** How often every tenant's log is checked past the last delivered seq (default 2 s). */
   catchUpMs?: number;
+  /** How often the processes listening on Redis are counted (peers.ts; default 500 ms). */
+  peersPollMs?: number;
 }
 
 const DEFAULT_CATCH_UP_MS = 2000;
@@ -30,6 +33,8 @@ export interface ClusterPublisher extends Publisher {
 }
 
 const EVENT = 'committed-events';
+/** A process announces itself once it listens, before it accepts sockets (peers.ts). */
+const HELLO = 'hub-hello';
 
 /** A batch from another process, if it has the expected shape (a process of another version may not). */
 function readBatch(batch: unknown): CommittedBatch | undefined {
@@ -72,6 +77,16 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
       if (identity) sequencer.watch(identity.namespace);
     });
   }
+  // a process alone on Redis sends its batches to nobody: it skips them until another one listens
+  const peers = watchPeers({ count: () => runners.adapter.serverCount(), pollMs: options.peersPollMs, log });
+  const onHello = () => peers.heard();
+  runners.on(HELLO, onHello);
+  try {
+    runners.serverSideEmit(HELLO);
+  } catch (error) {
+    // the others find this process by counting within peersPollMs
+    log.warn({ err: error }, 'could not announce this hub process to the others');
+  }
   // the tail of what a process committed but could not publish (Redis down) arrives within this
   const catchUp = setInterval(() => sequencer.catchUp(), options.catchUpMs ?? DEFAULT_CATCH_UP_MS);
   catchUp.unref();
@@ -86,7 +101,7 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
   const sendOutbox = () => {
     const events = outbox;
     outbox = [];
-    if (closed || events.length === 0) return;
+    if (closed || events.length === 0 || !peers.present()) return;
     try {
       const batch: CommittedBatch = { events };
       runners.serverSideEmit(EVENT, batch);
@@ -106,6 +121,8 @@ export function createClusterPublisher(options: ClusterPublisherOptions): Cluste
       closed = true;
       clearInterval(catchUp);
       runners.off(EVENT, fromOtherProcess);
+      runners.off(HELLO, onHello);
+      peers.close();
       sequencer.close();
     },
   };

@@ -81,6 +81,8 @@ export interface InterServerEvents {
   'committed-events': (batch: CommittedBatch) => void;
   /** "Which of these sessions have a runner socket on your process?" — answered with that process's id and sids. */
   'runner-sockets': (sids: string[], answer: (held: RunnersHeld) => void) => void;
+  /** A process that starts listening announces itself: the others send it their committed batches from then on. */
+  'hub-hello': () => void;
 }
 
 /** A hub process's answer to `runner-sockets`. */

@@ -23,13 +23,13 @@ const started: ClusterNode[] = [];
  * Two Socket.IO servers sharing Redis under a channel prefix of their own (so parallel tests on the
  * same Redis never hear each other), each with a cluster publisher over one shared event log.
  */
-async function startCluster(count: number, key = `session-hub-test-${randomUUID()}`) {
-  const log = memoryLog();
+async function startCluster(count: number, key = `session-hub-test-${randomUUID()}`, options: { log?: ReturnType<typeof memoryLog>; peersPollMs?: number } = {}) {
+  const log = options.log ?? memoryLog();
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < count; i += 1) {
     const node = await startSocketNode();
     const redis = await attachRedisAdapter(node.io, testRedisUrl(), silentLog, { key });
-    const publisher = createClusterPublisher({ ...node, log: silentLog, readEventsSince: log.readEventsSince, gapWaitMs: 25 });
+    const publisher = createClusterPublisher({ ...node, log: silentLog, readEventsSince: log.readEventsSince, gapWaitMs: 25, peersPollMs: options.peersPollMs });
     const member = { node, publisher, redis };
     started.push(member);
     nodes.push(member);
@@ -47,6 +47,23 @@ afterEach(async () => {
 });
 
 const seqsOf = (updates: UpdateEvent[]) => updates.map((e) => e.seq);
+
+/**
+ * Counts the committed batches of a tenant that cross Redis on the cluster's request channel, through
+ * a pattern subscription (which Redis does not count as a listener of the channel: PUBSUB NUMSUB).
+ */
+async function countBatches(key: string, tenant: string) {
+  const listener = new Redis(testRedisUrl());
+  let count = 0;
+  const seqs: number[] = [];
+  await listener.psubscribe(`${key}*`);
+  listener.on('pmessage', (_pattern, channel: string, message: string) => {
+    if (!channel.includes('-request#') || !message.includes(tenant)) return;
+    count += 1;
+    for (const [, seq] of message.matchAll(/"seq":(\d+)/g)) seqs.push(Number(seq));
+  });
+  return { batches: () => count, seqs: () => seqs, close: () => listener.disconnect() };
+}
 
 describe('broadcasts across processes (Redis adapter)', () => {
   it('an event published on one server reaches clients there and on the other, in order, skipping only the writer', async () => {
@@ -166,6 +183,88 @@ describe('broadcasts across processes (Redis adapter)', () => {
       await b.close();
       pub.disconnect();
       sub.disconnect();
+    }
+  });
+
+  it('a process alone on Redis sends its batches to nobody; a process that says hello is sent every later one at once', async () => {
+    const key = `session-hub-test-${randomUUID()}`;
+    const tenant = `t-${randomUUID()}`;
+    const { batches, seqs, close } = await countBatches(key, tenant);
+    try {
+      // no count after the first (at start): only the newcomer's hello can tell A it has company
+      const { nodes, log } = await startCluster(1, key, { peersPollMs: 60_000 });
+      const a = nodes[0]!;
+      const publish = (seq: number) => {
+        const event = committed(tenant, seq);
+        log.append(tenant, event.event);
+        a.publisher.publish([event]);
+      };
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      publish(1);
+      publish(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(batches()).toBe(0);
+
+      const b = (await startCluster(1, key, { log, peersPollMs: 60_000 })).nodes[0]!;
+      const onB = await joinRooms(b.node.url, '/dashboard', [rooms.namespace(tenant)]);
+      // the hello crosses Redis while B's dashboard connects; from the first seq B hears, it hears all
+      let seq = 2;
+      await waitFor(() => {
+        if (onB.updates.length === 0) publish((seq += 1));
+        return onB.updates.length > 0;
+      }, 5000, 'a batch from A on B after its hello');
+      const first = onB.updates[0]!.seq;
+      for (let i = 0; i < 5; i += 1) publish((seq += 1));
+      await waitFor(() => onB.updates.at(-1)?.seq === seq, 5000, `seq ${seq} on B`);
+      expect(seqsOf(onB.updates)).toEqual(Array.from({ length: seq - first + 1 }, (_, i) => first + i));
+      expect(first).toBeLessThanOrEqual(4);
+      // what crossed Redis is exactly what B got: nothing from before its hello
+      expect(seqs()).toEqual(seqsOf(onB.updates));
+    } finally {
+      close();
+    }
+  });
+
+  it('a process that never says hello (an earlier hub) is found by counting; once it has gone, batches stop', async () => {
+    const key = `session-hub-test-${randomUUID()}`;
+    const tenant = `t-${randomUUID()}`;
+    const { batches, close } = await countBatches(key, tenant);
+    const { nodes, log } = await startCluster(1, key, { peersPollMs: 50 });
+    const a = nodes[0]!;
+    let seq = 0;
+    const publish = () => {
+      const event = committed(tenant, (seq += 1));
+      log.append(tenant, event.event);
+      a.publisher.publish([event]);
+    };
+    const b = await startSocketNode();
+    const [pub, sub] = [new Redis(testRedisUrl()), new Redis(testRedisUrl())];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      publish();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(batches()).toBe(0);
+
+      // B on the library's plain adapter, as hubs before the hello: it only subscribes
+      b.io.adapter(createAdapter(pub, sub, { key }));
+      await sub.ping();
+      await waitFor(() => {
+        publish();
+        return batches() > 0;
+      }, 5000, 'a batch sent once B is counted');
+
+      await b.close();
+      sub.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const sent = batches();
+      publish();
+      publish();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(batches()).toBe(sent);
+    } finally {
+      pub.disconnect();
+      sub.disconnect();
+      close();
     }
   });
 
