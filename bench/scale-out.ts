@@ -4,7 +4,7 @@
  * tenant, two processes on two tenants (each process's runners in a tenant of their own). Every
  * PostgreSQL connection of the hubs goes through a TCP proxy that adds a fixed delay each way (the
  * network between hub machines and the database): 100 runners at 0 and 0.5 ms, 10 runners at 5 ms,
- * one write in flight per runner. Prints writes/s, ack p50/p99, the hub processes' CPU per write
+ * and two tenants with 10 runners each on two processes at 5 ms, one write in flight per runner. Prints writes/s, ack p50/p99, the hub processes' CPU per write
  * (summed), the PostgreSQL backends' CPU per write, and the ratios issue 25 sets targets for.
  * BENCH_POSTGRES_URL: admin URL (a fresh database per target, dropped at the end); BENCH_REDIS_URL;
  * BENCH_SECONDS per scenario and target (default 3); BENCH_ONLY: substring of a scenario name;
@@ -19,13 +19,16 @@ import { backendCpuSince, openBenchPostgres, openBenchRedis, postgresBackendCpu,
 import { fixed, percentile } from './stats.js';
 import { BENCH_RATE_LIMIT, BENCH_TOKEN, startHubTarget, type Target } from './targets.js';
 
-/** A scenario at one network delay (ms each way between the hubs and PostgreSQL). */
-type Condition = Scenario & { delayMs: number };
+/** A scenario at one network delay (ms each way between the hubs and PostgreSQL); `targets`: only those. */
+type Condition = Scenario & { delayMs: number; targets?: readonly string[] };
 
 const CONDITIONS: Condition[] = [
   { name: '100 runners, 0 ms', runners: 100, sessionsPerRunner: 1, runnersPerSession: 1, delayMs: 0 },
   { name: '100 runners, 0.5 ms', runners: 100, sessionsPerRunner: 1, runnersPerSession: 1, delayMs: 0.5 },
   { name: '10 runners, 5 ms', runners: 10, sessionsPerRunner: 1, runnersPerSession: 1, delayMs: 5 },
+  // a second tenant with a fleet of its own on a second process: the capacity tenants add when they
+  // never wait for each other (with one lock for the cluster, as before issue 25, this stayed at 10 runners' rate)
+  { name: '20 runners, 5 ms', runners: 20, sessionsPerRunner: 1, runnersPerSession: 1, delayMs: 5, targets: ['pg x2, two tenants'] },
 ];
 
 const measureMs = Number(process.env.BENCH_SECONDS ?? 3) * 1000;
@@ -139,6 +142,9 @@ function printTargets(results: Map<string, Map<string, Measured>>): void {
   say(`| latency: pg x1, 100 runners, 0.5 ms / 0 ms | ${ratio(rate('100 runners, 0.5 ms', 'pg x1'), rate('100 runners, 0 ms', 'pg x1'))} | ≥ 0.6 |`);
   say(`| cost: pg x1 / sqlite x1, 100 runners, 0 ms | ${ratio(rate('100 runners, 0 ms', 'pg x1'), rate('100 runners, 0 ms', 'sqlite x1'))} | ≥ 0.5 |`);
   say(`| parallel tenants: pg x2 two tenants / pg x1, 10 runners, 5 ms | ${ratio(rate('10 runners, 5 ms', 'pg x2, two tenants'), rate('10 runners, 5 ms', 'pg x1'))} | ≥ 1.7 |`);
+  say(
+    `| tenants adding capacity: pg x2 two tenants with 10 runners each / pg x1 with 10, 5 ms | ${ratio(rate('20 runners, 5 ms', 'pg x2, two tenants'), rate('10 runners, 5 ms', 'pg x1'))} | ≈ 2 (one lock: 1) |`,
+  );
   say(`| one tenant: pg x2 one tenant / pg x1, 10 runners, 5 ms | ${ratio(rate('10 runners, 5 ms', 'pg x2, one tenant'), rate('10 runners, 5 ms', 'pg x1'))} | ≥ 1.0 |`);
 }
 
@@ -175,6 +181,7 @@ async function main(): Promise<void> {
       for (const condition of conditions) {
         // SQLite has no network to cross: measured once per runner count, at 0 ms
         if (!database && condition.delayMs > 0) continue;
+        if (condition.targets && !condition.targets.includes(spec.name)) continue;
         await proxy.setDelay(condition.delayMs);
         say(`[${spec.name}] ${condition.name} ...`);
         const measured = await measure(targets, database, condition);
