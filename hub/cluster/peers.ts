@@ -41,13 +41,19 @@ export function watchPeers(options: PeersOptions): Peers {
     present = value;
     options.log.info(value ? 'another hub process listens: committed events are sent to it' : 'no other hub process listens: committed events are not sent through Redis');
   };
+  // one count at a time: while Redis is unreachable its client queues commands, and would queue one per tick
+  let counting = false;
   const poll = async () => {
+    if (counting) return;
+    counting = true;
     const startedAfter = hellos;
     try {
       const count = await options.count();
       if (!closed && hellos === startedAfter) set(count > 1);
     } catch {
       // Redis unreachable: whatever is sent would be lost anyway; the adapter logs the outage
+    } finally {
+      counting = false;
     }
   };
   void poll();
