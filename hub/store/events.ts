@@ -33,7 +33,7 @@ const STORE_SEQ = {
  * statement per batch fewer than a separate STORE_SEQ before COMMIT); the counter and the rows go
  * together, so a rolled-back savepoint takes both back.
  */
-const INSERT_EVENT: RowsWrite = {
+export const INSERT_EVENT: RowsWrite = {
   one: {
     sqlite: `
   INSERT INTO events (namespace, seq, id, sid, created_at, body, metadata_version)
@@ -53,7 +53,9 @@ const INSERT_EVENT: RowsWrite = {
       CAST(@createdAt AS BIGINT[]), CAST(@body AS TEXT[]), CAST(@metadataVersion AS BIGINT[]))
     RETURNING namespace, seq)
   UPDATE namespaces n SET last_seq = GREATEST(n.last_seq, m.seq)
-  FROM (SELECT namespace, MAX(seq) AS seq FROM e GROUP BY namespace) m WHERE n.name = m.namespace`,
+  FROM (SELECT namespace, MAX(seq) AS seq FROM e GROUP BY namespace) m
+  -- the ANY reaches the counter by key: joined on m alone, PostgreSQL scanned every tenant's row
+  WHERE n.name = ANY (CAST(@namespace AS TEXT[])) AND n.name = m.namespace`,
   merge: 'append',
 };
 const SELECT_NAMESPACE = `SELECT last_seq AS "lastSeq", pruned_through AS "prunedThrough" FROM namespaces WHERE name = @namespace`;

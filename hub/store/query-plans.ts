@@ -2,13 +2,13 @@
  * The queries one sweep runs, by name, and their SQLite query plans: the sweep must walk indexes,
  * never every row (checked by test/store/sweep-plans.test.ts and printed by bench/sweep.ts). The
  * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts),
- * and for a group-committed batch's reads on PostgreSQL (test/store/pg-batch-read-plans.test.ts).
+ * and for a group-committed batch's reads on PostgreSQL (test/store/pg-batch-plans.test.ts).
  */
 import { PRUNE as PRUNE_APPLIED_REQUESTS, SELECT_MANY as SELECT_APPLIED_REQUESTS } from './applied-requests.js';
 import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
-import { DELETE_UPTO as DELETE_EVENTS_UPTO, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
+import { DELETE_UPTO as DELETE_EVENTS_UPTO, INSERT_EVENT, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
 import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
 import type { PgStore } from './postgres/pg-store.js';
@@ -85,9 +85,10 @@ export const BATCH_READ_QUERIES: Readonly<Record<string, Query>> = {
   appliedRequests: SELECT_APPLIED_REQUESTS,
 };
 
-/** A batch's one statement for its sessions' new metadata versions (PostgreSQL). */
+/** A batch's statements for its sessions' new metadata versions and for its events with the namespace's counter (PostgreSQL). */
 export const BATCH_WRITE_QUERIES: Readonly<Record<string, Query>> = {
   sessionVersions: STORE_VERSION_PG.many,
+  events: INSERT_EVENT.many,
 };
 
 let probes = 0;

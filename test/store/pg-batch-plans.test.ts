@@ -4,7 +4,8 @@
  * tables grow. On a new database a plain join was planned as a hash join over a sequential scan of
  * the whole table, so every batch read every applied request (measured: 1.4 ms a batch at 11,000
  * rows). Each key must be a primary-key lookup in the plan made on an empty database and in the one
- * made on a full one; the batch's session versions likewise once the table has statistics. No timing is asserted (bench:pg-write-cost measures the cost).
+ * made on a full one; the batch's session versions and its events' namespace counter likewise once
+ * the tables have statistics. No timing is asserted (bench:pg-write-cost measures the cost).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCH_READ_QUERIES, BATCH_WRITE_QUERIES, postgresGenericPlan } from '../../hub/store/query-plans.js';
@@ -33,14 +34,14 @@ async function expectKeyLookups(pg: PgStore): Promise<void> {
   }
 }
 
-describe('PostgreSQL batch reads: primary-key lookups in any cached plan', () => {
+describe('PostgreSQL batch statements: primary-key lookups in their cached plans', () => {
   it('on an empty database, where a join would scan', async () => {
     database = await createTestDatabase();
     store = await PgStore.open(database.url);
     await expectKeyLookups(store);
   });
 
-  it('on 20,000 applied requests and 2,000 sessions with statistics', async () => {
+  it('on 20,000 applied requests, 2,000 sessions and 2,000 tenants with statistics', async () => {
     database = await createTestDatabase();
     store = await PgStore.open(database.url);
     await store.transaction(async (tx) => {
@@ -48,17 +49,23 @@ describe('PostgreSQL batch reads: primary-key lookups in any cached plan', () =>
         INSERT INTO sessions (sid, namespace, tag, flavor, created_at, updated_at, metadata, metadata_version, agent_state_version,
           lifecycle_state, lifecycle_since, lifecycle_by, last_activity_at)
         SELECT 's' || i, 'default', 't' || i, 'claude', i, i, '{}', 1, 1, 'running', i, 'runner', i FROM generate_series(1, 2000) i`);
+      await tx.run(`INSERT INTO namespaces (name, last_seq) SELECT 'tenant-' || i, 0 FROM generate_series(1, 2000) i`);
       await tx.run(`
         INSERT INTO applied_requests (sid, field, request_id, version, value, at)
         SELECT 's' || (i % 2000 + 1), 'metadata', 'r' || i, i, '{}', i FROM generate_series(1, 20000) i`);
     });
     await store.run('ANALYZE sessions');
     await store.run('ANALYZE applied_requests');
+    await store.run('ANALYZE namespaces');
     await expectKeyLookups(store);
     // the batch's session versions: planned from statistics, by primary key once the table has some
     // (on a never-analyzed near-empty table PostgreSQL scans it, and plans again after autovacuum's ANALYZE)
     const plan = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.sessionVersions!)).join('\n');
     expect(plan).not.toMatch(/Seq Scan on sessions/);
     expect(plan).toMatch(/Bitmap Index Scan on sessions_pkey|Index Scan using sessions_pkey/);
+    // the events' statement raises its namespace's counter: one row of 2,000 tenants', by key
+    const events = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.events!)).join('\n');
+    expect(events).not.toMatch(/Seq Scan on namespaces/);
+    expect(events).toMatch(/Bitmap Index Scan on namespaces_pkey|Index Scan using namespaces_pkey/);
   });
 });
