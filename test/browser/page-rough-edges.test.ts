@@ -149,6 +149,9 @@ describe('row times', () => {
   it('follow a working agent: a tool use in a long turn is activity (the row does not read "x s ago" while it works), and the row moves up', async () => {
     const working = await startSession('working');
     await prompt(working, 'Run the whole suite');
+    // `other` must be newer: on loopback the prompt's ack and the next start can land in the same
+    // millisecond, and equal times order by sid (random), which put `working` first in a CI run
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const other = await startSession('other');
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.waitForSelector(`#sessions li[data-sid="${working}"]`);
