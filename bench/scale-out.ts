@@ -4,8 +4,9 @@
  * tenant, two processes on two tenants (each process's runners in a tenant of their own). Every
  * PostgreSQL connection of the hubs goes through a TCP proxy that adds a fixed delay each way (the
  * network between hub machines and the database): 100 runners at 0 and 0.5 ms, 10 runners at 5 ms,
- * and two tenants with 10 runners each on two processes at 5 ms, one write in flight per runner. Prints writes/s, ack p50/p99, the hub processes' CPU per write
- * (summed), the PostgreSQL backends' CPU per write, and the ratios issue 25 sets targets for.
+ * and two tenants with 10 runners each on two processes at 5 ms, one write in flight per runner.
+ * Prints writes/s, ack p50/p99, the hub processes' CPU per write (summed), the PostgreSQL backends'
+ * CPU per write, and the ratios issue 25 sets targets for.
  * BENCH_POSTGRES_URL: admin URL (a fresh database per target, dropped at the end); BENCH_REDIS_URL;
  * BENCH_SECONDS per scenario and target (default 3); BENCH_ONLY: substring of a scenario name;
  * BENCH_TARGETS: substring of a target name.

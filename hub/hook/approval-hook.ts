@@ -7,11 +7,11 @@
  * unreachable hub, no answer, or a busy spool give back "spool it as usual" (nothing printed).
  * Part of the bridge bundle (node built-ins only).
  */
-import { wireEvent } from './wire-event.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { deliverSpool, type HubTarget } from './deliver.js';
 import { postHooks } from './send.js';
 import type { Spool, SpooledEvent } from './spool.js';
+import { wireEvent } from './wire-event.js';
 
 /** How long the bridge listens for a decision: below the agent's hook timeout that `hook install` writes. */
 export const DEFAULT_APPROVAL_BOUND_MS = 55_000;

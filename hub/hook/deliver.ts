@@ -30,7 +30,6 @@ export interface DeliveryReport {
   notes: string[];
 }
 
-
 /** The first events of `pending` that fit one request. */
 function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => object): { events: SpooledEvent[]; body: string } {
   const room = LIMITS.maxHookBatchBytes - 64;

@@ -4,10 +4,10 @@
  * cannot be recorded: it is the only event of its request, and the hub orders only within a request.
  * Part of the bridge bundle.
  */
-import { wireEvent } from './wire-event.js';
 import { postHooks } from './send.js';
 import type { HubTarget } from './spool-target.js';
 import type { SpooledEvent } from './spool.js';
+import { wireEvent } from './wire-event.js';
 import { refusalAdvice } from './refusal.js';
 
 const WRITE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'ENOTDIR', 'EMFILE', 'ENFILE']);

@@ -160,10 +160,10 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     }
     const hook = event.usage ? { ...mapped.hook, usage: event.usage } : mapped.hook;
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
-    // "the session's previous event" is its previous hook event: not its activity time, which a hub
-    // restart stamps with the start (spooled events fired during the outage keep their own times)
-    // shown and ordered at its firing time (docs/reliability.md); its age on the hub's clock decides
-    // whether an approval hook came too late
+    // shown and ordered at its firing time (docs/reliability.md), not before the session's previous
+    // hook event: not its activity time, which a hub restart stamps with the start (spooled events
+    // fired during the outage keep their own times); its age on the hub's clock decides whether an
+    // approval hook came too late
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
     const firedAt = firedOnHubClock(event, hubNow);
     const sid = await applyAction(deps, actor, hook, existing, tx, changes, at, hubNow);

@@ -6,9 +6,10 @@ import type { RowsWrite, Sql, Tx } from './sql.js';
 /*
  * A transaction keeps each namespace's last seq in memory (in `rowCache`, emptied on any rollback
  * and, on SQLite, when another connection committed) and writes it once, before COMMIT
- * (`beforeCommit`; on PostgreSQL the event rows' statement writes it, see INSERT_EVENT). Nothing else assigns the namespace's seqs meanwhile: on SQLite one process owns
- * the file (hub.lock); on PostgreSQL the transaction holds the namespace's write lock (or the
- * all-namespaces one), which every transaction that appends events takes first.
+ * (`beforeCommit`; on PostgreSQL the event rows' statement writes it, see INSERT_EVENT). Nothing
+ * else assigns the namespace's seqs meanwhile: on SQLite one process owns the file (hub.lock); on
+ * PostgreSQL the transaction holds the namespace's write lock (or the all-namespaces one), which
+ * every transaction that appends events takes first.
  * Read back, it is the larger of the stored counter and the log's last seq, so it is right even
  * after the cache was emptied mid-transaction; the counter and the events commit together, so a
  * restart never reuses a seq.

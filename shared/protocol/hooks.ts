@@ -19,8 +19,9 @@ export const HookEventSchema = z.object({
   firedAt: EpochMsSchema,
   /**
    * How long before this request the event fired, by the same clock as `firedAt` (the bridge sets
-   * it as it sends). The hub takes the event's time as its own now minus this, so a skew between the
-   * two machines' clocks does not move it; without it, `firedAt` as it is.
+   * it as it sends). The event is still shown and ordered at `firedAt`; what waits on the hub's clock
+   * (whether an approval hook came after its wait was over) is measured from the hub's now minus
+   * this, so a skew between the two machines' clocks does not change it. Without it, `firedAt`.
    */
   ageMs: z.number().int().nonnegative().optional(),
   /** Order within the agent session, taken under the bridge's spool lock. */
