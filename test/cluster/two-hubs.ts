@@ -37,22 +37,19 @@ export function twoHubsAfterEach(): void {
 }
 
 /**
- * Starts A and B together (so they also race to migrate the empty database) with `env` on both, and
- * `onlyA` on A (or what it answers given the database's URL, e.g. A's own route to it).
+ * A cluster's fresh database and tenant, its hubs started by `start` (`env` on every one, `own` on
+ * that one), each stopped and removed after the test with the database. `redisUrl`: the test Redis
+ * unless given.
  */
-export async function startTwoHubs(
-  env: Record<string, string> = {},
-  onlyAOf: Record<string, string> | ((databaseUrl: string) => Promise<Record<string, string>>) = {},
-): Promise<TwoHubs> {
+export async function createCluster(env: Record<string, string> = {}, options: { redisUrl?: string } = {}) {
   const database = await createTestDatabase();
-  const onlyA = typeof onlyAOf === 'function' ? await onlyAOf(database.url) : onlyAOf;
   const cluster = { hubs: [] as HubProcess[], database };
   clusters.push(cluster);
   const tenant = `cluster-${randomBytes(4).toString('hex')}`;
   const tokens = { runner: `runner-${tenant}`, dashboard: `dashboard-${tenant}`, admin: `admin-${tenant}` };
   const shared = {
     SESSION_HUB_DATABASE_URL: database.url,
-    SESSION_HUB_REDIS_URL: testRedisUrl(),
+    SESSION_HUB_REDIS_URL: options.redisUrl ?? testRedisUrl(),
     SESSION_HUB_TOKENS: `runner:${tenant}:${tokens.runner},dashboard:${tenant}:${tokens.dashboard},admin:${tenant}:${tokens.admin}`,
     // one token shared by many busy runners: the per-process rate limit is not under test here
     SESSION_HUB_RATE_LIMIT: '100000',
@@ -61,11 +58,28 @@ export async function startTwoHubs(
     SESSION_HUB_TOKEN_RATE_BURST: '100000',
     ...env,
   };
-  const started = await Promise.allSettled([spawnHub({ env: { ...shared, ...onlyA } }), spawnHub({ env: shared })]);
-  for (const outcome of started) if (outcome.status === 'fulfilled') cluster.hubs.push(outcome.value);
+  const start = async (own: Record<string, string> = {}) => {
+    const hub = await spawnHub({ env: { ...shared, ...own } });
+    cluster.hubs.push(hub);
+    return hub;
+  };
+  return { database, tokens, start };
+}
+
+/**
+ * Starts A and B together (so they also race to migrate the empty database) with `env` on both, and
+ * `onlyA` on A (or what it answers given the database's URL, e.g. A's own route to it).
+ */
+export async function startTwoHubs(
+  env: Record<string, string> = {},
+  onlyAOf: Record<string, string> | ((databaseUrl: string) => Promise<Record<string, string>>) = {},
+): Promise<TwoHubs> {
+  const { database, tokens, start } = await createCluster(env);
+  const onlyA = typeof onlyAOf === 'function' ? await onlyAOf(database.url) : onlyAOf;
+  const started = await Promise.allSettled([start(onlyA), start()]);
   const failed = started.find((outcome) => outcome.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
-  const [a, b] = cluster.hubs as [HubProcess, HubProcess];
+  const [a, b] = started.map((outcome) => (outcome as PromiseFulfilledResult<HubProcess>).value) as [HubProcess, HubProcess];
   return { a, b, tokens };
 }
 

@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
 }
 
-async function startRedis(port: number): Promise<ChildProcess> {
+/** A `redis-server` child on `port` of loopback, once it answers PING; fails saying what to install. */
+export async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,7 +73,7 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
