@@ -9,6 +9,7 @@ import { CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../
 import { hubError } from '../../shared/errors.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { Actor, HubDeps, OutgoingEvent } from './deps.js';
+import { BatchPacing } from './batch-pacing.js';
 import { LoserFirst, type Contention } from './loser-first.js';
 import { sessionTitleOf, sessionViewOf, type SessionView } from './session-view.js';
 import { lifecycleOf, presenceOf, toSnapshot } from './snapshots.js';
@@ -170,8 +171,11 @@ interface WriteQueue {
   namespace: string | undefined;
   waiting: QueuedWrite[];
   committing: boolean;
-  scheduled: boolean;
+  /** The next batch's start, set while it is scheduled; `lingering` while it waits for writes coming back. */
+  start: { lingering: NodeJS.Timeout | undefined } | undefined;
   fairness: LoserFirst;
+  /** PostgreSQL's queues: a SQLite batch never waits on a network (its wall time past its CPU is the machine's load). */
+  pacing: BatchPacing | undefined;
 }
 
 const writeQueues = new WeakMap<Store, Map<string, WriteQueue>>();
@@ -187,7 +191,7 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   const own = store.dialect === 'postgres' ? namespace : undefined;
   const key = own === undefined ? '' : `ns:${own}`;
   let queue = queues.get(key);
-  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, scheduled: false, fairness: new LoserFirst() }));
+  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, start: undefined, fairness: new LoserFirst(), pacing: store.dialect === 'postgres' ? new BatchPacing() : undefined }));
   return queue;
 }
 
@@ -204,7 +208,8 @@ export function actorWrite(actor: Pick<Actor, 'socketId' | 'namespace'>): { exce
  * published only after the commit, to every socket entitled to them but `exceptSocketId`.
  *
  * Group commit: writes that arrive while the previous batch commits (or in the same event-loop
- * turn) commit in ONE transaction, which is most of a write's cost. A write that throws is rolled
+ * turn) commit in ONE transaction, which is most of a write's cost; after a batch that waited on a
+ * distant database, the next one waits briefly for the writes still coming back (batch-pacing.ts). A write that throws is rolled
  * back alone and rejects alone (commitWithout). Batches commit one after
  * another, in arrival order. The promise settles, and the events are published, only after the
  * batch's COMMIT: an acknowledged write survives a crash of the hub process like any other.
@@ -240,17 +245,43 @@ export function runWrite<T>(
 }
 
 function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
-  if (queue.committing || queue.scheduled || queue.waiting.length === 0) return;
-  queue.scheduled = true;
+  if (queue.committing || queue.waiting.length === 0) return;
+  const delay = queue.pacing?.delayFor(queue.waiting.length) ?? 0;
+  const start = queue.start;
+  if (start) {
+    // waiting for writes coming back (batch-pacing.ts): this one may have been the last of them
+    if (start.lingering && delay === 0) {
+      clearTimeout(start.lingering);
+      start.lingering = undefined;
+      setImmediate(() => startBatch(deps, queue));
+    }
+    return;
+  }
+  if (delay > 0) {
+    queue.start = { lingering: setTimeout(() => startBatch(deps, queue), delay) };
+    return;
+  }
   // after this turn's I/O callbacks: every write that came in with this one joins the batch
-  setImmediate(() => {
-    queue.scheduled = false;
-    queue.committing = true;
-    const writes = queue.fairness.order(queue.waiting.splice(0));
-    void commitBatch(deps, writes, queue).finally(() => {
-      queue.committing = false;
-      scheduleBatch(deps, queue);
+  queue.start = { lingering: undefined };
+  setImmediate(() => startBatch(deps, queue));
+}
+
+function startBatch(deps: HubDeps, queue: WriteQueue): void {
+  queue.start = undefined;
+  queue.committing = true;
+  const writes = queue.fairness.order(queue.waiting.splice(0));
+  const startedAt = performance.now();
+  const cpuBefore = process.cpuUsage();
+  void commitBatch(deps, writes, queue).finally(() => {
+    const cpu = process.cpuUsage(cpuBefore);
+    queue.pacing?.ended({
+      writes: writes.length,
+      queued: queue.waiting.length,
+      wallMs: performance.now() - startedAt,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     });
+    queue.committing = false;
+    scheduleBatch(deps, queue);
   });
 }
 
