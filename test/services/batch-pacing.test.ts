@@ -31,7 +31,15 @@ describe('group-commit pacing (when the next batch starts)', () => {
     expect(pacing.delayFor(1)).toBe(MAX_LINGER_MS);
   });
 
-  it('does not wait after a batch that kept the hub busy (SQLite, a loaded hub)', () => {
+  it('does not wait after a short batch (a database on this machine: a timer cannot wait under 1 ms)', () => {
+    const { pacing } = pacingAt();
+    pacing.ended({ writes: 10, queued: 0, wallMs: 9, cpuMs: 1 });
+    expect(pacing.delayFor(1)).toBe(0);
+    pacing.ended({ writes: 10, queued: 0, wallMs: 10, cpuMs: 1 });
+    expect(pacing.delayFor(1)).toBe(1);
+  });
+
+  it('does not wait after a batch that kept the hub busy (a loaded hub)', () => {
     const { pacing } = pacingAt();
     pacing.ended({ writes: 50, queued: 50, wallMs: 20, cpuMs: 12 });
     expect(pacing.delayFor(1)).toBe(0);
