@@ -64,10 +64,10 @@ function waitOf(deps: HubDeps, event: HookEvent): number {
 /**
  * The hook's effect on its person, at the event's time `at` (`firedAt`: when it fired, on the hub's
  * clock): attention set or cleared (which supersedes approvals asked before it), and for an
- * approval hook the agent waits on (`sync`), a
- * pending approval that expires when the wait ends (from `hubNow`, the hub's clock). A spooled (not
- * sync) approval hook opens none: nobody waits on it; one that arrives after its wait was over (fired
- * more than the approval wait before it reached the hub) does not even set attention.
+ * approval hook the agent waits on (`sync`), a pending approval that expires when the wait ends
+ * (from `hubNow`, the hub's clock). A spooled (not sync) approval hook opens none: nobody waits on
+ * it; one that arrives after its wait was over (fired more than the approval wait before it reached
+ * the hub) does not even set attention.
  */
 export async function applyHookForPerson(
   deps: HubDeps,

@@ -42,6 +42,16 @@ export class BatchPacing {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
+  /** A batch starts: call the answer when it ended, with its counts (it adds the batch's wall and CPU time). */
+  begin(): (counts: Pick<BatchTiming, 'writes' | 'queued'>) => void {
+    const startedAt = this.now();
+    const cpuBefore = process.cpuUsage();
+    return (counts) => {
+      const cpu = process.cpuUsage(cpuBefore);
+      this.ended({ ...counts, wallMs: this.now() - startedAt, cpuMs: (cpu.user + cpu.system) / 1000 });
+    };
+  }
+
   /** A batch ended: from its timing, whether and how long the next one waits for writes coming back. */
   ended(timing: BatchTiming): void {
     const waitedOnDatabase = timing.cpuMs < timing.wallMs / 2;

@@ -171,8 +171,9 @@ interface WriteQueue {
   namespace: string | undefined;
   waiting: QueuedWrite[];
   committing: boolean;
-  /** The next batch's start, set while it is scheduled; `lingering` while it waits for writes coming back. */
-  start: { lingering: NodeJS.Timeout | undefined } | undefined;
+  scheduled: boolean;
+  /** The scheduled batch's start while it waits for writes coming back (batch-pacing.ts). */
+  lingering: NodeJS.Timeout | undefined;
   fairness: LoserFirst;
   /** PostgreSQL's queues: a SQLite batch never waits on a network (its wall time past its CPU is the machine's load). */
   pacing: BatchPacing | undefined;
@@ -191,7 +192,7 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   const own = store.dialect === 'postgres' ? namespace : undefined;
   const key = own === undefined ? '' : `ns:${own}`;
   let queue = queues.get(key);
-  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, start: undefined, fairness: new LoserFirst(), pacing: store.dialect === 'postgres' ? new BatchPacing() : undefined }));
+  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, scheduled: false, lingering: undefined, fairness: new LoserFirst(), pacing: store.dialect === 'postgres' ? new BatchPacing() : undefined }));
   return queue;
 }
 
@@ -209,9 +210,9 @@ export function actorWrite(actor: Pick<Actor, 'socketId' | 'namespace'>): { exce
  *
  * Group commit: writes that arrive while the previous batch commits (or in the same event-loop
  * turn) commit in ONE transaction, which is most of a write's cost; after a batch that waited on a
- * distant database, the next one waits briefly for the writes still coming back (batch-pacing.ts). A write that throws is rolled
- * back alone and rejects alone (commitWithout). Batches commit one after
- * another, in arrival order. The promise settles, and the events are published, only after the
+ * distant database, the next one waits briefly for the writes still coming back (batch-pacing.ts).
+ * A write that throws is rolled back alone and rejects alone (commitWithout). Batches commit one
+ * after another, in arrival order. The promise settles, and the events are published, only after the
  * batch's COMMIT: an acknowledged write survives a crash of the hub process like any other.
  */
 export function runWrite<T>(
@@ -247,39 +248,29 @@ export function runWrite<T>(
 function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
   if (queue.committing || queue.waiting.length === 0) return;
   const delay = queue.pacing?.delayFor(queue.waiting.length) ?? 0;
-  const start = queue.start;
-  if (start) {
-    // waiting for writes coming back (batch-pacing.ts): this one may have been the last of them
-    if (start.lingering && delay === 0) {
-      clearTimeout(start.lingering);
-      start.lingering = undefined;
-      setImmediate(() => startBatch(deps, queue));
-    }
+  if (queue.lingering) {
+    // this write may have been the last of those coming back: start now
+    if (delay > 0) return;
+    clearTimeout(queue.lingering);
+    queue.lingering = undefined;
+    setImmediate(() => startBatch(deps, queue));
     return;
   }
-  if (delay > 0) {
-    queue.start = { lingering: setTimeout(() => startBatch(deps, queue), delay) };
-    return;
-  }
+  if (queue.scheduled) return;
+  queue.scheduled = true;
+  if (delay > 0) queue.lingering = setTimeout(() => startBatch(deps, queue), delay);
   // after this turn's I/O callbacks: every write that came in with this one joins the batch
-  queue.start = { lingering: undefined };
-  setImmediate(() => startBatch(deps, queue));
+  else setImmediate(() => startBatch(deps, queue));
 }
 
 function startBatch(deps: HubDeps, queue: WriteQueue): void {
-  queue.start = undefined;
+  queue.scheduled = false;
+  queue.lingering = undefined;
   queue.committing = true;
   const writes = queue.fairness.order(queue.waiting.splice(0));
-  const startedAt = performance.now();
-  const cpuBefore = process.cpuUsage();
+  const batchEnded = queue.pacing?.begin();
   void commitBatch(deps, writes, queue).finally(() => {
-    const cpu = process.cpuUsage(cpuBefore);
-    queue.pacing?.ended({
-      writes: writes.length,
-      queued: queue.waiting.length,
-      wallMs: performance.now() - startedAt,
-      cpuMs: (cpu.user + cpu.system) / 1000,
-    });
+    batchEnded?.({ writes: writes.length, queued: queue.waiting.length });
     queue.committing = false;
     scheduleBatch(deps, queue);
   });

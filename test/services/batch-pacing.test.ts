@@ -25,6 +25,14 @@ describe('group-commit pacing (when the next batch starts)', () => {
     expect(pacing.delayFor(1)).toBe(0);
   });
 
+  it('begin() times the batch on its clock: one that waited on the database paces the next', () => {
+    const { clock, pacing } = pacingAt();
+    const ended = pacing.begin();
+    clock.now += 30;
+    ended({ writes: 10, queued: 0 });
+    expect(pacing.delayFor(9)).toBe(3);
+  });
+
   it(`never waits longer than ${MAX_LINGER_MS} ms, however slow the batch`, () => {
     const { pacing } = pacingAt();
     pacing.ended({ writes: 10, queued: 0, wallMs: 400, cpuMs: 3 });
