@@ -2,7 +2,10 @@
  * Load and soak: N runners and M dashboards against the real hub process at a steady write rate
  * for a set time, loopback only. Prints writes acknowledged, writes lost (checked against the
  * hub's HTTP history at the end: must be 0), p50/p99 ack and delivery delay, and the hub's RSS at
- * start and end (from /metrics). Optionally ends with a reconnect storm of every runner at once.
+ * start and end (from /metrics), and how the hub process exited (it must be a clean exit: a native
+ * abort, e.g. of the SQLite driver on an unsupported Node, shows as a signal). With --idle the steady
+ * phase alternates traffic and idle gaps (sockets connected, no writes): an idle process is where
+ * V8 collects garbage outside a JavaScript context. Optionally ends with a reconnect storm.
  * Not part of `npm test`: `npm run soak -- --help`.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,7 +24,9 @@ const HELP = `npm run soak -- [options]
   --runners N      runner sockets, one session each (default 50, max 2000)
   --dashboards M   dashboards subscribed to every session (default 5, max 200)
   --rate R         writes per second per runner (default 2; total capped at 5000/s)
-  --seconds S      length of the steady phase (default 30, max 600)
+  --seconds S      length of the steady phase (default 30, max 3600)
+  --traffic T      with --idle: seconds of traffic between idle gaps (default 60)
+  --idle G         seconds of each idle gap: no writes, sockets stay connected (default 0: none)
   --storm          then drop every runner at once and reconnect them all (session-join)
   --help           this text
 Starts its own hub process on 127.0.0.1 with a temporary data directory, removed at the end.`;
@@ -32,6 +37,8 @@ const { values: opts } = parseArgs({
     dashboards: { type: 'string', default: '5' },
     rate: { type: 'string', default: '2' },
     seconds: { type: 'string', default: '30' },
+    traffic: { type: 'string', default: '60' },
+    idle: { type: 'string', default: '0' },
     storm: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -51,7 +58,9 @@ function bounded(name: string, raw: string, min: number, max: number): number {
 const RUNNERS = Math.floor(bounded('runners', opts.runners!, 1, 2000));
 const DASHBOARDS = Math.floor(bounded('dashboards', opts.dashboards!, 0, 200));
 const RATE = bounded('rate', opts.rate!, 0.01, 5000 / RUNNERS);
-const SECONDS = bounded('seconds', opts.seconds!, 1, 600);
+const SECONDS = bounded('seconds', opts.seconds!, 1, 3600);
+const TRAFFIC_SECONDS = bounded('traffic', opts.traffic!, 1, 3600);
+const IDLE_SECONDS = bounded('idle', opts.idle!, 0, 3600);
 
 const ms = (value: number) => (Number.isFinite(value) ? `${fixed(value)} ms` : '-');
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -111,7 +120,8 @@ async function main(): Promise<void> {
       await dashboard.emitWithAck('subscribe', {});
       dashboards.push(dashboard);
     }
-    process.stdout.write(`soak: ${RUNNERS} runners, ${DASHBOARDS} dashboards, ${RATE}/s each (${(RUNNERS * RATE).toFixed(0)}/s total) for ${SECONDS} s\n`);
+    const gaps = IDLE_SECONDS > 0 ? `, ${TRAFFIC_SECONDS} s of traffic then ${IDLE_SECONDS} s idle, repeated` : '';
+    process.stdout.write(`soak: ${RUNNERS} runners, ${DASHBOARDS} dashboards, ${RATE}/s each (${(RUNNERS * RATE).toFixed(0)}/s total) for ${SECONDS} s${gaps}\n`);
 
     // one write in flight per runner keeps expectedVersion exact; a tick that finds one in flight is skipped
     const write = async (lane: Lane) => {
@@ -132,18 +142,32 @@ async function main(): Promise<void> {
         lane.inFlight = false;
       }
     };
-    const timers = lanes.map((lane) => {
-      const period = 1000 / RATE;
-      let timer: NodeJS.Timeout | undefined;
-      const first = setTimeout(() => {
-        void write(lane);
-        timer = setInterval(() => void write(lane), period);
-      }, Math.random() * period);
-      return () => (clearTimeout(first), clearInterval(timer));
-    });
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
-    for (const stop of timers) stop();
-    while (lanes.some((lane) => lane.inFlight)) await new Promise((r) => setTimeout(r, 20));
+    const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
+    const traffic = async (seconds: number) => {
+      const timers = lanes.map((lane) => {
+        const period = 1000 / RATE;
+        let timer: NodeJS.Timeout | undefined;
+        const first = setTimeout(() => {
+          void write(lane);
+          timer = setInterval(() => void write(lane), period);
+        }, Math.random() * period);
+        return () => (clearTimeout(first), clearInterval(timer));
+      });
+      await sleep(seconds);
+      for (const stop of timers) stop();
+      while (lanes.some((lane) => lane.inFlight)) await new Promise((r) => setTimeout(r, 20));
+    };
+    let idleGaps = 0;
+    for (let left = SECONDS; left > 0; ) {
+      const busy = IDLE_SECONDS > 0 ? Math.min(TRAFFIC_SECONDS, left) : left;
+      await traffic(busy);
+      left -= busy;
+      if (left <= 0) break;
+      const idle = Math.min(IDLE_SECONDS, left);
+      await sleep(idle);
+      left -= idle;
+      idleGaps++;
+    }
 
     let stormLine = '';
     if (opts.storm) {
@@ -184,13 +208,18 @@ async function main(): Promise<void> {
         `writes lost: ${lost}`,
         `ack delay: p50 ${ms(percentile(ackDelays, 50))}, p99 ${ms(percentile(ackDelays, 99))}, max ${ms(ackDelays.reduce((max, d) => Math.max(max, d), 0))}`,
         `delivery delay (send to dashboard): p50 ${ms(percentile(deliveryDelays, 50))}, p99 ${ms(percentile(deliveryDelays, 99))} over ${deliveryDelays.length} deliveries`,
-        `hub RSS: start ${mib(rssStart)}, end ${mib(rssEnd)}`,
+        `hub RSS: start ${mib(rssStart)}, end ${mib(rssEnd)}; idle gaps: ${idleGaps}`,
         '',
       ].join('\n') + stormLine,
     );
     if (lost > 0) process.exitCode = 1;
   } finally {
     await hub.stop();
+    // SIGTERM asks for a clean stop: anything but exit code 0 (a signal such as SIGABRT) is a failure
+    const exit = hub.exitStatus?.();
+    const clean = exit?.code === 0;
+    process.stdout.write(`hub process (Node ${process.version}): ${exit === undefined ? 'exit not known' : exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`}${clean ? ', a clean exit' : ''}\n`);
+    if (!clean) process.exitCode = 1;
   }
 }
 

@@ -18,6 +18,8 @@ export interface Target {
   mainThreadCpuSeconds?(): number;
   /** Bytes of the target's SQLite WAL file now, where it has one. */
   walBytes?(): number;
+  /** How the target's process ended, once it has (code, or the signal that killed it). */
+  exitStatus?(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startHubTarget(tokens = `runner:default:${BENCH_TOKEN}`, e
     token: BENCH_TOKEN,
     cpuSeconds: () => processCpuSeconds(child.pid),
     mainThreadCpuSeconds: () => processCpuSeconds(child.pid, child.pid),
+    exitStatus: () => (child.exitCode === null && child.signalCode === null ? undefined : { code: child.exitCode, signal: child.signalCode }),
     walBytes: () => {
       try {
         return statSync(join(dataDir, 'hub.db-wal')).size;

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 /** `session-hub <command>`: the hub's command line. Each command has its own --help. */
+import { unsupportedNode } from './cli/node-support.js';
+
 // commands load lazily: a hook call runs per agent event and must not pay for the server's modules
 const doctorCommand = async (argv: string[]) => (await import('./cli/doctor.js')).doctorCommand(argv);
 const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')).repairCommand(argv);
@@ -35,14 +37,20 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${HELP}\n`);
     return;
   }
-  if (first === undefined || first.startsWith('-')) return startCommand(argv);
-  const command = commands[first];
+  const command = first === undefined || first.startsWith('-') ? startCommand : commands[first];
   if (!command) {
     process.stderr.write(`session-hub: unknown command "${first}"\n\n${HELP}\n`);
     process.exitCode = 2;
     return;
   }
-  await command(rest);
+  // before the store's native module loads; the hook bridge never loads it, so agents' hooks still run
+  const refusal = command === hookCommand ? undefined : unsupportedNode(process.version);
+  if (refusal) {
+    process.stderr.write(`session-hub: ${refusal}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await command(command === startCommand && first !== 'start' ? argv : rest);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 
-/** Tests that run the real hub process use the compiled CLI (and the bundled hook bridge): build once before the suite. */
+/**
+ * Tests that run the real hub process use the compiled CLI (and the bundled hook bridge): build once
+ * before the suite, as `npm run build` does (so a later `npm start` finds dist current).
+ */
 export default function setup(): void {
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/bundle-hook-bridge.mjs'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 }

@@ -14,7 +14,8 @@ export function explainStartFailure(error: unknown, config: HubConfig): string {
   const where = `${config.host}:${config.port}`;
   if (syscall === 'listen') {
     if (code === 'EADDRINUSE') {
-      return `port ${config.port} on ${config.host} is already in use (another hub, or another program). Stop that, or choose another port: SESSION_HUB_PORT=3738 or --port 3738 (0 picks a free one).`;
+      const other = config.port < 65535 ? config.port + 1 : 3737;
+      return `port ${config.port} on ${config.host} is already in use (another hub, or another program). Stop that, or choose another port: SESSION_HUB_PORT=${other} or --port ${other} (0 picks a free one).`;
     }
     if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges): choose another port with SESSION_HUB_PORT or --port.`;
     if (code === 'EADDRNOTAVAIL') return `cannot listen on ${where}: ${config.host} is not an address of this machine. Set SESSION_HUB_HOST (or --host) to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0.`;

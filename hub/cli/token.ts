@@ -79,7 +79,13 @@ export async function tokenCommand(argv: string[]): Promise<void> {
       if (!/^[A-Za-z0-9_.-]{1,64}$/.test(namespace)) throw new UsageError('--namespace: 1–64 letters, digits, "_", "." or "-"');
       const now = Date.now();
       if (action === 'list') {
-        for (const t of await listTokens(store)) process.stdout.write(`${listLine(t, now)}\n`);
+        const tokens = await listTokens(store);
+        for (const t of tokens) process.stdout.write(`${listLine(t, now)}\n`);
+        // stderr: stdout stays the list (empty), for scripts
+        if (tokens.length === 0) {
+          const given = process.env.SESSION_HUB_TOKENS ? ' SESSION_HUB_TOKENS is set, and the tokens it gives are not stored here.' : '';
+          process.stderr.write(`no stored tokens in this hub's database.${given} "session-hub token create --role admin" makes one.\n`);
+        }
       } else if (action === 'revoke') {
         const revoked = await revokeStoredToken(store, { id: id!, now });
         if (!revoked) throw new UsageError(`no stored token with id ${id}; "session-hub token list" shows the ids`);

@@ -29,8 +29,12 @@ const NOTHING_SWEPT: SweepReport = {
   durationMs: 0,
 };
 
+/**
+ * Whether a sweep changed what a person sees (a session, run, turn or message). Pruning old events
+ * alone does not count: on a busy hub it happens every sweep, and would be an info line a minute.
+ */
 function changedSomething(report: SweepReport): boolean {
-  return Object.entries(report).some(([key, value]) => key !== 'durationMs' && value > 0);
+  return Object.entries(report).some(([key, value]) => key !== 'durationMs' && key !== 'eventsPruned' && value > 0);
 }
 
 export function createSweeper(deps: HubDeps, metrics: Pick<HubMetrics, 'observeSweep'>): Sweeper {
@@ -55,7 +59,7 @@ export function createSweeper(deps: HubDeps, metrics: Pick<HubMetrics, 'observeS
       const report = outcome.value;
       metrics.observeSweep(report);
       if (changedSomething(report)) deps.log.info({ sweep: report }, 'sweep changed sessions');
-      else deps.log.debug({ sweep: report }, 'sweep found nothing to do');
+      else deps.log.debug({ sweep: report }, report.eventsPruned > 0 ? 'sweep pruned old events only' : 'sweep found nothing to do');
       return report;
     })();
     running = current;

@@ -147,4 +147,17 @@ describe('configuration from the environment', () => {
     expect(quietHub.output()).not.toContain('sweep found nothing to do');
     expect(quietHub.output()).not.toContain('"level":20');
   });
+
+  it('a sweep that only prunes old events logs at debug, not a line at info each interval', async () => {
+    const pruning = { SESSION_HUB_SWEEP_MS: '50', SESSION_HUB_EVENT_KEEP: '0', SESSION_HUB_EVENT_KEEP_MS: '0' };
+    const quietHub = await spawnHub({ env: pruning });
+    const debugHub = await spawnHub({ env: { ...pruning, LOG_LEVEL: 'debug' } });
+    for (const hub of [quietHub, debugHub]) {
+      const runner = await connectRunner(hub.url, hub.tokens.runner);
+      await startSession(runner, { tag: 'pruned' });
+    }
+    await waitFor(() => debugHub.output().includes('sweep pruned old events only'), 5000, 'debug line of a pruning sweep');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(quietHub.output()).not.toContain('sweep changed sessions');
+  });
 });

@@ -2,7 +2,7 @@
  * The mistakes a new user makes when starting the real hub process: each gives one line naming the
  * cause and the way out, no stack trace, and the process ends (exit 1) instead of hanging.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { spawn } from 'node:child_process';
@@ -60,7 +60,22 @@ describe('session-hub start: mistakes a person can act on', () => {
     const failed = await startFails(scratchDir(), { SESSION_HUB_PORT: String(port) });
     expectOneClearLine(failed);
     expect(failed.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
-    expect(failed.stderr).toContain('SESSION_HUB_PORT');
+    // the way out names another port, not the taken one (nor a fixed 3738 that may be the taken one)
+    expect(failed.stderr).toContain(`SESSION_HUB_PORT=${port + 1} or --port ${port + 1}`);
+  });
+
+  it('a Node.js release whose SQLite driver can abort (24.19 to 24.21): one line naming the fix, before the store opens', async () => {
+    const dataDir = join(scratchDir(), 'never-created');
+    // the real CLI process, told it runs on 24.20.0 (a preload replaces process.version)
+    const on24_20 = { NODE_OPTIONS: "--import=data:text/javascript,Object.defineProperty(process,'version',{value:'v24.20.0'})" };
+    const failed = await startFails(dataDir, on24_20);
+    expectOneClearLine(failed);
+    expect(failed.stderr).toContain('Node.js v24.20.0 is not supported');
+    expect(failed.stderr).toContain('Install Node 24.22 or newer');
+    expect(existsSync(dataDir)).toBe(false);
+    // the hook bridge never loads the driver: an agent's hooks keep working on that Node
+    const help = await runCli(['hook', 'install', '--help'], { env: on24_20 });
+    expect(help.code).toBe(0);
   });
 
   it('a first start that failed (port in use) keeps no tokens it never printed: the next start prints working ones', async () => {

@@ -120,4 +120,14 @@ describe('token lifecycle (real hub process, stored tokens)', () => {
     expect(answer.status).toBe(409);
     expect(((await answer.json()) as { message: string }).message).toContain('SESSION_HUB_TOKENS');
   });
+
+  it('token list on a database with no stored tokens says so and how to make one (stdout stays the empty list)', async () => {
+    const hub = await spawnHub();
+    const listed = await runCli(['token', 'list', '--data', hub.dataDir], { env: { SESSION_HUB_TOKENS: 'admin:default:whatever-token-1234' } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe('');
+    expect(listed.stderr).toContain('no stored tokens');
+    expect(listed.stderr).toContain('SESSION_HUB_TOKENS is set');
+    expect(listed.stderr).toContain('session-hub token create --role admin');
+  });
 });
