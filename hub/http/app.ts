@@ -16,6 +16,8 @@ import { healthRoutes } from './health.js';
 import { hookRoutes } from './hooks.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
+import { serveOpenApi } from './openapi.js';
+import { serveSocketEvents } from './socket-events.js';
 import { pushRoutes } from './push.js';
 import { sessionRoutes } from './sessions.js';
 import { signInRoutes } from './sign-in.js';
@@ -58,6 +60,9 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
 /** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
+  // first: it collects the routes registered after it
+  serveOpenApi(app);
+  serveSocketEvents(app);
   // health checks, scrapes and static files would drown the log; the API's requests are logged
   app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
