@@ -13,6 +13,7 @@ import { approvalRoutes } from './approvals.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
+import { parseJsonBody } from './json-body.js';
 import { hookRoutes } from './hooks.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
@@ -44,6 +45,15 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
       server.on('request', handler);
       return server;
     },
+  });
+  // the hub's own JSON parser on every route: depth read on the text first, prototype keys named (json-body.ts)
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
