@@ -69,7 +69,9 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
-  app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store });
+  const { config } = input.deps;
+  const disk = config.databaseUrl === undefined ? { dataDir: config.dataDir, minFreeBytes: config.readyMinFreeBytes } : undefined;
+  app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store, ...(disk ? { disk } : {}) });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
   app.register(whoamiRoutes, { access });
   app.register(sessionRoutes, { deps: input.deps, access });
