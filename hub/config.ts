@@ -61,6 +61,17 @@ const ConfigSchema = z.object({
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
   /** `full`: SQLite fsyncs the WAL at every commit (power-loss durability); `normal`: a process crash loses nothing, a power loss may lose the last commits. */
   sync: z.enum(['normal', 'full']).default('normal'),
+  /**
+   * HTTP connections (issue 33.6): a client that has not sent its whole request head within
+   * `headersTimeoutMs`, or its whole request within `requestTimeoutMs`, is answered 408 and cut (a
+   * slow-header client held a socket for ever); past `maxConnections` open at once, new ones are
+   * refused. A long wait's answer (an approval, a message) is not limited: only receiving the request is.
+   */
+  headersTimeoutMs: z.coerce.number().int().positive().default(10_000),
+  requestTimeoutMs: z.coerce.number().int().positive().default(60_000),
+  maxConnections: z.coerce.number().int().positive().default(10_000),
+  /** Readiness says not ready while the SQLite data directory has less free space than this (issue 33.6). */
+  readyMinFreeBytes: z.coerce.number().int().nonnegative().default(64 * 1024 * 1024),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type HubConfig = z.infer<typeof ConfigSchema> & { databaseFile: string };
@@ -100,6 +111,10 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',
+  headersTimeoutMs: 'SESSION_HUB_HEADERS_TIMEOUT_MS',
+  requestTimeoutMs: 'SESSION_HUB_REQUEST_TIMEOUT_MS',
+  maxConnections: 'SESSION_HUB_MAX_CONNECTIONS',
+  readyMinFreeBytes: 'SESSION_HUB_READY_MIN_FREE_BYTES',
   logLevel: 'LOG_LEVEL',
 };
 
@@ -110,7 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const value = overrides[key as keyof typeof ENV_VARS] ?? env[variable];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = ConfigSchema.safeParse(raw);
+  const parsed = ConfigSchema.refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, { message: 'must not be longer than SESSION_HUB_REQUEST_TIMEOUT_MS', path: ['headersTimeoutMs'] }).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0]) as keyof typeof ENV_VARS;

@@ -90,7 +90,10 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const vapid = await loadVapid(store, config, clock.now());
   const carriedOver = await carryOverLiveRuns(store, { hubId, now: clock.now(), heartbeatMs: config.heartbeatMs });
 
-  const server = createServer();
+  // slow or idle clients cannot hold sockets for ever, nor open without bound (issue 33.6; config.ts);
+  // connections are checked every second, so a slow header is cut within a second of its timeout
+  const server = createServer({ headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 });
+  server.maxConnections = config.maxConnections;
   const app = createHttpApp(server, log);
   const sockets = createSocketServer(server);
   // one registry per hub: in-process test hubs never share prom-client's global one

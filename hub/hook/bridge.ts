@@ -92,7 +92,10 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
     // stdout only carries JSON the agent reads (some agents feed plain stdout into the conversation)
     if (outcome.stdout) process.stdout.write(`${JSON.stringify(outcome.stdout)}\n`);
   } catch (error) {
-    process.stderr.write(`session-hub hook: ${error instanceof Error ? error.message : String(error)}\n`);
+    // never silent: what failed is kept among the bad calls `hook status` shows (issue 33.1)
+    const problem = `the hook call failed before its event was safe, and it may be lost: ${error instanceof Error ? error.message : String(error)}`;
+    recordBadCall(defaultSpoolDir(process.env), { at: firedAt, flavor: first, problem });
+    process.stderr.write(`session-hub hook: ${problem}\n`);
   }
   process.exitCode = 0;
 }

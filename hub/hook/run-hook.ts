@@ -2,12 +2,14 @@
  * One hook call: write the event to its hub's spool first (under the lock, its seq taken there),
  * then send that spool to POST /api/hooks within a short budget. Never throws and never waits
  * long; when events stay spooled, a detached drainer takes over. A call that is wrong in itself
- * (unknown flavor, no JSON object, no session id) sends nothing and says so (stderr, hook status);
+ * (unknown flavor, no JSON object, nested past the hub's depth limit, no session id) sends nothing
+ * and says so (stderr, hook status);
  * an event the spool cannot take is sent directly. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
 import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
+import { DOCUMENT_LEVELS, nestingProblem } from '../../shared/protocol/json-depth.js';
 import { askHub } from './approval-hook.js';
 import { recordBadCall } from './bad-calls.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
@@ -64,8 +66,10 @@ export async function runHook(
   const spoolDir = defaultSpoolDir(env);
   const outcome: HookOutcome = { received: 'invalid', delivered: 0, remaining: 0, errors: [] };
 
-  const payload = parsePayload(rawPayload);
-  const wrong = badCall(flavor, payload);
+  // nested past what the hub takes: refused on the text, before anything walks it (issue 33.1)
+  const tooDeep = nestingProblem(rawPayload, DOCUMENT_LEVELS, 'the hook payload');
+  const payload = tooDeep === undefined ? parsePayload(rawPayload) : null;
+  const wrong = tooDeep ?? badCall(flavor, payload);
   if (wrong !== undefined || payload === null) {
     const problem = wrong ?? 'the hook payload is not a JSON object';
     recordBadCall(spoolDir, { at: options.firedAt, flavor, problem });

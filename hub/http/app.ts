@@ -13,6 +13,7 @@ import { approvalRoutes } from './approvals.js';
 import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
+import { parseJsonBody } from './json-body.js';
 import { hookRoutes } from './hooks.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
@@ -47,6 +48,15 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
       return server;
     },
   });
+  // the hub's own JSON parser on every route: depth read on the text first, prototype keys named (json-body.ts)
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(httpErrorHandler);
@@ -64,7 +74,9 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   serveOpenApi(app);
   serveSocketEvents(app);
   // health checks, scrapes and static files would drown the log; the API's requests are logged
-  app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store });
+  const { config } = input.deps;
+  const disk = config.databaseUrl === undefined ? { dataDir: config.dataDir, minFreeBytes: config.readyMinFreeBytes } : undefined;
+  app.register(healthRoutes, { logLevel: 'warn', store: input.deps.store, ...(disk ? { disk } : {}) });
   app.register(metricsRoutes, { logLevel: 'warn', registry: input.metrics.registry });
   app.register(whoamiRoutes, { access });
   app.register(sessionRoutes, { deps: input.deps, access });

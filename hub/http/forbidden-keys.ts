@@ -1,25 +1,49 @@
 /**
  * JSON keys that could change an object's prototype in code that copies a parsed body: `__proto__`,
  * and `constructor` holding a `prototype`. Fastify's parser refuses them with a bare "Body is not
- * valid JSON"; a hook payload is an agent's own JSON (a tool's input may hold any key), so the hook
- * route says which key, where, and why (docs/security.md).
+ * valid JSON"; a hook payload is an agent's own JSON (a tool's input may hold any key), so the hub's
+ * body parser says which key, where, and why (docs/security.md).
  */
 
-/** The path of the first forbidden key in a parsed JSON value (`events.0.payload.x.__proto__`), if any. */
-export function forbiddenKeyPath(value: unknown, path: string[] = []): string | undefined {
+/** An array or object met on the walk: its key and its parent, so a path is written only for the key found. */
+interface Step {
+  node: object;
+  key: string;
+  parent: Step | undefined;
+}
+
+function pathOf(step: Step, tail: string[]): string {
+  const keys = [...tail];
+  for (let at: Step | undefined = step; at?.parent !== undefined; at = at.parent) keys.unshift(at.key);
+  return keys.join('.');
+}
+
+/**
+ * The path of the first forbidden key in a parsed JSON value (`events.0.payload.x.__proto__`), if
+ * any. Iterative, stacking only arrays and objects, with no copied paths (issue 33.1: a walk that
+ * copied the path at every node took seconds on a wide deep body, and a recursive one overflowed
+ * the stack). Siblings are visited last first: which key is named when there are several is no matter.
+ */
+export function forbiddenKeyPath(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = forbiddenKeyPath(value[i], [...path, String(i)]);
-      if (found !== undefined) return found;
+  const stack: Step[] = [{ node: value, key: '', parent: undefined }];
+  for (let step = stack.pop(); step !== undefined; step = stack.pop()) {
+    const { node } = step;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object') stack.push({ node: child, key: String(i), parent: step });
+      }
+      continue;
     }
-    return undefined;
-  }
-  for (const [key, child] of Object.entries(value)) {
-    if (key === '__proto__') return [...path, key].join('.');
-    if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) return [...path, key, 'prototype'].join('.');
-    const found = forbiddenKeyPath(child, [...path, key]);
-    if (found !== undefined) return found;
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (key === '__proto__') return pathOf(step, [key]);
+      if (child === null || typeof child !== 'object') continue;
+      if (key === 'constructor' && Object.hasOwn(child, 'prototype')) return pathOf(step, [key, 'prototype']);
+      stack.push({ node: child, key, parent: step });
+    }
   }
   return undefined;
 }
@@ -28,17 +52,4 @@ export function forbiddenKeyPath(value: unknown, path: string[] = []): string | 
 export function forbiddenKeyError(path: string): Error & { statusCode: number } {
   const key = path.endsWith('.prototype') ? '"constructor" holding "prototype"' : '"__proto__"';
   return Object.assign(new Error(`${path}: a ${key} key is refused (it could change the prototype of objects built from the body); remove or rename that key`), { statusCode: 400 });
-}
-
-/** JSON.parse, then the check: JSON.parse itself keeps `__proto__` as a plain own key, changing nothing. */
-export function parseJsonRefusingPrototypeKeys(text: string): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw Object.assign(new Error(`Body is not valid JSON: ${(error as Error).message}`), { statusCode: 400 });
-  }
-  const path = forbiddenKeyPath(value);
-  if (path !== undefined) throw forbiddenKeyError(path);
-  return value;
 }

@@ -4,7 +4,6 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import { applyHookEvents } from '../lifecycle/hook-events.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
-import { parseJsonRefusingPrototypeKeys } from './forbidden-keys.js';
 
 /**
  * POST /api/hooks: the hook bridge's route (a runner or admin token). 200 answers one result per
@@ -12,15 +11,6 @@ import { parseJsonRefusingPrototypeKeys } from './forbidden-keys.js';
  * tells a misconfigured hook from an unreachable hub.
  */
 export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess }> = async (app, { deps, access }) => {
-  // this plugin's own JSON parser: a payload with a prototype key is refused naming the key, not as "not valid JSON"
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.maxHookBatchBytes }, (_request, body, done) => {
-    try {
-      done(null, parseJsonRefusingPrototypeKeys(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
   app.post(
     '/api/hooks',
     {

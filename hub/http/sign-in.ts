@@ -4,6 +4,7 @@ import type { HubDeps } from '../services/deps.js';
 import type { SignInCodes } from '../services/sign-in-codes.js';
 import { mintToken, parseTokenSpec, type TokenRegistry } from '../services/tokens.js';
 import { sendError } from './errors.js';
+import { SIGN_IN_OVERALL, SIGN_IN_PER_ADDRESS, SignInLimiter } from './sign-in-limit.js';
 
 /** A token made by a sign-in link lasts this long (a browser's "remember me" outlives the link). */
 const LINK_TOKEN_TTL_MS = 30 * 86_400_000;
@@ -16,10 +17,19 @@ const PAGE_ROLES = ['admin', 'operator', 'dashboard'] as const;
  * Tokens from SESSION_HUB_TOKENS: the first admin (else operator, else dashboard) one configured.
  */
 export const signInRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: TokenRegistry; codes: SignInCodes }> = async (app, { deps, tokens, codes }) => {
+  const limiter = new SignInLimiter(deps.clock.now());
   app.post('/api/sign-in/code', { schema: { body: SignInCodeRequestSchema, response: { 200: SignInCodeResponseSchema } } }, async (request, reply) => {
     const now = deps.clock.now();
+    const limited = limiter.admit(request.ip, now);
+    if (limited !== undefined) {
+      reply.header('retry-after', '10');
+      const which = limited === 'address' ? `from this address (${SIGN_IN_PER_ADDRESS.burst} at once, then one per ${1 / SIGN_IN_PER_ADDRESS.ratePerSecond} s)` : `on this hub (${SIGN_IN_OVERALL.burst} at once, then ${SIGN_IN_OVERALL.ratePerSecond} per second)`;
+      return sendError(reply, 429, 'rate_limited', `too many sign-in attempts ${which}: try again later`);
+    }
     if (!codes.take(request.body.code, now)) {
-      request.log.warn('sign-in link refused: used already, expired, or from another hub process');
+      // one line a minute at most, with the count: a stream of bad codes does not flood the log
+      const count = limiter.refused(now);
+      if (count !== undefined) request.log.warn({ refused: count }, 'sign-in link refused: used already, expired, or from another hub process');
       return sendError(reply, 401, 'unauthorized', 'this sign-in link was used already or has expired (it works once, for 10 minutes): sign in with a token, or restart the hub for a new link');
     }
     const granted = await grant(deps, tokens, now);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { okAck } from './acks.js';
 import { JsonValueSchema } from './json.js';
+import { personText } from './person-text.js';
 import { ATTENTION_MESSAGE_MAX_CHARS, AttentionKindSchema, AttentionSchema, EpochMsSchema, SidSchema } from './session.js';
 
 const AttentionMessageSchema = z.string().max(ATTENTION_MESSAGE_MAX_CHARS, `must be at most ${ATTENTION_MESSAGE_MAX_CHARS} characters`);
@@ -64,8 +65,10 @@ export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 
 export const ApprovalParamsSchema = z.object({ sid: z.string().min(1).max(128), approvalId: z.string().min(1).max(128) });
 /** Answers to an agent's question: question text -> option label (multiSelect: labels joined with ", "). */
-export const AnswersSchema = z.record(z.string().max(4096, 'must be at most 4096 characters'), z.string().max(4096, 'must be at most 4096 characters'));
-export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: AttentionMessageSchema.optional(), answers: AnswersSchema.optional() });
+/** A person's answers reach the agent as their words: the rule messages follow (person-text.ts). */
+export const AnswersSchema = z.record(z.string().max(4096, 'must be at most 4096 characters'), personText(z.string().max(4096, 'must be at most 4096 characters')));
+/** A deny's `message` reaches the agent as the reason: the rule messages follow (issue 33.6). */
+export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: personText(AttentionMessageSchema).optional(), answers: AnswersSchema.optional() });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
 /** Pending approvals first (oldest first), then the ended ones (latest end first). */
 export const ApprovalsResponseSchema = z.object({ sid: z.string(), approvals: z.array(ApprovalSchema) });

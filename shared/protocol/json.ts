@@ -12,29 +12,67 @@ interface JsonProblem {
   message: string;
 }
 
-/** Walks a decoded value and reports the first thing that is not plain JSON. */
-export function findJsonProblem(value: unknown, path: (string | number)[] = [], depth = 0): JsonProblem | null {
-  if (depth > LIMITS.maxJsonDepth) return { path, message: `nested deeper than ${LIMITS.maxJsonDepth} levels` };
+/** An array or object being walked: the key it has in its parent, and the next child to visit. */
+interface Frame {
+  node: object;
+  key: string | number;
+  /** An object's keys; null for an array. */
+  keys: string[] | null;
+  next: number;
+}
+
+/** What is wrong with one value in itself, not counting its children; null when nothing. */
+function ownProblem(value: unknown): string | null {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : { path, message: 'number must be finite' };
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const problem = findJsonProblem(value[i], [...path, i], depth + 1);
-      if (problem) return problem;
-    }
-    return null;
-  }
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'number must be finite';
+  if (Array.isArray(value)) return null;
   if (typeof value === 'object') {
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return { path, message: 'must be plain JSON (no binary or class instances)' };
-    for (const key of Object.keys(value)) {
-      if (FORBIDDEN_KEYS.has(key)) return { path: [...path, key], message: 'key is not allowed' };
-      const problem = findJsonProblem((value as Record<string, unknown>)[key], [...path, key], depth + 1);
-      if (problem) return problem;
-    }
-    return null;
+    return proto !== Object.prototype && proto !== null ? 'must be plain JSON (no binary or class instances)' : null;
   }
-  return { path, message: `${typeof value} is not a JSON value` };
+  return `${typeof value} is not a JSON value`;
+}
+
+/**
+ * Walks a decoded value and reports the first thing that is not plain JSON, in document order.
+ * Iterative, and the path is written only for the problem found (issue 33.1: the recursive walk
+ * copied its path at every node, a cost that grew with the depth times the elements).
+ */
+export function findJsonProblem(value: unknown): JsonProblem | null {
+  const frames: Frame[] = [];
+  const pathTo = (key: string | number | undefined): (string | number)[] => {
+    const path = frames.slice(1).map((frame) => frame.key);
+    if (key !== undefined) path.push(key);
+    return path;
+  };
+  /** Checks a value about to be visited at depth `frames.length`; stacks it when it has children. */
+  const enter = (child: unknown, key: string | number | undefined): JsonProblem | null => {
+    if (frames.length > LIMITS.maxJsonDepth) return { path: pathTo(key), message: `nested deeper than ${LIMITS.maxJsonDepth} levels` };
+    const problem = ownProblem(child);
+    if (problem !== null) return { path: pathTo(key), message: problem };
+    if (child !== null && typeof child === 'object') frames.push({ node: child, key: key ?? '', keys: Array.isArray(child) ? null : Object.keys(child), next: 0 });
+    return null;
+  };
+  const atRoot = enter(value, undefined);
+  if (atRoot) return atRoot;
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1]!;
+    const size = frame.keys === null ? (frame.node as unknown[]).length : frame.keys.length;
+    if (frame.next >= size) {
+      frames.pop();
+      continue;
+    }
+    const index = frame.next++;
+    let problem: JsonProblem | null;
+    if (frame.keys === null) problem = enter((frame.node as unknown[])[index], index);
+    else {
+      const key = frame.keys[index]!;
+      if (FORBIDDEN_KEYS.has(key)) return { path: pathTo(key), message: 'key is not allowed' };
+      problem = enter((frame.node as Record<string, unknown>)[key], key);
+    }
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /** An object that is not null and not an array (what JSON calls an object; contents unchecked). */

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ErrorBodySchema } from './acks.js';
 import { idSchema } from './ids.js';
 import { LIMITS } from './limits.js';
+import { personText } from './person-text.js';
 import { EpochMsSchema, SidSchema } from './session.js';
 
 /**
@@ -40,15 +41,15 @@ export const MessageSchema = z.object({
 });
 export type Message = z.infer<typeof MessageSchema>;
 
-/** Control characters other than newline and tab, and lone surrogates: refused in a message's text. */
-const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 export const MESSAGE_MAX_BYTES = LIMITS.maxPromptBytes;
 
-export const MessageTextSchema = z
-  .string()
-  .refine((text) => text.trim().length > 0, 'must not be empty')
-  .refine((text) => Buffer.byteLength(text) <= MESSAGE_MAX_BYTES, `must be at most ${MESSAGE_MAX_BYTES} bytes (the prompt limit)`)
-  .refine((text) => !UNSAFE_IN_TEXT.test(text), 'must not contain control characters other than newline and tab');
+/** A person's words to the agent: not empty, within the prompt limit, read the same on the page and by the agent (person-text.ts). */
+export const MessageTextSchema = personText(
+  z
+    .string()
+    .refine((text) => text.trim().length > 0, 'must not be empty')
+    .refine((text) => Buffer.byteLength(text) <= MESSAGE_MAX_BYTES, `must be at most ${MESSAGE_MAX_BYTES} bytes (the prompt limit)`),
+);
 
 /** POST /api/sessions/:sid/messages */
 export const PostMessageRequestSchema = z.object({ text: MessageTextSchema }).strict();
