@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
+import { HOOK_ROLES } from '../../shared/protocol/auth.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { applyHookEvents } from '../lifecycle/hook-events.js';
 import type { HubDeps } from '../services/deps.js';
@@ -7,7 +8,7 @@ import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { parseJsonRefusingPrototypeKeys } from './forbidden-keys.js';
 
 /**
- * POST /api/hooks: the hook bridge's route (a runner or admin token). 200 answers one result per
+ * POST /api/hooks: the hook bridge's route (an agent, runner or admin token). 200 answers one result per
  * event; 401/403 (token unknown or of the wrong role) come before the body is read, so the bridge
  * tells a misconfigured hook from an unreachable hub.
  */
@@ -24,7 +25,7 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
   app.post(
     '/api/hooks',
     {
-      onRequest: requireToken(access, ['runner', 'admin']),
+      onRequest: requireToken(access, HOOK_ROLES),
       bodyLimit: LIMITS.maxHookBatchBytes,
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },

@@ -206,7 +206,8 @@ export async function loadTokens(store: Store, spec: string | undefined, now: ()
 }
 
 /**
- * First start without SESSION_HUB_TOKENS: one token per role for namespace `default`, stored hashed
+ * First start without SESSION_HUB_TOKENS: an agent (for hooks), a runner, a dashboard and an admin
+ * token for namespace `default`, stored hashed
  * and added to `registry`, when the store holds none. Called once the hub listens: tokens minted by
  * a start that then failed (port in use, Redis away) were never printed, and the next start, seeing
  * stored tokens, printed none either. Several processes starting at once on one database: the check
@@ -217,7 +218,7 @@ export async function mintFirstTokens(store: Store, registry: TokenRegistry, spe
   const minted = await store.transaction(async (tx) => {
     if ((await listTokens(tx)).length > 0) return [];
     const tokens: PlainToken[] = [];
-    for (const role of ['runner', 'dashboard', 'admin'] as const) {
+    for (const role of ['agent', 'runner', 'dashboard', 'admin'] as const) {
       tokens.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
     }
     return tokens;
