@@ -14,6 +14,7 @@ import { retryRefused } from '../hook/retry-refused.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
 import { wakeWaitMs } from '../hook/wake-hook.js';
+import { applyUserConfig } from '../hook/user-config.js';
 
 /** The bundled bridge (npm run build): dist/hook-bridge.cjs, beside dist/hub/. */
 const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.cjs', import.meta.url));
@@ -189,6 +190,7 @@ function status(argv: string[]): void {
 
 export async function hookCommand(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
+  applyUserConfig(process.env);
   if (first === 'install') return install(rest);
   if (first === 'status') return status(rest);
   if (first === 'retry-refused') return retry(rest);

@@ -30,14 +30,23 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },
     async (request, reply) => {
-      const { namespace, role } = identityOf(request);
+      const { namespace, role, tokenHash } = identityOf(request);
       // the caller gone before its answer (a hook process killed while it waits for a decision):
       // its approval ends `abandoned` rather than waiting for a decision nobody would receive
       const closed = new AbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableEnded) closed.abort();
       });
-      return { results: await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events, { signal: closed.signal }) };
+      // its token revoked meanwhile: the approval ends the same way, and the answer is that 401
+      const revoked = access.tokens.revocationSignal(tokenHash);
+      try {
+        const signal = AbortSignal.any([closed.signal, revoked.signal]);
+        const results = await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events, { signal });
+        revoked.signal.throwIfAborted();
+        return { results };
+      } finally {
+        revoked.dispose();
+      }
     },
   );
 };

@@ -58,8 +58,13 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/hooks/wait',
     { onRequest: requireToken(access, HOOK_ROLES), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
     async (request) => {
-      const { namespace, role } = identityOf(request);
-      return waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body);
+      const { namespace, role, tokenHash } = identityOf(request);
+      const revoked = access.tokens.revocationSignal(tokenHash);
+      try {
+        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: revoked.signal });
+      } finally {
+        revoked.dispose();
+      }
     },
   );
 };
