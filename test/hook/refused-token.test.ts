@@ -15,7 +15,7 @@ let hub: TestHub;
 let spoolDir: string;
 const bridge = useBridgeHub((started) => ({ hub, spoolDir } = started));
 const claude = fixture('claude-session.json');
-const FIX = 'a runner token is needed: `session-hub token create --role runner`';
+const FIX = 'an agent token is needed: `session-hub token create --role agent`';
 
 describe('a hook whose token the hub refuses', () => {
   it('a dashboard token: clear message, events in the rejected file, told once per session, shown by hook status and doctor', async () => {
