@@ -41,7 +41,7 @@ export async function loginCommand(argv: string[]): Promise<void> {
     return fail(1, `this is a ${role} token: the hooks' route refuses it. Use an agent token (session-hub token create --role agent); nothing was kept`);
   }
   const path = writeUserConfig(process.env, { url: url.origin + url.pathname.replace(/\/+$/, ''), token });
-  process.stdout.write(`kept ${url.origin} and a ${role} token of namespace "${namespace}" in ${path} (mode 0600)\n`);
+  process.stdout.write(`kept ${url.origin} and ${role === 'agent' || role === 'admin' ? 'an' : 'a'} ${role} token of namespace "${namespace}" in ${path} (mode 0600)\n`);
   if (role !== 'agent') {
     process.stderr.write(`note: a ${role} token reads every session of its namespace, and the agent's own tools can read this file; an agent token is safer (session-hub token create --role agent)\n`);
   }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { READING_ROLES, type Role } from '../../shared/protocol/auth.js';
 import type { TokenIdentity, TokenRegistry } from '../services/tokens.js';
 import type { HubMetrics } from '../metrics/metrics.js';
+import type { HookRefusals } from '../services/hook-refusals.js';
 import type { RateLimiter } from '../socket/rate-limit.js';
 import { sendError } from './errors.js';
 
@@ -17,6 +18,8 @@ export interface TokenAccess {
   limiter: RateLimiter;
   now: () => number;
   metrics: HubMetrics;
+  /** Where the hook routes' refusals are reported (log, doctor, the admins' page). */
+  refusals?: HookRefusals;
 }
 
 /** Why an agent token is refused: it is readable by the agent's own tools (docs/security.md). */
@@ -35,12 +38,19 @@ const BEARER = /^bearer[ \t]+(\S.*?)\s*$/i;
  * the token's rate limit. It runs before the body is parsed or validated, so a caller without the
  * right token learns nothing about its payload (401/403 win over 400).
  */
-export function requireToken(access: TokenAccess, roles: readonly Role[] = READING_ROLES) {
+export function requireToken(access: TokenAccess, roles: readonly Role[] = READING_ROLES, options: { reportRefusals?: boolean } = {}) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // the scheme is case-insensitive (RFC 7235): `bearer x` is as good as `Bearer x`
     const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
     const identity = await access.tokens.verify(token);
-    if (!identity) return sendError(reply, 401, 'unauthorized', 'a valid token is required: Authorization: Bearer <token>');
+    const refused = (status: number, message: string) => {
+      if (options.reportRefusals) access.refusals?.note({ token, address: request.ip, namespace: identity?.namespace ?? null, status, message });
+    };
+    if (!identity) {
+      const message = 'a valid token is required: Authorization: Bearer <token>';
+      refused(401, message);
+      return sendError(reply, 401, 'unauthorized', message);
+    }
     // spec section 12: one bucket per token, shared with that token's sockets
     const now = access.now();
     if (!access.limiter.forToken(identity.tokenHash, now).take(now)) {
@@ -50,7 +60,9 @@ export function requireToken(access: TokenAccess, roles: readonly Role[] = READI
     if (!roles.includes(identity.role)) {
       const needs = roles.join(' or ');
       const limits = identity.role === 'agent' ? AGENT_LIMITS : '';
-      return sendError(reply, 403, 'forbidden', `this needs ${withArticle(needs)} token; yours is ${withArticle(identity.role)} token${limits}`);
+      const message = `this needs ${withArticle(needs)} token; yours is ${withArticle(identity.role)} token${limits}`;
+      refused(403, message);
+      return sendError(reply, 403, 'forbidden', message);
     }
     request.identity = identity;
   };

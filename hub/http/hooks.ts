@@ -25,7 +25,7 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
   app.post(
     '/api/hooks',
     {
-      onRequest: requireToken(access, HOOK_ROLES),
+      onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }),
       bodyLimit: LIMITS.maxHookBatchBytes,
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },

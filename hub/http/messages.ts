@@ -56,7 +56,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   /** The hook bridge's background waiter (agent or runner token): answers when a message came, a newer waiter replaced it, or the wait ran out. */
   app.post(
     '/api/hooks/wait',
-    { onRequest: requireToken(access, HOOK_ROLES), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
+    { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
     async (request) => {
       const { namespace, role, tokenHash } = identityOf(request);
       const revoked = access.tokens.revocationSignal(tokenHash);
