@@ -130,7 +130,7 @@ export class TokenRegistry {
   revocationSignal(tokenHash: string): { signal: AbortSignal; dispose(): void } {
     const revoked = new AbortController();
     const dispose = this.onGone((hashes) => {
-      if (hashes.has(tokenHash)) revoked.abort(new HubError('unauthorized', 'this token was revoked while its request waited'));
+      if (hashes.has(tokenHash)) revoked.abort(new HubError('unauthorized', 'this token was revoked or expired while its request waited'));
     });
     return { signal: revoked.signal, dispose };
   }

@@ -85,7 +85,7 @@ describe('revoking a token with requests in flight (real hub process)', () => {
     expect((await call(hub, 'DELETE', `/api/tokens/${agent.id}`, admin)).status).toBe(200);
     const ended = await waiting;
     expect(ended.status).toBe(401);
-    expect(ended.body).toMatchObject({ error: 'unauthorized', message: 'this token was revoked while its request waited' });
+    expect(ended.body).toMatchObject({ error: 'unauthorized', message: 'this token was revoked or expired while its request waited' });
     expect(ended.tookMs).toBeLessThan(2000);
     expect((await queueAndRead(hub, admin, sid)).state).toBe('queued');
   });
