@@ -8,12 +8,14 @@ const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')
 const startCommand = async (argv: string[]) => (await import('./cli/start.js')).startCommand(argv);
 const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
 const tokenCommand = async (argv: string[]) => (await import('./cli/token.js')).tokenCommand(argv);
+const loginCommand = async (argv: string[]) => (await import('./cli/login.js')).loginCommand(argv);
 const webhookCommand = async (argv: string[]) => (await import('./cli/webhook.js')).webhookCommand(argv);
 
 const HELP = `session-hub <command> [options]
 
 Commands:
   start      start the hub (default when no command is given)
+  login      keep a hub's URL and token in your config, for the hooks: "login <url> --token T"
   hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>", "hook status"
   doctor     what needs attention: sessions, runs, turns, webhooks, refused hook events
   repair     restore resume tokens (or other keys) lost from metadata, from history
@@ -25,6 +27,7 @@ Run "session-hub <command> --help" for a command's options.`;
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   start: startCommand,
   hook: hookCommand,
+  login: loginCommand,
   doctor: doctorCommand,
   repair: repairCommand,
   token: tokenCommand,

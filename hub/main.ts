@@ -139,8 +139,11 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   // web pushes on attention changes: one process of a cluster sends (push/pusher.ts)
   const pusher = createPusher(deps, vapid, createPushMetrics(metrics.registry));
   opened.push(() => pusher.stop());
+  // a token revoked here (at once) or found gone by the watch: its sockets cut (its HTTP waits end by their own signal)
+  const holders = tokenHolders(sockets);
+  tokens.onGone((tokenHashes) => holders.cut(tokenHashes));
   // stored tokens change under a running hub (revoke, expiry); environment tokens never do
-  const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders: tokenHolders(sockets), log });
+  const tokenWatch = config.tokens?.trim() ? undefined : watchTokens({ tokens, store, holders, log });
   opened.push(() => tokenWatch?.stop());
 
   // listened on directly, not through app.listen: Fastify would log its own line per address, and

@@ -152,6 +152,8 @@ export interface HookConfigDeclaration {
   format: 'settings-json' | 'hooks-json' | 'notify-toml' | 'plugin-js';
   /** The default file, relative to the project directory (or `~/…`: the user's). */
   file: string;
+  /** The user-level file, for every project (`hook install <flavor> --user`); absent: the agent has none we write. */
+  userFile?: string;
   /**
    * An environment variable naming the directory that holds `file` when set, in place of the
    * declared file's directory (Codex reads $CODEX_HOME/hooks.json, default ~/.codex).
@@ -313,7 +315,8 @@ const declarations: FlavorDeclaration[] = [
     // skips SessionEnd while one is pending (test/agents/claude-headless.test.ts). The agent waits
     // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
     hookConfig: {
-      format: 'settings-json', file: '.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      // code.claude.com/docs/en/settings: ~/.claude/settings.json applies to every project
+      format: 'settings-json', file: '.claude/settings.json', userFile: '~/.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
       // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
       // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
@@ -378,7 +381,7 @@ const declarations: FlavorDeclaration[] = [
       afterFileEdit: { tool: 'Edit', input: ['file_path', 'edits'] },
     },
     // cursor.com/docs/agent/hooks: stop may answer `followup_message`, sent as the next user message (capped by loop_limit)
-    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json', messageHooks: { stop: { textField: 'followup_message' } } },
+    hookConfig: { format: 'hooks-json', file: '.cursor/hooks.json', userFile: '~/.cursor/hooks.json', messageHooks: { stop: { textField: 'followup_message' } } },
     // cursor.com/docs/agent/hooks: stop carries status completed | aborted | error
     attention: {
       stop: { byField: { path: 'status', values: { completed: 'done', aborted: 'done', error: 'failed' }, otherwise: 'done' } },
@@ -392,7 +395,7 @@ const declarations: FlavorDeclaration[] = [
     hookFields: { response: 'prompt_response' },
     // Gemini CLI runs every hook synchronously (its hooks reference): no async to write
     // geminicli.com/docs/hooks/reference AfterAgent: decision "deny" + reason sends the reason as a new prompt
-    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userMessageField: 'systemMessage', timeoutUnit: 'milliseconds', messageHooks: { AfterAgent: { fixed: { decision: 'deny' }, textField: 'reason' } } },
+    hookConfig: { format: 'settings-json', file: '.gemini/settings.json', userFile: '~/.gemini/settings.json', userMessageField: 'systemMessage', timeoutUnit: 'milliseconds', messageHooks: { AfterAgent: { fixed: { decision: 'deny' }, textField: 'reason' } } },
     // every hook payload's transcript_path is the ChatRecordingService's session file (hookEventHandler.ts createBaseInput)
     transcriptUsage: { pathField: 'transcript_path', format: 'gemini-jsonl' },
     // geminicli.com/docs/hooks/reference: Notification (notification_type ToolPermission), AfterAgent

@@ -3,6 +3,8 @@ import { defaultSpoolDir } from '../hook/spool.js';
 import { formatSpoolStatus, needsAttention, spoolStatus, type SpoolReport } from '../hook/status.js';
 import { diagnose, DEFAULT_SILENT_RUN_MS, type DoctorReport } from '../services/doctor.js';
 import { countSessions } from '../store/doctor.js';
+import { listHookRefusals, type HookRefusal } from '../store/hook-refusals.js';
+import { RECENT_REFUSALS_MS } from '../http/hook-refusals.js';
 import { age, openExistingStore, withUsageErrors } from './offline.js';
 
 export const DOCTOR_HELP = `session-hub doctor [--data DIR] [--json]
@@ -17,6 +19,8 @@ Reads the hub database directly (safe while the hub runs) and lists what needs a
     and hook sessions the hub ended after silence because their SessionEnd never came,
   - webhooks paused after failing too long (fix: session-hub webhook resume <id>), failing now,
     or that lost events pruned by retention before they could be delivered.
+  - hook deliveries the hub refused in the last 24 h (wrong, revoked or missing token), per token
+    (its hash's first 12 hex digits) and address.
   - hook events this machine's hook bridge could not deliver now: refused by the hub (wrong token),
     not configured, damaged spool files, a spool that cannot be written, hook calls that sent
     nothing (unknown flavor, no session id); read from SESSION_HUB_SPOOL_DIR (default ~/.session-hub) of the user
@@ -38,7 +42,7 @@ function when(at: number, now: number): string {
   return `${new Date(at).toISOString()} (${age(now - at)} ago)`;
 }
 
-function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: SpoolReport): string {
+function formatReport(report: DoctorReport, dataArg: string, sessions: number, databaseFile: string, hooks: SpoolReport, refusals: HookRefusal[]): string {
   const now = report.checkedAt;
   const lines = [`session-hub doctor: ${databaseFile}, ${sessions} session(s)`, ''];
   const data = `--data ${dataArg}`;
@@ -93,9 +97,15 @@ function formatReport(report: DoctorReport, dataArg: string, sessions: number, d
     lines.push(`  fix: make the receiver answer 2xx, then: session-hub webhook resume <id> ${data}   (also acknowledges lost events)`);
     lines.push('       lost events: raise SESSION_HUB_EVENT_KEEP / SESSION_HUB_EVENT_KEEP_MS, or resume paused webhooks sooner', '');
   }
+  if (refusals.length > 0) {
+    const total = refusals.reduce((sum, r) => sum + r.count, 0);
+    lines.push(`Hook deliveries this hub refused (${total} in the last 24 h): a wrong, revoked or missing token where an agent runs`);
+    for (const r of refusals) lines.push(`  token ${r.tokenId}  from ${r.address}  ${r.count}x  ${r.status}  last ${when(r.lastAt, now)}: ${r.message}`);
+    lines.push('  fix: give those hooks an agent token (session-hub token create --role agent; session-hub login <url> on that machine)', '');
+  }
   const hookProblems = needsAttention(hooks);
   if (hooks.flavors.length > 0 || hookProblems > 0) lines.push(...formatSpoolStatus(hooks), '');
-  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.lostStops.length + report.unendedSessions.length + report.webhooks.length + hookProblems;
+  const problems = report.missingTokens.length + report.stuckRuns.length + report.openTurns.length + report.lostStops.length + report.unendedSessions.length + report.webhooks.length + hookProblems + refusals.length;
   lines.push(problems === 0 ? 'No problems found.' : `${problems} problem(s) found.`);
   return `${lines.join('\n')}\n`;
 }
@@ -118,9 +128,11 @@ async function doctor(argv: string[]): Promise<void> {
     const report = await diagnose(store, { now: Date.now(), runGraceMs: config.runGraceMs, turnTimeoutMs: config.turnTimeoutMs, toolTimeoutMs: config.toolTimeoutMs, silentRunMs: DEFAULT_SILENT_RUN_MS });
     // the hook bridge's spool on this machine: a misconfigured hook shows here too
     const hooks = spoolStatus(defaultSpoolDir(process.env));
-    const ok = report.ok && needsAttention(hooks) === 0;
-    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: hooks }, null, 2)}\n`);
-    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where, hooks));
+    // refused by the hub itself (wrong token): recorded by the running hub, at most once a minute per token and address
+    const refusals = await listHookRefusals(store, report.checkedAt - RECENT_REFUSALS_MS);
+    const ok = report.ok && needsAttention(hooks) === 0 && refusals.length === 0;
+    if (values.json) process.stdout.write(`${JSON.stringify({ database: where, ...report, ok, hookSpool: hooks, hookRefusals: refusals }, null, 2)}\n`);
+    else process.stdout.write(formatReport(report, values.data ?? config.dataDir, await countSessions(store), where, hooks, refusals));
     process.exitCode = ok ? 0 : 1;
   } finally {
     await store.close();

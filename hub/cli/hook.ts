@@ -14,18 +14,21 @@ import { retryRefused } from '../hook/retry-refused.js';
 import { formatSpoolStatus, needsAttention, spoolStatus } from '../hook/status.js';
 import { atomicWrite, defaultSpoolDir } from '../hook/spool.js';
 import { wakeWaitMs } from '../hook/wake-hook.js';
+import { applyUserConfig, readUserConfig, userConfigPath } from '../hook/user-config.js';
+import { closestName } from './closest-name.js';
 
 /** The bundled bridge (npm run build): dist/hook-bridge.cjs, beside dist/hub/. */
 const BRIDGE_BUNDLE = fileURLToPath(new URL('../../hook-bridge.cjs', import.meta.url));
 
 export const HOOK_HELP = `session-hub hook <flavor>            (reads one hook payload on stdin)
-session-hub hook install <flavor> [--write] [--file PATH] [--command CMD]
+session-hub hook install <flavor> [--write] [--user] [--file PATH] [--command CMD]
 session-hub hook status [--json]
 session-hub hook retry-refused
 
 The agent hook bridge. Called by the agent for each hook event, it writes the payload to its spool
 (SESSION_HUB_SPOOL_DIR, default ~/.session-hub), then sends the spool to SESSION_HUB_URL's
-POST /api/hooks with SESSION_HUB_TOKEN (a runner token); the hub maps it through the flavor registry.
+POST /api/hooks with SESSION_HUB_TOKEN (an agent token), or the hub and token \`session-hub login\`
+kept; the hub maps it through the flavor registry.
 When the hub is away a detached drainer retries in the background (SESSION_HUB_DRAIN_FOR_MS, default
 30 min). It always exits 0 and gives up after about ${DEFAULT_HOOK_BUDGET_MS / 1000} s (SESSION_HUB_HOOK_BUDGET_MS).
 
@@ -37,7 +40,10 @@ current directory: .claude/settings.json, .gemini/settings.json, .cursor/hooks.j
 .opencode/plugins/session-hub.js), keeping every other setting and hook and replacing this bridge's
 earlier hooks: it shows the diff and keeps the previous file as <file>.bak-<time>. A file it cannot
 merge safely (invalid JSON or TOML, JSON with comments, another notify program) is refused, untouched.
-The command runs the bundled bridge directly: node ${BRIDGE_BUNDLE} <flavor>.
+--user writes the agent's user-level file instead, for every project (~/.claude/settings.json,
+~/.gemini/settings.json, ~/.cursor/hooks.json). The command runs the bundled bridge directly:
+node ${BRIDGE_BUNDLE} <flavor>. The hooks find the hub and token in SESSION_HUB_URL and
+SESSION_HUB_TOKEN, or else in the config \`session-hub login <url>\` keeps.
 
 status prints, per hub and flavor, the events spooled per session, the events the hub refused, the
 last error and the drainer's state; damaged files set aside, a spool that cannot be written, and hook
@@ -52,7 +58,7 @@ async function install(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { write: { type: 'boolean' }, notify: { type: 'boolean' }, file: { type: 'string' }, command: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { write: { type: 'boolean' }, user: { type: 'boolean' }, notify: { type: 'boolean' }, file: { type: 'string' }, command: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const flavorId = positionals[0];
   if (values.help || flavorId === undefined) {
@@ -69,7 +75,9 @@ async function install(argv: string[]): Promise<void> {
   // --notify: the agent's notification program instead of its hooks (an agent version without hooks)
   const flavor = agent && values.notify ? { ...agent, hookConfig: agent.hookConfig!.notify! } : agent;
   if (!flavor) {
-    process.stderr.write(`session-hub hook install: unknown flavor "${flavorId}"\n`);
+    const known = [...FLAVORS.keys()];
+    const suggestion = closestName(flavorId, known);
+    process.stderr.write(`session-hub hook install: unknown flavor "${flavorId}"${suggestion ? `; did you mean "${suggestion}"?` : ''} The flavors: ${known.join(', ')}\n`);
     process.exitCode = 2;
     return;
   }
@@ -102,11 +110,17 @@ async function install(argv: string[]): Promise<void> {
     process.stderr.write(environmentNote());
     return;
   }
+  // --user: the agent's user-level file, for every project (a flavor whose only file is the user's uses that)
+  const userFile = flavor.hookConfig.userFile ?? (flavor.hookConfig.file.startsWith('~/') ? flavor.hookConfig.file : undefined);
+  if (values.user && userFile === undefined) {
+    process.stderr.write(`session-hub hook install: ${flavor.displayName} has no user-level hook file session-hub writes; install per project (${flavor.hookConfig.file}), without --user\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const chosen = values.user ? userFile! : flavor.hookConfig.file;
   // a declared file under ~ is the user's (Codex reads ~/.codex/hooks.json, or $CODEX_HOME's), else relative to here
   const dirFromEnv = flavor.hookConfig.dirEnv === undefined ? undefined : process.env[flavor.hookConfig.dirEnv];
-  const declared = dirFromEnv
-    ? join(dirFromEnv, basename(flavor.hookConfig.file))
-    : flavor.hookConfig.file.startsWith('~/') ? join(homedir(), flavor.hookConfig.file.slice(2)) : flavor.hookConfig.file;
+  const declared = dirFromEnv ? join(dirFromEnv, basename(chosen)) : chosen.startsWith('~/') ? join(process.env.HOME || homedir(), chosen.slice(2)) : chosen;
   const file = resolve(values.file ?? declared);
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
   let merged;
@@ -134,15 +148,19 @@ async function install(argv: string[]): Promise<void> {
   process.stdout.write(`${file}: added ${merged.added.join(', ')}${backup ? `; the previous file is kept as ${backup}` : ''}\n${environmentNote()}`);
 }
 
-/** Where the hooks' two variables stand in this shell, and how to check the wiring: the last words of install. */
+/** Where the hooks find their hub and token, and how to check the wiring: the last words of install. */
 function environmentNote(): string {
+  const kept = readUserConfig(process.env);
+  if (kept && !process.env.SESSION_HUB_URL && !process.env.SESSION_HUB_TOKEN) {
+    return `\nThe hooks send to ${kept.url} with the token kept in ${userConfigPath(process.env)} (session-hub login).\nCheck after the agent's next hook: session-hub hook status.\n`;
+  }
   const url = process.env.SESSION_HUB_URL;
   const here = (set: boolean, shown?: string) => (set ? `set here${shown ? ` (${shown})` : ''}` : 'NOT set in this shell');
   return [
     '',
-    'The hooks need two environment variables where the agent starts (your shell profile, or the agent\'s own env settings):',
+    'The hooks need the hub and an agent token: `session-hub login <url> --token <agent token>` keeps them for you, or export',
     `  SESSION_HUB_URL    the hub, e.g. http://127.0.0.1:3737 — ${here(Boolean(url), url)}`,
-    `  SESSION_HUB_TOKEN  a runner token (session-hub token create --role runner) — ${here(Boolean(process.env.SESSION_HUB_TOKEN))}`,
+    `  SESSION_HUB_TOKEN  an agent token (session-hub token create --role agent) — ${here(Boolean(process.env.SESSION_HUB_TOKEN))}`,
     'Check after the agent\'s next hook: session-hub hook status (a "last delivery" for the hub; a refused token names its fix).',
     '',
   ].join('\n');
@@ -190,6 +208,8 @@ function status(argv: string[]): void {
 export async function hookCommand(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first === 'install') return install(rest);
+  // status, retry-refused and the bridge: the hub and token `login` kept, where none is exported
+  applyUserConfig(process.env);
   if (first === 'status') return status(rest);
   if (first === 'retry-refused') return retry(rest);
   if (first === undefined || first === '--help' || first === '-h') {

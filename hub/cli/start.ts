@@ -112,7 +112,7 @@ export async function startCommand(argv: string[]): Promise<void> {
     const lines = hub.generatedTokens.map((t) => `  ${t.role.padEnd(9)} ${t.namespace}  ${t.token}`);
     process.stdout.write(
       `\nFirst start: created these tokens. They are shown only now (the hub keeps only their hashes):\n${lines.join('\n')}\n` +
-        `Open ${hub.url}/ and sign in with the dashboard or admin token, or use the sign-in link below.\n\n`,
+        `Open ${hub.url}/ and sign in with the dashboard or admin token, or use the sign-in link below; give agents' hooks the agent token (session-hub login).\n\n`,
     );
   }
   process.stdout.write(atTerminal ? banner(hub, config) : `Sign in: ${hub.signInLink.url} (works once, within ${SIGN_IN_MINUTES} minutes)\n`);

@@ -18,8 +18,8 @@ revoke  refuses the token from now on: every hub process on this database stops 
         within seconds and disconnects the sockets holding it. The row stays, shown as revoked.
 
 Options:
-  --role <role>        ${ROLE_NAMES} (create); operator: a dashboard that may also decide
-                       tool approvals
+  --role <role>        ${ROLE_NAMES} (create); agent: the hooks' token (hook events and
+                       messages only); operator: a dashboard that may also decide tool approvals
   --label <text>       create: a name for the token, e.g. "ci runner" or "alice's laptop"
                        (at most 64 characters, one line); shown instead of its bare id where
                        it decided an approval, and by list

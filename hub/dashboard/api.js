@@ -44,10 +44,12 @@ export function createApi(token) {
 
   const sid = (/** @type {string} */ s) => `/api/sessions/${encodeURIComponent(s)}`;
   return {
-    /** @returns {Promise<{ role: 'runner' | 'dashboard' | 'operator' | 'admin', namespace: string }>} */
+    /** @returns {Promise<{ role: 'agent' | 'runner' | 'dashboard' | 'operator' | 'admin', namespace: string }>} */
     whoami: () => call('GET', '/api/whoami'),
     /** @returns {Promise<{ host: string | null, home: string | null }>} the hub's host, for `~/` paths */
     host: () => call('GET', '/api/host'),
+    /** @returns {Promise<{ refusals: { tokenId: string, address: string, status: number, count: number, lastAt: number }[] }>} admins: refused hook deliveries, last 24 h */
+    hookRefusals: () => call('GET', '/api/hook-refusals'),
     /** @param {string} s */
     session: (s) => call('GET', sid(s)),
     /** @param {string} s */

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { runDrainer, spawnDrainer } from './drainer.js';
 import { recordBadCall } from './bad-calls.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
+import { applyUserConfig } from './user-config.js';
 import { runWake } from './wake-hook.js';
 import { defaultSpoolDir, type Spool, type SpooledEvent } from './spool.js';
 
@@ -55,6 +56,8 @@ function readStdin(timeoutMs: number): Promise<string> {
 
 export async function runBridgeCli(args: readonly string[]): Promise<void> {
   const [first, second] = args;
+  // no exports needed where `session-hub login` kept the hub and token (exported variables win)
+  applyUserConfig(process.env);
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
   if (second === '--wake' && first !== undefined) {
     // a background waiter: it may run for minutes, and wakes the agent by its exit code

@@ -24,6 +24,8 @@ import { sessionRoutes } from './sessions.js';
 import { signInRoutes } from './sign-in.js';
 import { webhookRoutes } from './webhooks.js';
 import { tokenRoutes } from './tokens.js';
+import { HookRefusals } from '../services/hook-refusals.js';
+import { hookRefusalRoutes } from './hook-refusals.js';
 import { usageRoutes } from './usage.js';
 import { whoamiRoutes } from './whoami.js';
 
@@ -69,7 +71,9 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
 
 /** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
-  const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
+  const now = () => input.deps.clock.now();
+  const refusals = new HookRefusals({ store: input.deps.store, log: input.deps.log, now });
+  const access = { tokens: input.tokens, limiter: input.limiter, now, metrics: input.metrics, refusals };
   // first: it collects the routes registered after it
   serveOpenApi(app);
   serveSocketEvents(app);
@@ -86,6 +90,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(approvalRoutes, { deps: input.deps, access });
   app.register(usageRoutes, { deps: input.deps, access });
   app.register(hookRoutes, { deps: input.deps, access });
+  app.register(hookRefusalRoutes, { deps: input.deps, access });
   app.register(messageRoutes, { deps: input.deps, access });
   app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });

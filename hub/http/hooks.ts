@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
+import { HOOK_ROLES } from '../../shared/protocol/auth.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { applyHookEvents } from '../lifecycle/hook-events.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 
 /**
- * POST /api/hooks: the hook bridge's route (a runner or admin token). 200 answers one result per
+ * POST /api/hooks: the hook bridge's route (an agent, runner or admin token). 200 answers one result per
  * event; 401/403 (token unknown or of the wrong role) come before the body is read, so the bridge
  * tells a misconfigured hook from an unreachable hub.
  */
@@ -14,19 +15,28 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
   app.post(
     '/api/hooks',
     {
-      onRequest: requireToken(access, ['runner', 'admin']),
+      onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }),
       bodyLimit: LIMITS.maxHookBatchBytes,
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },
     async (request, reply) => {
-      const { namespace, role } = identityOf(request);
+      const { namespace, role, tokenHash } = identityOf(request);
       // the caller gone before its answer (a hook process killed while it waits for a decision):
       // its approval ends `abandoned` rather than waiting for a decision nobody would receive
       const closed = new AbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableEnded) closed.abort();
       });
-      return { results: await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events, { signal: closed.signal }) };
+      // its token revoked meanwhile: the approval ends the same way, and the answer is that 401
+      const revoked = access.tokens.revocationSignal(tokenHash);
+      try {
+        const signal = AbortSignal.any([closed.signal, revoked.signal]);
+        const results = await applyHookEvents(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body.events, { signal });
+        revoked.signal.throwIfAborted();
+        return { results };
+      } finally {
+        revoked.dispose();
+      }
     },
   );
 };

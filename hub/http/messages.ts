@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
+import { DECIDING_ROLES, HOOK_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import { HookWaitRequestSchema, HookWaitResponseSchema, MESSAGE_MAX_BYTES, MessageParamsSchema, MessageResponseSchema, MessagesResponseSchema, PostMessageRequestSchema } from '../../shared/protocol/messages.js';
 import type { Actor, HubDeps } from '../services/deps.js';
@@ -53,13 +53,18 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     async (request) => ({ message: await cancelMessage(deps, personOf(identityOf(request)), request.params) }),
   );
 
-  /** The hook bridge's background waiter (runner token): answers when a message came, a newer waiter replaced it, or the wait ran out. */
+  /** The hook bridge's background waiter (agent or runner token): answers when a message came, a newer waiter replaced it, or the wait ran out. */
   app.post(
     '/api/hooks/wait',
-    { onRequest: requireToken(access, ['runner', 'admin']), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
+    { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
     async (request) => {
-      const { namespace, role } = identityOf(request);
-      return waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body);
+      const { namespace, role, tokenHash } = identityOf(request);
+      const revoked = access.tokens.revocationSignal(tokenHash);
+      try {
+        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: revoked.signal });
+      } finally {
+        revoked.dispose();
+      }
     },
   );
 };

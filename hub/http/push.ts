@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { RoleSchema, type Role } from '../../shared/protocol/auth.js';
+import { PEOPLE_ROLES } from '../../shared/protocol/auth.js';
 import {
   PushKeyResponseSchema,
   PushRemovedResponseSchema,
@@ -15,13 +15,10 @@ import { removeSubscription } from '../store/push.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { sendError } from './errors.js';
 
-/** Every role but `runner` (dashboard, admin, and operator where that role exists): the roles people sign in with. */
-const PEOPLE_ROLES: readonly Role[] = RoleSchema.options.filter((role) => role !== 'runner');
-
 /**
  * Web Push subscriptions (docs/attention.md, "Browser push"): a person's browser, through a token
  * that may watch sessions, asks to be pinged when a session of that token's namespace needs them.
- * Runner tokens belong to agents, not people: 403.
+ * Runner and agent tokens belong to agents, not people: 403.
  */
 export const pushRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess; vapid: Vapid }> = async (app, { deps, access, vapid }) => {
   const watchers = requireToken(access, PEOPLE_ROLES);

@@ -54,6 +54,8 @@ export const tokenRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAc
       const { namespace } = identityOf(request);
       const revoked = await revokeStoredToken(deps.store, { id: request.params.id, namespace, now: deps.clock.now() });
       if (!revoked) return sendError(reply, 404, 'not_found', `no token ${request.params.id} in namespace "${namespace}"`);
+      // refused by this process from now on, its sockets cut and its waits ended (main.ts listens)
+      tokens.forget(revoked.tokenHash);
       request.log.info({ tokenId: revoked.id, tenant: namespace }, 'token revoked');
       return tokenInfo(revoked);
     },

@@ -4,11 +4,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { RoleSchema } from '../../shared/protocol/auth.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 
-/** `GET /api/whoami`: the role and namespace of the presented token (the dashboard page uses it). */
+/**
+ * `GET /api/whoami`: the role and namespace of the presented token (the dashboard page uses it;
+ * `session-hub login` checks a token with it). Every role, `agent` included: it names no session.
+ */
 export const whoamiRoutes: FastifyPluginAsyncZod<{ access: TokenAccess }> = async (app, { access }) => {
   app.get(
     '/api/whoami',
-    { onRequest: requireToken(access), schema: { response: { 200: z.object({ role: RoleSchema, namespace: z.string() }) } } },
+    { onRequest: requireToken(access, RoleSchema.options), schema: { response: { 200: z.object({ role: RoleSchema, namespace: z.string() }) } } },
     async (request) => {
       const { role, namespace } = identityOf(request);
       return { role, namespace };

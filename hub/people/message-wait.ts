@@ -23,14 +23,16 @@ export interface WaitResult {
  * Waits up to `waitMs` for queued messages of the agent session `tag` (its hub session found by tag,
  * which the same stop's synchronous hook may create a moment later), takes them all as
  * `wake:<event>` (a turn opens with their text), and returns them. Nothing in time, a newer waiter, or a hub closing: no messages.
+ * `signal` aborted (the waiting token revoked): throws its reason, having taken nothing since.
  */
 export async function waitForMessages(
   deps: HubDeps,
   actor: Actor,
   input: { tag: string; event: string; waitMs: number },
-  options: { pollMs?: number } = {},
+  options: { pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<WaitResult> {
   const pollMs = options.pollMs ?? MESSAGE_POLL_MS;
+  const { signal } = options;
   let wakeUp: () => void = () => {};
   const self: MessageWaiter = {
     namespace: actor.namespace,
@@ -44,10 +46,14 @@ export async function waitForMessages(
   };
   const unregister = registerWaiter(deps, `${actor.namespace}\u0000${input.tag}`, self);
   const deadline = performance.now() + input.waitMs;
+  // the wait's token revoked: it ends now, and takes nothing queued after (the reason is a 401)
+  const onAbort = () => self.wake();
+  signal?.addEventListener('abort', onAbort);
   let session: StoredSession | undefined;
   try {
     for (;;) {
       self.woken = false;
+      signal?.throwIfAborted();
       if (self.replaced || isClosing(deps)) return { messages: [], replaced: self.replaced };
       session ??= await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
       if (session) {
@@ -55,6 +61,7 @@ export async function waitForMessages(
         self.sid = found.sid;
         // a read first: a write only when something is queued (many idle sessions each have a waiter)
         if ((await listQueuedMessages(deps.store, found.sid)).length > 0) {
+          signal?.throwIfAborted();
           const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, found, `wake:${input.event}`, now));
           if (taken.length > 0) return { messages: taken, replaced: false };
         }
@@ -72,6 +79,7 @@ export async function waitForMessages(
       wakeUp = () => {};
     }
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     unregister();
   }
 }

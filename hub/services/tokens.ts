@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { HubError } from '../../shared/errors.js';
 import { ROLE_NAMES, RoleSchema, type Role } from '../../shared/protocol/auth.js';
 import type { Sql, Store } from '../store/sql.js';
 import type { TokenInfo } from '../../shared/protocol/tokens.js';
@@ -63,6 +64,8 @@ export class TokenRegistry {
   private reloadedAt = 0;
   /** Stored tokens seen in use since the last `takeUses`: hash → when. */
   private uses = new Map<string, number>();
+  /** Told the hashes of tokens no longer accepted (revoked here, or gone on a refresh). */
+  private goneListeners: ((tokenHashes: Set<string>) => void)[] = [];
 
   /**
    * `reload`, when given, re-reads the stored tokens that are valid now: after a miss (at most every
@@ -98,8 +101,43 @@ export class TokenRegistry {
   async refresh(): Promise<void> {
     if (!this.reload) return;
     const reloaded = await this.reload();
+    const before = new Set(this.entries.map((entry) => entry.identity.tokenHash));
     this.entries = [];
     for (const identity of reloaded) this.add(identity);
+    for (const identity of reloaded) before.delete(identity.tokenHash);
+    this.tellGone(before);
+  }
+
+  /**
+   * Refuses a token from now on, synchronously: the process that revokes it must not accept it for
+   * one more request (a refresh would leave a window of up to TOKEN_REFRESH_MS). Tells the listeners.
+   */
+  forget(tokenHash: string): void {
+    const before = this.entries.length;
+    this.entries = this.entries.filter((entry) => entry.identity.tokenHash !== tokenHash);
+    if (this.entries.length !== before) this.tellGone(new Set([tokenHash]));
+  }
+
+  /** Calls `listener` with the hashes of tokens no longer accepted: to cut their sockets and end their waits. */
+  onGone(listener: (tokenHashes: Set<string>) => void): () => void {
+    this.goneListeners.push(listener);
+    return () => {
+      this.goneListeners = this.goneListeners.filter((other) => other !== listener);
+    };
+  }
+
+  /** A signal aborted when the token behind `tokenHash` stops being accepted, for a wait it holds; `dispose` when the wait ends. */
+  revocationSignal(tokenHash: string): { signal: AbortSignal; dispose(): void } {
+    const revoked = new AbortController();
+    const dispose = this.onGone((hashes) => {
+      if (hashes.has(tokenHash)) revoked.abort(new HubError('unauthorized', 'this token was revoked or expired while its request waited'));
+    });
+    return { signal: revoked.signal, dispose };
+  }
+
+  private tellGone(tokenHashes: Set<string>): void {
+    if (tokenHashes.size === 0) return;
+    for (const listener of this.goneListeners) listener(tokenHashes);
   }
 
   /** The stored tokens used since the last call, and when: written to the store by the watch. */
@@ -180,7 +218,8 @@ export function tokenInfo(stored: StoredToken): TokenInfo {
 
 /**
  * Revokes a stored token by id; with `namespace`, only one of that namespace (an admin's over HTTP).
- * Every hub process refuses it within TOKEN_REFRESH_MS and cuts its sockets (token-watch.ts).
+ * The caller's process refuses it at once (`TokenRegistry.forget`); every other hub process within
+ * TOKEN_REFRESH_MS (token-watch.ts), cutting its sockets and ending its waits.
  */
 export async function revokeStoredToken(sql: Sql, input: { id: string; namespace?: string; now: number }): Promise<StoredToken | undefined> {
   const found = await findToken(sql, input.id);
@@ -206,7 +245,8 @@ export async function loadTokens(store: Store, spec: string | undefined, now: ()
 }
 
 /**
- * First start without SESSION_HUB_TOKENS: one token per role for namespace `default`, stored hashed
+ * First start without SESSION_HUB_TOKENS: an agent (for hooks), a runner, a dashboard and an admin
+ * token for namespace `default`, stored hashed
  * and added to `registry`, when the store holds none. Called once the hub listens: tokens minted by
  * a start that then failed (port in use, Redis away) were never printed, and the next start, seeing
  * stored tokens, printed none either. Several processes starting at once on one database: the check
@@ -217,7 +257,7 @@ export async function mintFirstTokens(store: Store, registry: TokenRegistry, spe
   const minted = await store.transaction(async (tx) => {
     if ((await listTokens(tx)).length > 0) return [];
     const tokens: PlainToken[] = [];
-    for (const role of ['runner', 'dashboard', 'admin'] as const) {
+    for (const role of ['agent', 'runner', 'dashboard', 'admin'] as const) {
       tokens.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
     }
     return tokens;

@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { HANDSHAKE_ERRORS, HandshakeAuthSchema, WATCH_ONLY_ROLES } from '../../shared/protocol/auth.js';
+import { HANDSHAKE_ERRORS, HandshakeAuthSchema, READING_ROLES, WATCH_ONLY_ROLES } from '../../shared/protocol/auth.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import type { Logger } from '../log.js';
@@ -97,6 +97,11 @@ function authenticate(namespace: RunnerNamespace | DashboardNamespace, which: 'r
     if (!identity) {
       ctx.log.info({ namespace: which, address: socket.handshake.address }, 'handshake refused: unauthorized');
       return next(new Error(HANDSHAKE_ERRORS.unauthorized));
+    }
+    if (!READING_ROLES.includes(identity.role)) {
+      // an agent token is readable by the agent's tools: neither namespace, whose events carry every session
+      ctx.log.info({ namespace: which, tenant: identity.namespace, role: identity.role }, 'handshake refused: agent token');
+      return next(new Error(HANDSHAKE_ERRORS.forbidden));
     }
     if (which === 'runner' && WATCH_ONLY_ROLES.includes(identity.role)) {
       ctx.log.info({ namespace: which, tenant: identity.namespace, role: identity.role }, 'handshake refused: watch-only token on /runner');

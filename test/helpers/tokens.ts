@@ -1,9 +1,11 @@
 /** Fixed tokens for tests: two tenants, every role. */
 export const TEST_TOKENS = {
+  agent: 'agent-token-default-0001',
   runner: 'runner-token-default-0001',
   dashboard: 'dashboard-token-default-0001',
   admin: 'admin-token-default-0001',
   operator: 'operator-token-default-0001',
+  otherAgent: 'agent-token-other-0001',
   otherRunner: 'runner-token-other-0001',
   otherDashboard: 'dashboard-token-other-0001',
   otherAdmin: 'admin-token-other-0001',
@@ -11,10 +13,12 @@ export const TEST_TOKENS = {
 } as const;
 
 export const TEST_TOKEN_SPEC = [
+  `agent:default:${TEST_TOKENS.agent}`,
   `runner:default:${TEST_TOKENS.runner}`,
   `dashboard:default:${TEST_TOKENS.dashboard}`,
   `admin:default:${TEST_TOKENS.admin}`,
   `operator:default:${TEST_TOKENS.operator}`,
+  `agent:other:${TEST_TOKENS.otherAgent}`,
   `runner:other:${TEST_TOKENS.otherRunner}`,
   `dashboard:other:${TEST_TOKENS.otherDashboard}`,
   `admin:other:${TEST_TOKENS.otherAdmin}`,

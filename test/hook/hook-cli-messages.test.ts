@@ -107,7 +107,7 @@ describe('hook install', () => {
       const written = await runCli(['hook', 'install', 'claude', '--write', '--file', join(dir, 'settings.json')], { env: { SESSION_HUB_URL: 'http://127.0.0.1:3737' } });
       expect(written.code).toBe(0);
       expect(written.stdout).toContain('SESSION_HUB_URL    the hub, e.g. http://127.0.0.1:3737 — set here (http://127.0.0.1:3737)');
-      expect(written.stdout).toContain('SESSION_HUB_TOKEN  a runner token (session-hub token create --role runner) — NOT set in this shell');
+      expect(written.stdout).toContain('SESSION_HUB_TOKEN  an agent token (session-hub token create --role agent) — NOT set in this shell');
       expect(written.stdout).toContain('session-hub hook status');
       // the printed configuration stays clean JSON on stdout; the note goes to stderr
       const preview = await runCli(['hook', 'install', 'claude'], {});

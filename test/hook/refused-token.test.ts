@@ -15,7 +15,7 @@ let hub: TestHub;
 let spoolDir: string;
 const bridge = useBridgeHub((started) => ({ hub, spoolDir } = started));
 const claude = fixture('claude-session.json');
-const FIX = 'a runner token is needed: `session-hub token create --role runner`';
+const FIX = 'an agent token is needed: `session-hub token create --role agent`';
 
 describe('a hook whose token the hub refuses', () => {
   it('a dashboard token: clear message, events in the rejected file, told once per session, shown by hook status and doctor', async () => {
@@ -23,7 +23,7 @@ describe('a hook whose token the hub refuses', () => {
     const [start, prompt] = await sendHooks('claude', claude.slice(0, 2), env);
     for (const call of [start!, prompt!]) {
       expect(call.code).toBe(0);
-      expect(call.stderr).toContain('the hub refused SESSION_HUB_TOKEN (403 forbidden: this needs a runner or admin token; yours is a dashboard token)');
+      expect(call.stderr).toContain('the hub refused SESSION_HUB_TOKEN (403 forbidden: this needs an agent or runner or admin token; yours is a dashboard token)');
       expect(call.stderr).toContain(FIX);
       expect(call.stderr).not.toContain('unreachable');
     }

@@ -91,7 +91,7 @@ describe('token lifecycle (real hub process, stored tokens)', () => {
     const cut = cutOf(runner);
 
     const listed = (await (await api(hub, admin)).json()) as { tokens: { id: string; namespace: string }[] };
-    expect(listed.tokens.map((t) => t.namespace)).toEqual(['default', 'default', 'default', 'default']);
+    expect(listed.tokens.map((t) => t.namespace)).toEqual(['default', 'default', 'default', 'default', 'default']);
     expect(listed.tokens.map((t) => t.id)).toContain(body.id);
     expect(JSON.stringify(listed)).not.toContain(body.token);
 

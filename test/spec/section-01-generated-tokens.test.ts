@@ -1,6 +1,6 @@
 /**
- * Spec section 1: without SESSION_HUB_TOKENS the real hub process creates one runner, one dashboard
- * and one admin token for namespace `default` on first start, keeps them in its data directory
+ * Spec section 1: without SESSION_HUB_TOKENS the real hub process creates one agent (hooks), one
+ * runner, one dashboard and one admin token for namespace `default` on first start, keeps them in its data directory
  * (hashed: no file there holds a token's text), and prints them once (not again after a restart).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ stopHubsAfterEach();
 /** The tokens a first start printed, by role. */
 function printedTokens(output: string): Map<string, { namespace: string; token: string }> {
   const tokens = new Map<string, { namespace: string; token: string }>();
-  for (const match of output.matchAll(/^\s+(runner|dashboard|admin)\s+(\S+)\s+(shub_\S+)$/gm)) tokens.set(match[1]!, { namespace: match[2]!, token: match[3]! });
+  for (const match of output.matchAll(/^\s+(agent|runner|dashboard|admin)\s+(\S+)\s+(shub_\S+)$/gm)) tokens.set(match[1]!, { namespace: match[2]!, token: match[3]! });
   return tokens;
 }
 
@@ -35,9 +35,9 @@ function everyFileText(dir: string): string {
 describe('spec 1: tokens generated on first start', () => {
   it('are one per role for namespace default, work at once, are stored hashed and are printed only once', async () => {
     const first = await spawnHub({ env: { SESSION_HUB_TOKENS: '' } });
-    await waitFor(() => printedTokens(first.output()).size === 3, 5000, 'the printed tokens');
+    await waitFor(() => printedTokens(first.output()).size === 4, 5000, 'the printed tokens');
     const tokens = printedTokens(first.output());
-    expect([...tokens.keys()].sort()).toEqual(['admin', 'dashboard', 'runner']);
+    expect([...tokens.keys()].sort()).toEqual(['admin', 'agent', 'dashboard', 'runner']);
     for (const [role, { namespace, token }] of tokens) {
       expect(namespace).toBe('default');
       expect(await whoami(first.url, token)).toEqual({ role, namespace: 'default' });

@@ -18,6 +18,7 @@ import { SessionDetail } from './session-detail.js';
 import { SessionList } from './session-list.js';
 import { SignIn } from './sign-in.js';
 import { TopBar } from './top-bar.js';
+import { HookRefusalsNotice } from './hook-refusals-notice.js';
 
 const RESUME_REFETCH_MS = 300;
 /** Not a session id (a sid never holds a space). */
@@ -140,7 +141,7 @@ function SignedIn({ token, route, onSignOut }) {
   else if (route === USAGE_ROUTE) view = html`<${UsageView} api=${api} />`;
   else if (route) view = html`<${SessionDetail} key=${route} sid=${route} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
   else view = html`<${SessionList} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
-  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} /><main>${view}</main>`;
+  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} /><main><${HookRefusalsNotice} api=${api} role=${me?.role ?? null} />${view}</main>`;
 }
 
 /**
