@@ -278,7 +278,8 @@ const CLAUDE_STYLE_HOOKS = {
  */
 const CLAUDE_ATTENTION: Record<string, AttentionRule> = {
   Notification: {
-    byField: { path: 'notification_type', values: { permission_prompt: 'permission', idle_prompt: 'question', elicitation_dialog: 'question', auth_success: null } },
+    // idle_prompt ("Claude is waiting for your input") asks nothing: the Stop before it said the turn is done
+    byField: { path: 'notification_type', values: { permission_prompt: 'permission', idle_prompt: null, elicitation_dialog: 'question', auth_success: null } },
     message: ['message'],
   },
   PermissionRequest: { effect: 'permission', tool: 'tool_name' },
