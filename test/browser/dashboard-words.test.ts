@@ -131,8 +131,9 @@ async function walkThrough(page: Page, label: string): Promise<void> {
   expect(await textOf(page, 'li.turn .response')).toBe('Added --verbose; tests pass.');
   expect(await textOf(page, 'li.turn .turn-status')).toBe('Done');
   expect(await textOf(page, 'li.turn .turn-duration')).toMatch(/^\d+ (ms|s)$/);
-  // Claude Code's Stop also says the agent now waits for its next prompt (attention `done`): waiting, not idle
-  await page.waitForSelector('.detail-title .activity-badge[data-activity="waiting"]');
+  // Claude Code's Stop also says the turn is done (attention `done`): ready for a prompt, waiting on nobody (issue 34)
+  await page.waitForSelector('.detail-title .activity-badge[data-activity="idle"]');
+  await waitForText(page, '#detail .attention-line', 'finished');
   await screenshot(page, `words-detail-${label}`);
   await noSidewaysScroll(page);
 
