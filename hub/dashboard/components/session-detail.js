@@ -12,7 +12,7 @@ import { messageOf, prettyJson } from '../format.js';
 import { sayAttention } from '../attention.js';
 import { duration } from '../format.js';
 import { ActivityBadge } from './activity-badge.js';
-import { ApprovalList } from './approval-list.js';
+import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
 import { CopyId } from './copy-id.js';
@@ -79,6 +79,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
   useStore(store, (change) => change.kind === 'reset' || change.sids.includes(sid));
   const now = useNow();
   const { turns, history } = useSessionRecords(api, store, sid);
+  const { approvals } = useApprovals(api, store, sid);
   const s = store.get(sid);
   const back = html`<nav class="back"><a href=${backToList()}>← All sessions</a></nav>`;
   if (!s) {
@@ -102,7 +103,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <h3>Tool approvals and questions</h3>
       <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
     </section>
-    <${TurnTimeline} turns=${turns.value} error=${turns.error} />
+    <${TurnTimeline} turns=${turns.value} error=${turns.error} approvals=${approvals} />
     <${SessionUsage} session=${s} turns=${turns.value} />
     <section class="about" id="session-facts">
       <h3>About this session</h3>

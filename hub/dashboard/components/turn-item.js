@@ -7,9 +7,10 @@ import { ToolLine } from './tool-line.js';
 import { Word } from './word.js';
 
 /**
- * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number }} props
+ * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number,
+ *   approvals: readonly import('../../../shared/protocol/attention.js').Approval[] }} props
  */
-export function TurnItem({ turn, now }) {
+export function TurnItem({ turn, now, approvals }) {
   const end = turn.closedAt ?? now;
   const activities = turn.activities ?? [];
   return html`<li class="turn" data-turn=${turn.turnId} data-status=${turn.status}>
@@ -30,7 +31,7 @@ export function TurnItem({ turn, now }) {
     </div>`}
     ${activities.length > 0 &&
     html`<ol class="tools">
-      ${activities.map((a, i) => html`<${ToolLine} key=${a.activityId} activity=${a} since=${i === 0 ? turn.openedAt : (activities[i - 1]?.at ?? turn.openedAt)} />`)}
+      ${activities.map((a) => html`<${ToolLine} key=${a.activityId} activity=${a} approvals=${approvals} now=${now} />`)}
     </ol>`}
     ${turn.response != null &&
     html`<div class="step response-step">
