@@ -71,7 +71,12 @@ describe('cost words', () => {
     expect(usage.sayCost(totals({}))).toBe('');
     expect(usage.sayCost(totals({ inputTokens: 500, unpricedTokens: 500 }))).toBe('no price known');
     expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 1.2 }))).toBe('$1.20');
-    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.001 }))).toBe('<$0.01');
+    // under a cent: one significant digit, so small sessions still differ (issue 34)
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.001 }))).toBe('$0.001');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0042 }))).toBe('$0.004');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.00047 }))).toBe('$0.0005');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0096 }))).toBe('$0.01');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0000001 }))).toBe('<$0.000001');
     expect(usage.sayCost(totals({ inputTokens: 20_000, costUsd: 0.5, unpricedTokens: 12_000 }))).toBe('$0.50 + 12k tokens with no price known');
   });
 

@@ -168,7 +168,8 @@ describe('notifications', () => {
     await prompt(sid, 'Refactor the parser');
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.locator('#notify-toggle').click();
-    await waitForText(page, '#notify-toggle', 'Notifications on');
+    await waitForText(page, '#notify-toggle', '✓ while open');
+    expect(await textOf(page, '#notify-label')).toBe('Alert me');
 
     await sdk.setAttention(sid, 'question', { message: 'Keep the old API?' });
     await page.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 1);
@@ -198,7 +199,7 @@ describe('web push opt-in', () => {
     );
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.locator('#push-toggle').click();
-    await waitForText(page, '#push-toggle', 'Push on');
+    await waitForText(page, '#push-toggle', '✓ when closed');
     await page.locator('#push-toggle').click();
     await page.waitForSelector('#push-toggle[aria-pressed="false"]');
     expect(await page.evaluate(() => (window as unknown as { pushCalls: unknown[] }).pushCalls)).toEqual([['enable', hub.tokens.dashboard], ['disable']]);
