@@ -39,10 +39,15 @@ export function requireToken(access: TokenAccess, roles: readonly Role[] = RoleS
       return sendError(reply, 429, 'rate_limited', access.limiter.messages.token);
     }
     if (!roles.includes(identity.role)) {
-      return sendError(reply, 403, 'forbidden', `this needs a ${roles.join(' or ')} token; yours is a ${identity.role} token`);
+      return sendError(reply, 403, 'forbidden', `this needs ${article(roles[0] ?? '')} ${roles.join(' or ')} token; yours is ${article(identity.role)} ${identity.role} token`);
     }
     request.identity = identity;
   };
+}
+
+/** "an" before a role that starts with a vowel sound (admin, operator), else "a". */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 
 /** The identity a route's preHandler established. */

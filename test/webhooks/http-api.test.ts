@@ -126,7 +126,7 @@ describe('bad input', () => {
       for (const token of [hub.tokens.runner, hub.tokens.dashboard]) {
         const response = await call(method, path, token, body);
         expect(response.status, `${method} ${path}`).toBe(403);
-        expect(((await response.json()) as { message: string }).message).toMatch(/this needs a admin token/);
+        expect(((await response.json()) as { message: string }).message).toMatch(/this needs an admin token/);
       }
       expect((await call(method, path, undefined, body)).status).toBe(401);
     }
