@@ -84,4 +84,33 @@ describe('what the agent did, at 390 px', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
     await page.screenshot({ path: '/tmp/page-day-did-390.png', fullPage: true });
   });
+
+  it('a 200,000-character message shows its beginning and "show all": the phone page stays short', async () => {
+    const tag = `long-${Date.now()}`;
+    const started = startHook({ session_id: tag, transcript_path: '/tmp/none.jsonl', cwd: '/work/app', hook_event_name: 'UserPromptSubmit', prompt: 'Wait for notes' }, hookEnv(hub.url, tokens.runner));
+    expect((await started.done).code).toBe(0);
+    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+    const sid = (await api.sessionOf(tag))!.sid;
+    const text = `Notes: ${'the quick brown fox jumps over the lazy dog '.repeat(4600)}`.slice(0, 200_000);
+    const posted = await fetch(`${hub.url}/api/sessions/${sid}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+    expect(posted.status).toBe(201);
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await signIn(page, hub.url, tokens.operator);
+    await page.goto(`${hub.url}/#/s/${sid}`);
+    const message = page.locator('#session-messages li.message');
+    await message.locator('.message-text[data-clamped="true"]').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(6000);
+    expect(await message.locator('button.show-more').textContent()).toMatch(/Show all \(198,500 more characters\)/);
+    await page.screenshot({ path: '/tmp/page-day-long-390.png', fullPage: true });
+    await message.locator('button.show-more').click();
+    await message.locator('.message-text[data-clamped="false"]').waitFor();
+    expect((await message.locator('.message-text').textContent())!.length).toBe(200_000);
+  });
 });

@@ -15,6 +15,7 @@ import { ActivityBadge } from './activity-badge.js';
 import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
+import { ClampedText } from './clamped-text.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
@@ -95,7 +96,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <div class="detail-title"><h2>${s.title}</h2><${ActivityBadge} activity=${s.activity} /></div>
       ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>
         ${sayAttention(s.attention)}${' '}<span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-        ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
+        ${s.attention.message && html`${' '}<${ClampedText} tag="span" class="attention-message" text=${s.attention.message} max=${400} />`}
       </p>`}
     </section>
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />

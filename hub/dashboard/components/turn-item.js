@@ -3,6 +3,7 @@
 import { html } from '../html.js';
 import { absoluteTime, duration, truncate } from '../format.js';
 import { TURN_STATUS, say } from '../words.js';
+import { ClampedText } from './clamped-text.js';
 import { ToolLine } from './tool-line.js';
 import { Word } from './word.js';
 
@@ -26,7 +27,7 @@ export function TurnItem({ turn, now, approvals }) {
       <span class="step-label">Prompt</span>
       <details class="prompt">
         <summary>${truncate(turn.prompt, 200) || '(empty prompt)'}${turn.promptTruncated ? ' (cut by the hub)' : ''}</summary>
-        <pre class="text">${turn.prompt}</pre>
+        <${ClampedText} tag="pre" class="text" text=${turn.prompt} />
       </details>
     </div>`}
     ${activities.length > 0 &&
@@ -36,7 +37,7 @@ export function TurnItem({ turn, now, approvals }) {
     ${turn.response != null &&
     html`<div class="step response-step">
       <span class="step-label">Agent</span>
-      <div class="response"><pre class="text">${turn.response}</pre></div>
+      <div class="response"><${ClampedText} tag="pre" class="text" text=${turn.response} /></div>
     </div>`}
   </li>`;
 }
