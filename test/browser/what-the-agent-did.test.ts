@@ -107,7 +107,7 @@ describe('what the agent did, at 390 px', () => {
     const message = page.locator('#session-messages li.message');
     await message.locator('.message-text[data-clamped="true"]').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(6000);
-    expect(await message.locator('button.show-more').textContent()).toMatch(/Show all \(198,500 more characters\)/);
+    expect(await message.locator('button.show-more').textContent()).toMatch(/Show all \(199,400 more characters\)/);
     await page.screenshot({ path: '/tmp/page-day-long-390.png', fullPage: true });
     await message.locator('button.show-more').click();
     await message.locator('.message-text[data-clamped="false"]').waitFor();
