@@ -334,7 +334,7 @@ const declarations: FlavorDeclaration[] = [
         headless: { env: 'CLAUDE_CODE_ENTRYPOINT', values: ['sdk-cli', 'sdk-ts', 'sdk-py', 'claude-code-github-action'] },
         // 2.1.197 queues the wake as a task-notification and fires UserPromptSubmit with it:
         // "<task-notification>\n<summary>Stop hook feedback</summary>\n</task-notification>\n<system-reminder>\n
-        // Stop hook blocking error from command \"Stop\": <stderr>\n</system-reminder>" (test/agents/claude-message-turns.test.ts)
+        // Stop hook blocking error from command \"Stop\": <stderr>\n</system-reminder>" (test/agents/claude-messages.test.ts)
         prompt: /^<task-notification>\s*<summary>[^<]*<\/summary>\s*<\/task-notification>\s*<system-reminder>\s*Stop hook blocking error from command "[^\n]*?":[ \t]?([\s\S]*?)\s*<\/system-reminder>\s*$/,
       },
       // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with

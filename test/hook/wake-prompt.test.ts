@@ -2,7 +2,7 @@
  * The prompt Claude Code reports for a wake (issue 34 point 4): mapped to the person's words, marked
  * as continuing the turn their delivery opened; any other prompt is left as typed. The wrapping is
  * the registry's (`wakeHook.prompt`), the sample Claude Code 2.1.197's own (recorded by
- * test/agents/claude-message-turns.test.ts).
+ * test/agents/claude-messages.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { wakeTextOf } from '../../shared/flavors.js';
