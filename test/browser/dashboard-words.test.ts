@@ -232,9 +232,9 @@ describe('what the page says', () => {
 });
 
 describe('the sign-in card', () => {
-  it('asks for a dashboard or admin token, keeps it for the tab only unless remembered', async () => {
+  it('asks for a dashboard, operator or admin token, keeps it for the tab only unless remembered', async () => {
     await desktop.goto(hub.url);
-    expect(await textOf(desktop, 'label[for="token-input"]')).toBe('Dashboard or admin token');
+    expect(await textOf(desktop, 'label[for="token-input"]')).toBe('Dashboard, operator or admin token');
     await signIn(desktop, hub.url, hub.tokens.dashboard);
     expect(await desktop.evaluate(() => [sessionStorage.getItem('sessionHub.token'), localStorage.getItem('sessionHub.token')])).toEqual([hub.tokens.dashboard, null]);
 
