@@ -239,6 +239,13 @@ export interface WakeHookDeclaration {
    * that mean headless. There the waiter exits at once; messages wait for the agent's next stop.
    */
   headless: { env: string; values: readonly string[] };
+  /**
+   * How the agent reports the prompt a wake starts (its hook-submitted prompt carries the waiter's
+   * text wrapped in the agent's own words): a regular expression whose first group is that text.
+   * Such a prompt continues the turn the hub opened with the person's message when it delivered it,
+   * and shows as those words (issue 34: not as a second turn reading the agent's internals).
+   */
+  prompt: RegExp;
 }
 
 /** Claude Code's hook payload fields; other flavors override only what differs. */
@@ -273,7 +280,8 @@ const CLAUDE_STYLE_HOOKS = {
  */
 const CLAUDE_ATTENTION: Record<string, AttentionRule> = {
   Notification: {
-    byField: { path: 'notification_type', values: { permission_prompt: 'permission', idle_prompt: 'question', elicitation_dialog: 'question', auth_success: null } },
+    // idle_prompt ("Claude is waiting for your input") asks nothing: the Stop before it said the turn is done
+    byField: { path: 'notification_type', values: { permission_prompt: 'permission', idle_prompt: null, elicitation_dialog: 'question', auth_success: null } },
     message: ['message'],
   },
   PermissionRequest: { effect: 'permission', tool: 'tool_name' },
@@ -327,6 +335,10 @@ const declarations: FlavorDeclaration[] = [
       wakeHook: {
         event: 'Stop', flag: 'asyncRewake', waitMs: 600_000, wakeExitCode: 2,
         headless: { env: 'CLAUDE_CODE_ENTRYPOINT', values: ['sdk-cli', 'sdk-ts', 'sdk-py', 'claude-code-github-action'] },
+        // 2.1.197 queues the wake as a task-notification and fires UserPromptSubmit with it:
+        // "<task-notification>\n<summary>Stop hook feedback</summary>\n</task-notification>\n<system-reminder>\n
+        // Stop hook blocking error from command \"Stop\": <stderr>\n</system-reminder>" (test/agents/claude-messages.test.ts)
+        prompt: /^<task-notification>\s*<summary>[^<]*<\/summary>\s*<\/task-notification>\s*<system-reminder>\s*Stop hook blocking error from command "[^\n]*?":[ \t]?([\s\S]*?)\s*<\/system-reminder>\s*$/,
       },
       // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
       // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
@@ -463,6 +475,16 @@ export function messageHookOf(flavorId: string, hookName: string | undefined): M
 export function isQuestionCall(flavorId: string, hookName: string | undefined, toolName: string | undefined): boolean {
   if (hookName === undefined || toolName === undefined) return false;
   return getFlavor(flavorId)?.hookConfig?.questionHooks?.[hookName]?.tools.includes(toolName) ?? false;
+}
+
+/**
+ * The text a wake gave the agent, when this prompt is the agent's report of one (the registry's
+ * `wakeHook.prompt`); undefined for a prompt a person typed.
+ */
+export function wakeTextOf(flavorId: string, prompt: string): string | undefined {
+  const pattern = getFlavor(flavorId)?.hookConfig?.wakeHook?.prompt;
+  const text = pattern?.exec(prompt)?.[1];
+  return text === undefined ? undefined : text;
 }
 
 /** What a message hook prints for these texts: the person's words, in order, nothing added. */

@@ -30,21 +30,34 @@ export function sayAttention(attention) {
 
 /**
  * How urgent each kind is: a tool approval expires (the agent then asks in its terminal), a question
- * blocks the agent, a finished or failed turn only waits for the next prompt.
+ * blocks the agent.
  * @type {Readonly<Record<string, number>>}
  */
-const URGENCY = Object.freeze({ permission: 0, question: 1, failed: 2, done: 2 });
+const URGENCY = Object.freeze({ permission: 0, question: 1 });
 
 /**
- * The sessions that need a person, the most urgent first (approvals, then questions, then finished
- * turns), the longest waiting first within each (the sid breaks ties).
+ * The sessions that wait on a person's decision or answer ("needs you", counted in the title): those
+ * the hub says are `waiting` (an approval or a question: WAITS_ON_PERSON in shared/protocol/session.ts),
+ * approvals first, the longest waiting first within each (the sid breaks ties). A finished turn is
+ * not here: it is ready (below).
  * @param {Iterable<SessionSnapshot>} sessions
  * @returns {(SessionSnapshot & { attention: Attention })[]}
  */
 export function needingYou(sessions) {
-  const waiting = /** @type {(SessionSnapshot & { attention: Attention })[]} */ ([...sessions].filter((s) => s.attention));
-  const rank = (/** @type {Attention} */ a) => URGENCY[a.kind] ?? 3;
+  const waiting = /** @type {(SessionSnapshot & { attention: Attention })[]} */ ([...sessions].filter((s) => s.attention && s.activity === 'waiting'));
+  const rank = (/** @type {Attention} */ a) => URGENCY[a.kind] ?? 2;
   return waiting.sort((a, b) => rank(a.attention) - rank(b.attention) || a.attention.since - b.attention.since || (a.sid < b.sid ? -1 : 1));
+}
+
+/**
+ * The sessions whose turn is over (finished, or stopped on an error) and that wait on nobody: ready
+ * for their next prompt, the most recent first.
+ * @param {Iterable<SessionSnapshot>} sessions
+ * @returns {(SessionSnapshot & { attention: Attention })[]}
+ */
+export function readySessions(sessions) {
+  const ready = /** @type {(SessionSnapshot & { attention: Attention })[]} */ ([...sessions].filter((s) => s.attention && s.activity !== 'waiting' && (s.attention.kind === 'done' || s.attention.kind === 'failed')));
+  return ready.sort((a, b) => b.attention.since - a.attention.since || (a.sid < b.sid ? -1 : 1));
 }
 
 /**
@@ -56,7 +69,7 @@ export function attentionKey(session) {
 }
 
 /**
- * The page title with the count of sessions that need a person: "(2) Session Hub".
+ * The page title with the count of sessions that wait on a person: "(2) Session Hub".
  * @param {number} count
  */
 export function pageTitle(count) {

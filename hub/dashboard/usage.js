@@ -19,9 +19,17 @@ export function formatTokens(tokens) {
   return `${NUMBER.format(tokens)} tokens`;
 }
 
-/** "$0.42", "$12.30", "<$0.01" for a cost above zero that rounds to nothing. @param {number} usd */
+/**
+ * "$0.42", "$12.30"; under a cent, to one significant digit ("$0.004", "$0.0004"), so small
+ * sessions still compare; below a millionth of a dollar "<$0.000001".
+ * @param {number} usd
+ */
 export function formatUsd(usd) {
-  if (usd > 0 && usd < 0.01) return '<$0.01';
+  if (usd > 0 && usd < 0.000001) return '<$0.000001';
+  if (usd > 0 && usd < 0.0095) {
+    const rounded = Number(usd.toPrecision(1));
+    return `$${rounded.toFixed(Math.min(6, -Math.floor(Math.log10(rounded))))}`;
+  }
   return `$${usd.toFixed(2)}`;
 }
 

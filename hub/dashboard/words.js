@@ -18,7 +18,7 @@ export const ACTIVITY = Object.freeze({
 /** Longer explanations of each activity (tooltip of the badge). */
 export const ACTIVITY_HELP = Object.freeze({
   working: 'A turn is open and the agent is reporting.',
-  waiting: 'The agent is asking its user something.',
+  waiting: 'The agent waits on your decision or answer: a tool approval or a question.',
   idle: 'No turn is open: the agent has answered and waits for its user.',
   ended: 'The session has ended.',
   lost: 'The hub stopped hearing from this agent.',

@@ -23,7 +23,8 @@ import { runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.j
 import type { Actor, HubDeps } from '../services/deps.js';
 import { endsTurn, hookTagOf, mapHookPayload, type MappedHook } from '../services/hook-payload.js';
 import { findAppliedHookEvent, getHookSession, recordAppliedHookEvent, saveHookSession } from '../store/hook-events.js';
-import { getSessionByTag, type StoredSession } from '../store/sessions.js';
+import { getSession, getSessionByTag, type StoredSession } from '../store/sessions.js';
+import { getTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
 import { endSessionWork, finalizeSessionWork } from './session-events.js';
 import { startSessionWork } from './session-start.js';
@@ -76,6 +77,12 @@ async function sessionFor(deps: HubDeps, actor: Actor, hook: MappedHook, existin
   return start(deps, actor, hook, 'resume', tx, changes, at);
 }
 
+async function hasOpenTurn(tx: Tx, namespace: string, sid: string): Promise<boolean> {
+  const session = await getSession(tx, { namespace, sid });
+  const turn = session?.currentTurnId ? await getTurn(tx, session.currentTurnId) : undefined;
+  return turn?.status === 'open';
+}
+
 /** Runs the mapped action; the hub sid it went to, or null when there was none to go to. */
 async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number, arrivedAt: number): Promise<string | null> {
   if (hook.action === 'session-start') return start(deps, actor, hook, hook.source ?? 'startup', tx, changes, at);
@@ -84,6 +91,8 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
   const tool = { sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, ...(hook.toolUseId ? { toolUseId: hook.toolUseId } : {}) };
   switch (hook.action) {
     case 'prompt-submit':
+      // a wake's prompt goes on with the turn its delivery opened, the person's words (issue 34)
+      if (hook.woken === true && (await hasOpenTurn(tx, actor.namespace, sid))) break;
       await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);
       break;
     case 'tool-start':

@@ -5,7 +5,7 @@
  * agent's machine loads no schema and no mapping.
  */
 import { createHash } from 'node:crypto';
-import { getFlavor, hookFieldsOf, hookNamesOf, type HookAction } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, hookNamesOf, wakeTextOf, type HookAction } from '../../shared/flavors.js';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { SessionSourceSchema, type SessionSource } from '../../shared/protocol/lifecycle.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
@@ -20,6 +20,11 @@ export interface MappedHook {
   source?: SessionSource;
   prompt?: string;
   promptId?: string;
+  /**
+   * The prompt is the agent's report of a wake (the registry's `wakeHook.prompt`), `prompt` the
+   * waiter's text in it: it continues the turn the hub opened when it delivered that text.
+   */
+  woken?: boolean;
   tool?: string;
   toolUseId?: string;
   /** The agent's own id of the tool call, when it gave one (`toolUseId` is otherwise derived). */
@@ -98,10 +103,14 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       hook.source = source.success ? source.data : 'startup';
       break;
     }
-    case 'prompt-submit':
-      hook.prompt = text(payload, fields.prompt) ?? '';
+    case 'prompt-submit': {
+      const prompt = text(payload, fields.prompt) ?? '';
+      const woken = wakeTextOf(flavorId, prompt);
+      hook.prompt = woken ?? prompt;
+      if (woken !== undefined) hook.woken = true;
       hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;
       break;
+    }
     case 'turn-complete': {
       hook.prompt = text(payload, fields.prompt) ?? '';
       hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;

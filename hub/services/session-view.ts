@@ -5,7 +5,7 @@
  */
 import { projectPathOf } from '../../shared/project.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
-import type { SessionActivity, TurnSummary } from '../../shared/protocol/session.js';
+import { WAITS_ON_PERSON, type SessionActivity, type TurnSummary } from '../../shared/protocol/session.js';
 import { getRun } from '../store/runs.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
@@ -33,7 +33,7 @@ export interface ActivityInputs {
    * run as `runner_silent` once no hook event came for the idle window (SESSION_HUB_IDLE_MS).
    */
   heard: boolean;
-  /** The agent waits for its user (issue 13's attention): a permission, a question, a finished turn. */
+  /** The agent waits on its user's decision or answer (attention `permission` or `question`: WAITS_ON_PERSON). */
   waiting: boolean;
 }
 
@@ -97,7 +97,7 @@ export async function sessionViewOf(sql: Sql, session: StoredSession, currentTur
   const lastPrompt = await getLastPrompt(sql, { sid: session.sid, chars: LAST_PROMPT_CHARS * 4 });
   return {
     title: await sessionTitleOf(sql, session),
-    activity: activityOf({ lifecycle: session.lifecycle, turnOpen: open?.status === 'open', heard, waiting: session.attention !== null }),
+    activity: activityOf({ lifecycle: session.lifecycle, turnOpen: open?.status === 'open', heard, waiting: session.attention !== null && WAITS_ON_PERSON.has(session.attention.kind) }),
     lastPrompt: lastPrompt === null ? null : oneLine(lastPrompt, LAST_PROMPT_CHARS),
   };
 }

@@ -100,12 +100,19 @@ export const TurnWithActivitySchema = TurnSummarySchema.extend({ activities: z.a
 export type TurnWithActivity = z.infer<typeof TurnWithActivitySchema>;
 
 /**
- * Why a session needs a person (docs/attention.md): a tool call waits for approval (`permission`),
- * the agent asks something or sits idle at its prompt (`question`), the turn ended (`done`), or the
- * turn ended on an error (`failed`).
+ * What a session has for a person (docs/attention.md): a tool call waits for approval (`permission`),
+ * the agent asks something (`question`), the turn ended (`done`), or the turn ended on an error
+ * (`failed`).
  */
 export const AttentionKindSchema = z.enum(['permission', 'question', 'done', 'failed']);
 export type AttentionKind = z.infer<typeof AttentionKindSchema>;
+
+/**
+ * The kinds where the agent waits on a person's decision or answer: the session's activity reads
+ * `waiting` ("needs you") only for these. `done` and `failed` are a turn that is over: ready for
+ * the next prompt, nobody is blocking anything.
+ */
+export const WAITS_ON_PERSON: ReadonlySet<AttentionKind> = new Set(['permission', 'question']);
 
 /** Attention texts longer than this are refused on the wire and cut when they come from a hook. */
 export const ATTENTION_MESSAGE_MAX_CHARS = 4096;

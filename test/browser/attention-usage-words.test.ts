@@ -13,7 +13,8 @@ const DASHBOARD = join(import.meta.dirname, '..', '..', 'hub', 'dashboard');
 // plain JS under the page's CSP: loaded by URL (the TS project does not type-check the page)
 const attention = (await import(pathToFileURL(join(DASHBOARD, 'attention.js')).href)) as {
   sayAttention(a: { kind: string; tool: string | null }): string;
-  needingYou<T extends { sid: string; attention: { since: number } | null }>(sessions: T[]): T[];
+  needingYou<T extends { sid: string; activity: string; attention: { kind: string; since: number } | null }>(sessions: T[]): T[];
+  readySessions<T extends { sid: string; activity: string; attention: { kind: string; since: number } | null }>(sessions: T[]): T[];
   pageTitle(count: number): string;
   attentionKey(s: { sid: string; attention: { kind: string; since: number } | null }): string | null;
 };
@@ -42,13 +43,17 @@ describe('attention words', () => {
     expect(attention.sayAttention({ kind: 'permission', tool: null })).toBe('wants approval to run a tool');
   });
 
-  it('orders the longest waiting first and counts them in the title', () => {
+  it('orders the longest waiting first and counts them in the title; a finished turn is ready, not waiting', () => {
     const list = [
-      { sid: 'b', attention: { since: 20 } },
-      { sid: 'a', attention: null },
-      { sid: 'c', attention: { since: 10 } },
+      { sid: 'b', activity: 'waiting', attention: { kind: 'question', since: 20 } },
+      { sid: 'a', activity: 'idle', attention: null },
+      { sid: 'c', activity: 'waiting', attention: { kind: 'question', since: 10 } },
+      { sid: 'p', activity: 'waiting', attention: { kind: 'permission', since: 30 } },
+      { sid: 'd', activity: 'idle', attention: { kind: 'done', since: 5 } },
+      { sid: 'f', activity: 'working', attention: { kind: 'failed', since: 7 } },
     ];
-    expect(attention.needingYou(list).map((s) => s.sid)).toEqual(['c', 'b']);
+    expect(attention.needingYou(list).map((s) => s.sid)).toEqual(['p', 'c', 'b']);
+    expect(attention.readySessions(list).map((s) => s.sid)).toEqual(['f', 'd']);
     expect(attention.pageTitle(2)).toBe('(2) Session Hub');
     expect(attention.pageTitle(0)).toBe('Session Hub');
   });
@@ -66,7 +71,12 @@ describe('cost words', () => {
     expect(usage.sayCost(totals({}))).toBe('');
     expect(usage.sayCost(totals({ inputTokens: 500, unpricedTokens: 500 }))).toBe('no price known');
     expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 1.2 }))).toBe('$1.20');
-    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.001 }))).toBe('<$0.01');
+    // under a cent: one significant digit, so small sessions still differ (issue 34)
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.001 }))).toBe('$0.001');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0042 }))).toBe('$0.004');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.00047 }))).toBe('$0.0005');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0096 }))).toBe('$0.01');
+    expect(usage.sayCost(totals({ inputTokens: 100, costUsd: 0.0000001 }))).toBe('<$0.000001');
     expect(usage.sayCost(totals({ inputTokens: 20_000, costUsd: 0.5, unpricedTokens: 12_000 }))).toBe('$0.50 + 12k tokens with no price known');
   });
 

@@ -52,31 +52,44 @@ async function clearAll() {
 }
 
 describe('needs you', () => {
-  it('lists waiting sessions first in plain words, counts them in the title, and opens one on a click', async () => {
+  it('lists what waits on a person first in plain words, counts only those in the title, shows finished ones apart as ready, and opens one on a click', async () => {
     await clearAll();
     const asks = await startSession(`asks-${Date.now()}`);
     await prompt(asks, 'Pick a branch');
     const failed = await startSession(`fails-${Date.now()}`);
     await prompt(failed, 'Run the migration');
+    const finished = await startSession(`done-${Date.now()}`);
+    await prompt(finished, 'Bump the version');
     await sdk.setAttention(asks, 'question', { message: 'Which branch should I use?' });
     await sdk.setAttention(failed, 'failed');
+    await sdk.setAttention(finished, 'done', { message: 'Version bumped to 1.4.0.' });
 
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.waitForSelector(`#needs-you li[data-sid="${asks}"]`);
     await waitForText(page, `#needs-you li[data-sid="${asks}"] .attention-badge`, 'asks you something');
-    await waitForText(page, `#needs-you li[data-sid="${failed}"] .attention-badge`, 'stopped on an error');
     expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .attention-message`)).toBe('Which branch should I use?');
     expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .waited`)).toMatch(/^waiting \d+ (ms|s)/);
-    await page.waitForFunction(() => document.title === '(2) Session Hub');
+    // a turn that is over waits on nobody (issue 34): apart, as ready, and not counted
+    await waitForText(page, `#ready li[data-sid="${finished}"]`, 'finished');
+    await waitForText(page, `#ready li[data-sid="${failed}"]`, 'stopped on an error');
+    expect(await textOf(page, `#ready li[data-sid="${finished}"] .attention-message`)).toBe('Version bumped to 1.4.0.');
+    expect(await page.locator(`#needs-you li[data-sid="${failed}"], #needs-you li[data-sid="${finished}"]`).count()).toBe(0);
+    await page.waitForFunction(() => document.title === '(1) Session Hub');
     // the list row says it too
     await waitForText(page, `#sessions li[data-sid="${failed}"] .attention-line`, 'stopped on an error');
+    expect(await page.getAttribute(`#sessions li[data-sid="${finished}"]`, 'data-activity')).not.toBe('waiting');
+    // "needs you" as a filter: only the one that asks
+    await page.locator('#filter-needs-you').check();
+    await page.waitForSelector(`#sessions li[data-sid="${finished}"]`, { state: 'detached' });
+    expect(await page.locator(`#sessions li[data-sid="${asks}"]`).count()).toBe(1);
+    await page.locator('#filter-needs-you').uncheck();
 
     await sdk.setAttention(failed, null);
-    await page.waitForFunction(() => document.title === '(1) Session Hub');
-    await page.waitForSelector(`#needs-you li[data-sid="${failed}"]`, { state: 'detached' });
-
-    await sdk.setAttention(failed, 'done');
-    await waitForText(page, `#needs-you li[data-sid="${failed}"] .attention-badge`, 'finished');
+    await page.waitForSelector(`#ready li[data-sid="${failed}"]`, { state: 'detached' });
+    await sdk.setAttention(asks, null);
+    await page.waitForFunction(() => document.title === 'Session Hub');
+    await page.waitForSelector('#needs-you', { state: 'detached' });
+    await sdk.setAttention(asks, 'question', { message: 'Which branch should I use?' });
     await screenshot(page, 'needs-you');
     await page.locator(`#needs-you li[data-sid="${asks}"] .waited`).click();
     await page.waitForSelector('#detail .summary h2');
@@ -155,7 +168,8 @@ describe('notifications', () => {
     await prompt(sid, 'Refactor the parser');
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.locator('#notify-toggle').click();
-    await waitForText(page, '#notify-toggle', 'Notifications on');
+    await waitForText(page, '#notify-toggle', '✓ while open');
+    expect(await textOf(page, '#notify-label')).toBe('Alert me');
 
     await sdk.setAttention(sid, 'question', { message: 'Keep the old API?' });
     await page.waitForFunction(() => (window as unknown as { shownNotifications: unknown[] }).shownNotifications.length === 1);
@@ -185,7 +199,7 @@ describe('web push opt-in', () => {
     );
     await signIn(page, hub.url, hub.tokens.dashboard);
     await page.locator('#push-toggle').click();
-    await waitForText(page, '#push-toggle', 'Push on');
+    await waitForText(page, '#push-toggle', '✓ when closed');
     await page.locator('#push-toggle').click();
     await page.waitForSelector('#push-toggle[aria-pressed="false"]');
     expect(await page.evaluate(() => (window as unknown as { pushCalls: unknown[] }).pushCalls)).toEqual([['enable', hub.tokens.dashboard], ['disable']]);

@@ -131,8 +131,9 @@ async function walkThrough(page: Page, label: string): Promise<void> {
   expect(await textOf(page, 'li.turn .response')).toBe('Added --verbose; tests pass.');
   expect(await textOf(page, 'li.turn .turn-status')).toBe('Done');
   expect(await textOf(page, 'li.turn .turn-duration')).toMatch(/^\d+ (ms|s)$/);
-  // Claude Code's Stop also says the agent now waits for its next prompt (attention `done`): waiting, not idle
-  await page.waitForSelector('.detail-title .activity-badge[data-activity="waiting"]');
+  // Claude Code's Stop also says the turn is done (attention `done`): ready for a prompt, waiting on nobody (issue 34)
+  await page.waitForSelector('.detail-title .activity-badge[data-activity="idle"]');
+  await waitForText(page, '#detail .attention-line', 'finished');
   await screenshot(page, `words-detail-${label}`);
   await noSidewaysScroll(page);
 
@@ -231,9 +232,9 @@ describe('what the page says', () => {
 });
 
 describe('the sign-in card', () => {
-  it('asks for a dashboard or admin token, keeps it for the tab only unless remembered', async () => {
+  it('asks for a dashboard, operator or admin token, keeps it for the tab only unless remembered', async () => {
     await desktop.goto(hub.url);
-    expect(await textOf(desktop, 'label[for="token-input"]')).toBe('Dashboard or admin token');
+    expect(await textOf(desktop, 'label[for="token-input"]')).toBe('Dashboard, operator or admin token');
     await signIn(desktop, hub.url, hub.tokens.dashboard);
     expect(await desktop.evaluate(() => [sessionStorage.getItem('sessionHub.token'), localStorage.getItem('sessionHub.token')])).toEqual([hub.tokens.dashboard, null]);
 

@@ -59,17 +59,36 @@ describe('sign-in', () => {
     expect(await page.isVisible('#signin')).toBe(false);
   });
 
-  it('says so when the token is refused and lets the user sign out', async () => {
+  it('says in the form when a token is refused, names the tokens that sign in, and keeps nothing', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(hub.url);
+    expect(await textOf(page, 'label[for="token-input"]')).toBe('Dashboard, operator or admin token');
+    // "remember me": the box right beside its words
+    const box = await page.locator('#remember').boundingBox();
+    const words = await page.evaluate(() => {
+      const label = document.querySelector('label[for="remember"]')!;
+      const range = document.createRange();
+      range.setStart(label.lastChild!, 1);
+      range.setEnd(label.lastChild!, label.lastChild!.textContent!.length);
+      return range.getBoundingClientRect().left;
+    });
+    expect(words - (box!.x + box!.width)).toBeLessThan(16);
+
     await page.locator('#token-input').fill('not-a-real-token');
     await page.locator('#signin-form button[type=submit]').click();
-    await page.waitForSelector('#refused', { state: 'visible' });
-    expect(await textOf(page, '#refused-message')).toContain('unauthorized');
-    expect(await page.getAttribute('#conn', 'data-state')).toBe('refused');
-
-    await page.click('#refused-signout');
-    await page.waitForSelector('#signin', { state: 'visible' });
+    await page.waitForFunction(() => document.querySelector('#signin-error')?.textContent?.includes('refused'));
+    expect(await textOf(page, '#signin-error')).toContain('unauthorized');
+    // no dead end: the form is still there for the next try
+    expect(await page.isVisible('#token-input')).toBe(true);
+    expect(await page.locator('#refused').count()).toBe(0);
     expect(await page.evaluate(() => [localStorage.getItem('sessionHub.token'), sessionStorage.getItem('sessionHub.token')])).toEqual([null, null]);
+
+    // a runner's token: said, not kept
+    await page.locator('#token-input').fill(hub.tokens.runner);
+    await page.locator('#signin-form button[type=submit]').click();
+    await page.waitForFunction(() => document.querySelector('#signin-error')?.textContent?.includes('runner token'));
+    expect(await page.evaluate(() => [localStorage.getItem('sessionHub.token'), sessionStorage.getItem('sessionHub.token')])).toEqual([null, null]);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, hub.url, hub.tokens.dashboard);
   });
 });

@@ -48,15 +48,16 @@ async function phone(): Promise<void> {
 const noSideScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
 
 describe('a reply from the page reaches the agent at its Stop', () => {
-  it('one tap from Needs you to the reply box; sent, queued, then printed by the Stop hook as the next instruction; the page shows it delivered', async () => {
+  it('one tap from Ready to the reply box; sent, queued, then printed by the Stop hook as the next instruction; the page shows it delivered', async () => {
     const tag = `browser-reply-${Date.now()}`;
     expect((await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false })).stdout).toBe('');
     const sid = await sidOf(tag);
     await phone();
 
-    const row = page.locator(`#needs-you li[data-sid="${sid}"]`);
+    // stopped: ready (it waits on nobody), one tap from the list's top
+    const row = page.locator(`#ready li[data-sid="${sid}"]`);
     await row.waitFor();
-    await row.locator('.session-meta').click();
+    await row.locator('.attention-message').click();
     const box = page.locator('#session-messages textarea');
     await box.waitFor();
     // the reach arrives with the panel's GET …/messages, a moment after the box

@@ -205,7 +205,7 @@ describe('the hub stops while a hook process waits', () => {
 });
 
 describe('attention from real hook processes', () => {
-  it('Notification, Stop and StopFailure set it; UserPromptSubmit and PreToolUse clear it; activity reads waiting meanwhile', async () => {
+  it('Notification, Stop and StopFailure set it; UserPromptSubmit and PreToolUse clear it; activity reads waiting only for a permission or question', async () => {
     const tag = 'att-1';
     await hook('claude-notification-permission-prompt', tag);
     let session = await sessionOf(tag);
@@ -215,10 +215,11 @@ describe('attention from real hook processes', () => {
     await hook('claude-pre-tool-use', tag);
     expect((await sessionOf(tag)).attention).toBeNull();
 
+    // "Claude is waiting for your input" asks nothing (issue 34): no attention, not "needs you"
     await hook('claude-notification-idle-prompt', tag);
     session = await sessionOf(tag);
-    expect(session.attention).toMatchObject({ kind: 'question' });
-    expect(session.activity).toBe('waiting');
+    expect(session.attention).toBeNull();
+    expect(session.activity).not.toBe('waiting');
 
     await hook('claude-user-prompt-submit', tag);
     session = await sessionOf(tag);
@@ -226,13 +227,16 @@ describe('attention from real hook processes', () => {
     expect(session.activity).not.toBe('waiting');
 
     await hook('claude-stop', tag);
-    expect((await sessionOf(tag)).attention).toMatchObject({ kind: 'done', message: "I've completed the refactoring. Here's a summary..." });
+    session = await sessionOf(tag);
+    expect(session.attention).toMatchObject({ kind: 'done', message: "I've completed the refactoring. Here's a summary..." });
+    // a finished turn is ready, not waiting on anyone
+    expect(session.activity).toBe('idle');
 
     // StopFailure maps to no lifecycle action: it still sets attention, at its own time
     await hook('claude-stop-failure', tag);
     session = await sessionOf(tag);
     expect(session.attention).toMatchObject({ kind: 'failed', message: 'API Error: Rate limit reached' });
-    expect(session.activity).toBe('waiting');
+    expect(session.activity).not.toBe('waiting');
   });
 });
 

@@ -22,7 +22,7 @@ const CLEAR = { clear: true } as const;
 /** What each fixture must give. */
 const EXPECTED: Record<string, AttentionFromHook | { set: { kind: string; message: string | null; tool: string | null } }> = {
   'claude-notification-permission-prompt.json': set('permission', 'Claude needs your permission to use Bash'),
-  'claude-notification-idle-prompt.json': set('question', 'Claude is waiting for your input'),
+  'claude-notification-idle-prompt.json': null,
   'claude-notification-elicitation-dialog.json': set('question', 'MCP server github requests your input'),
   'claude-notification-auth-success.json': null,
   'claude-permission-request.json': set('permission', null, 'Bash'),

@@ -120,7 +120,7 @@ describe('who may decide, and bad input', () => {
     const approval = await openOne(session.sid);
     const before = await everything(session.sid);
     for (const token of [hub.tokens.dashboard, hub.tokens.runner]) {
-      expect(await decide(session.sid, approval.approvalId, { decision: 'allow' }, token)).toEqual({ status: 403, body: { error: 'forbidden', message: expect.stringContaining('operator or admin') } });
+      expect(await decide(session.sid, approval.approvalId, { decision: 'allow' }, token)).toEqual({ status: 403, body: { error: 'forbidden', message: expect.stringContaining('this needs an operator or admin token') } });
     }
     for (const token of [hub.tokens.otherOperator, hub.tokens.otherAdmin]) {
       expect(await decide(session.sid, approval.approvalId, { decision: 'allow' }, token)).toEqual({ status: 404, body: { error: 'session_not_found', message: expect.any(String) } });

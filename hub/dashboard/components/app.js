@@ -13,7 +13,7 @@ import { needingYou, pageTitle } from '../attention.js';
 import { useStore } from '../hooks.js';
 import { watchAttention } from '../notify.js';
 import { UsageView } from './usage-view.js';
-import { Refused } from './refused.js';
+import { Refused, explain } from './refused.js';
 import { SessionDetail } from './session-detail.js';
 import { SessionList } from './session-list.js';
 import { SignIn } from './sign-in.js';
@@ -36,6 +36,7 @@ const isRefusal = (code) => code === 'unauthorized' || code === 'forbidden';
 
 /** Read once per page load, before the first render: the address must not keep it. */
 const FROM_URL = takeSignInFromUrl();
+const RUNNER_TOKEN = 'This is a runner token: agents report with it. Sign in with a dashboard, operator or admin token.';
 const TOKEN_IN_URL_REFUSED = 'Tokens are not taken from the address (it would stay in the browser history): paste it here instead.';
 
 export function App() {
@@ -68,8 +69,22 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
-  /** @param {string} next @param {boolean} remember */
-  function signIn(next, remember) {
+  const [checking, setChecking] = useState(false);
+  /**
+   * The token is asked about first: one the hub refuses, or a runner's, is said in the form.
+   * @param {string} next @param {boolean} remember
+   */
+  async function signIn(next, remember) {
+    setChecking(true);
+    const problem = await createApi(next)
+      .whoami()
+      .then(
+        (me) => (me.role === 'runner' ? RUNNER_TOKEN : ''),
+        (err) => (err instanceof ApiError && (isRefusal(err.code) || err.status === 401) ? explain(err.status === 401 ? 'unauthorized' : err.code) : `The token could not be checked: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    setChecking(false);
+    if (problem) return setSignInError(problem);
+    setSignInError('');
     saveToken(next, remember);
     setToken(next);
   }
@@ -82,7 +97,7 @@ export function App() {
 
   if (!token) {
     return html`<${TopBar} link=${{ state: 'signed-out' }} me=${null} onSignOut=${null} />
-      <main>${exchanging ? html`<p id="signin-exchanging" class="muted">Signing in with the start-up link…</p>` : html`<${SignIn} key=${signInError} error=${signInError} onSignIn=${signIn} />`}</main>`;
+      <main>${exchanging ? html`<p id="signin-exchanging" class="muted">Signing in with the start-up link…</p>` : html`<${SignIn} key=${signInError} error=${signInError} checking=${checking} onSignIn=${signIn} />`}</main>`;
   }
   return html`<${SignedIn} key=${token} token=${token} route=${route} onSignOut=${signOut} />`;
 }

@@ -114,7 +114,7 @@ function merge(held, fetched) {
  * @param {import('../sessions.js').SessionView} store
  * @param {string} sid
  */
-function useApprovals(api, store, sid) {
+export function useApprovals(api, store, sid) {
   const [approvals, setApprovals] = useState(/** @type {Approval[] | null} */ (null));
   const [error, setError] = useState('');
   useEffect(() => {

@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { ClampedText } from './clamped-text.js';
 import { messageOf } from '../format.js';
 import { RelTime } from './rel-time.js';
 
@@ -136,7 +137,7 @@ export function MessagePanel({ sid, store, api, role, now }) {
     ${error && html`<p class="error">Messages could not be loaded: ${error}</p>`}
     ${messages && messages.length > 0 && html`<ol class="messages">
       ${messages.map((m) => html`<li class="message" key=${m.id} data-message-id=${m.id} data-state=${m.state}>
-        <p class="message-text">${m.text}</p>
+        <${ClampedText} class="message-text" text=${m.text} />
         <div class="message-state muted">
           <strong>${m.state}</strong>
           ${m.state === 'delivered' && html` ${viaWords(m.via)} <${RelTime} at=${m.deliveredAt ?? m.createdAt} now=${now} />`}

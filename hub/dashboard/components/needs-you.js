@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * "Needs you": the sessions whose agent waits for a person, the most urgent first (a tool approval,
- * which expires, then a question, then a finished turn), each with what it wants in plain words, how
+ * "Needs you": the sessions whose agent waits on a person's decision or answer, the most urgent first
+ * (a tool approval, which expires, then a question; a finished turn is "ready": ready-list.js), each with what it wants in plain words, how
  * long it has waited (ticking), and its pending approvals with the time left. An approval decided on
  * this page stays as a card saying what was decided and by whom until dismissed (decided-here.js).
  */
@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { needingYou, sayAttention } from '../attention.js';
 import { dismissDecision, onDecisions, recentDecisions } from '../decided-here.js';
-import { duration } from '../format.js';
+import { duration, truncate } from '../format.js';
 import { ApprovalList, ApprovalOutcome } from './approval-list.js';
 
 /**
@@ -17,7 +17,7 @@ import { ApprovalList, ApprovalOutcome } from './approval-list.js';
  * @param {MouseEvent} event
  * @param {string} sid
  */
-function openUnlessControl(event, sid) {
+export function openUnlessControl(event, sid) {
   if (event.target instanceof Element && event.target.closest('a, button, pre')) return;
   location.hash = `#/s/${encodeURIComponent(sid)}`;
 }
@@ -50,11 +50,10 @@ export function NeedsYou({ store, api, role, hub, now }) {
         </div>
         <div class="session-meta">
           <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-          ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
+          ${s.attention.message && html`${' '}<span class="attention-message" title=${truncate(s.attention.message, 500)}>${truncate(s.attention.message, 300)}</span>`}
           <a class="reply-link" href=${`#/s/${encodeURIComponent(s.sid)}`}>Reply</a>
         </div>
-        ${(s.attention.kind === 'permission' || s.attention.kind === 'question' || decided.some((a) => a.sid === s.sid)) &&
-        html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} keep=${decided.filter((a) => a.sid === s.sid).map((a) => a.approvalId)} since=${s.attention.since} />`}
+        ${html`<${ApprovalList} sid=${s.sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} keep=${decided.filter((a) => a.sid === s.sid).map((a) => a.approvalId)} since=${s.attention.since} />`}
       </li>`)}
       ${doneHere.map((a) => html`<li class="needs-you-row needs-you-decided" key=${a.approvalId} data-sid=${a.sid} data-decided=${a.approvalId} onClick=${(/** @type {MouseEvent} */ e) => openUnlessControl(e, a.sid)}>
         <div class="session-top">

@@ -53,12 +53,15 @@ export function NotifyButtons({ token }) {
     }
   }
 
-  return html`<span class="notify">
+  // one labelled group: the two opt-ins differ only in when they reach you (issue 34)
+  const offered = canOfferNotifications() || push;
+  return html`<span class="notify" role="group" aria-labelledby="notify-label">
+    ${offered && html`<span id="notify-label" class="notify-label">Alert me</span>`}
     ${canOfferNotifications() &&
     html`<button id="notify-toggle" type="button" aria-pressed=${on} onClick=${toggleNotifications}
-      title="Tell me in this browser when a session needs me, while this page is open">${on ? 'Notifications on' : 'Notify me'}</button>`}
+      title="A browser notification when a session needs you, while this page is open in a tab">${on ? '✓ while open' : 'while open'}</button>`}
     ${push && html`<button id="push-toggle" type="button" aria-pressed=${pushOn} onClick=${togglePush}
-      title="Tell me even when this page is closed (Web Push)">${pushOn ? 'Push on' : 'Push'}</button>`}
+      title="A notification even when this page is closed (Web Push through your browser's push service)">${pushOn ? '✓ when closed' : 'when closed'}</button>`}
     ${error && html`<span class="error">${error}</span>`}
   </span>`;
 }

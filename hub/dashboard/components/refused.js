@@ -3,9 +3,9 @@
 import { html } from '../html.js';
 
 /** @param {string} code */
-function explain(code) {
-  if (code === 'unauthorized') return 'The hub refused this token (unauthorized): it is unknown or was revoked.';
-  if (code === 'forbidden') return 'This token may not open the dashboard (forbidden): use a dashboard or admin token.';
+export function explain(code) {
+  if (code === 'unauthorized') return 'The hub refused this token (unauthorized): it is unknown, expired or was revoked.';
+  if (code === 'forbidden') return 'This token may not open the dashboard (forbidden): use a dashboard, operator or admin token.';
   return `The hub refused the connection: ${code}`;
 }
 

@@ -12,9 +12,10 @@ import { messageOf, prettyJson } from '../format.js';
 import { sayAttention } from '../attention.js';
 import { duration } from '../format.js';
 import { ActivityBadge } from './activity-badge.js';
-import { ApprovalList } from './approval-list.js';
+import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
+import { ClampedText } from './clamped-text.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
@@ -79,6 +80,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
   useStore(store, (change) => change.kind === 'reset' || change.sids.includes(sid));
   const now = useNow();
   const { turns, history } = useSessionRecords(api, store, sid);
+  const { approvals } = useApprovals(api, store, sid);
   const s = store.get(sid);
   const back = html`<nav class="back"><a href=${backToList()}>← All sessions</a></nav>`;
   if (!s) {
@@ -94,7 +96,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <div class="detail-title"><h2>${s.title}</h2><${ActivityBadge} activity=${s.activity} /></div>
       ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>
         ${sayAttention(s.attention)}${' '}<span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
-        ${s.attention.message && html`${' '}<span class="attention-message">${s.attention.message}</span>`}
+        ${s.attention.message && html`${' '}<${ClampedText} tag="span" class="attention-message" text=${s.attention.message} max=${400} />`}
       </p>`}
     </section>
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
@@ -102,7 +104,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <h3>Tool approvals and questions</h3>
       <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
     </section>
-    <${TurnTimeline} turns=${turns.value} error=${turns.error} />
+    <${TurnTimeline} turns=${turns.value} error=${turns.error} approvals=${approvals} />
     <${SessionUsage} session=${s} turns=${turns.value} />
     <section class="about" id="session-facts">
       <h3>About this session</h3>

@@ -12,6 +12,7 @@ import { flavorName, lastPathPart, messageOf, projectPath } from '../format.js';
 import { LIFECYCLE_STATE } from '../words.js';
 import { LIST_DEFAULTS, isListHash, listHashOf, listViewOf, replaceHash } from '../route.js';
 import { NeedsYou } from './needs-you.js';
+import { ReadyList } from './ready-list.js';
 import { SessionRow } from './session-row.js';
 
 /** Rows the live list shows before "Show more": the DOM stays small with 10,000 sessions. */
@@ -60,14 +61,14 @@ export function SessionList({ store, api, role, hub }) {
     [live.length, filters.flavor],
   );
   /** @param {SessionSnapshot} s */
-  const needsYouOnly = (s) => !filters.needsYou || Boolean((store.get(s.sid) ?? s).attention);
+  const needsYouOnly = (s) => !filters.needsYou || (store.get(s.sid) ?? s).activity === 'waiting';
   const searching = asksHub(filters);
   const rows = (searching ? search.sessions.map((s) => store.get(s.sid) ?? s) : live).filter(needsYouOnly);
   const visible = searching ? rows : rows.slice(0, shown);
   /** @param {Event} e */
   const value = (e) => /** @type {HTMLInputElement | HTMLSelectElement} */ (e.currentTarget).value;
 
-  return html`${!searching && !filters.needsYou && html`<${NeedsYou} store=${store} api=${api} role=${role} hub=${hub} now=${now} />`}
+  return html`${!searching && !filters.needsYou && html`<${NeedsYou} store=${store} api=${api} role=${role} hub=${hub} now=${now} /><${ReadyList} store=${store} now=${now} />`}
   <section id="list">
     <div class="list-head">
       <h2>Sessions <span class="count" id="list-count">${searching ? `${rows.length}${search.nextCursor ? '+' : ''}` : rows.length}</span></h2>

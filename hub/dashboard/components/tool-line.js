@@ -1,25 +1,53 @@
 // @ts-check
-/** One tool use in a turn's timeline: the tool, what it did in one line, how it went, and its input/output on demand. */
+/**
+ * One tool use in a turn's timeline: the tool, what it did in one line, how it went, how long the
+ * tool itself took and, apart, how long it waited for a person's approval (and who decided); the
+ * change a file edit made as a diff; its input/output on demand.
+ */
 import { html } from '../html.js';
-import { duration, prettyJson } from '../format.js';
+import { absoluteTime, duration, prettyJson } from '../format.js';
+import { editDiff } from '../diff.js';
+import { toolTiming } from '../tool-timing.js';
 import { activityStatus, toolSummary } from '../tools.js';
 import { TOOL_STATUS } from '../words.js';
+import { decider } from './approval-list.js';
+
+/** A diff longer than this shows its first lines and a "show all" button. */
+const DIFF_LINES = 60;
+
+/** @type {Readonly<Record<string, string>>} */
+const MARK = Object.freeze({ add: '+', del: '-', ctx: ' ', gap: '' });
+
+/** @param {{ lines: import('../diff.js').DiffLine[] }} props */
+function Diff({ lines }) {
+  const rows = (/** @type {import('../diff.js').DiffLine[]} */ shown) => shown.map((l) => html`<span class=${`diff-${l.kind}`}>${MARK[l.kind]}${l.text}</span>`);
+  if (lines.length <= DIFF_LINES) return html`<pre class="diff">${rows(lines)}</pre>`;
+  return html`<details class="diff-long"><summary>the change: ${lines.filter((l) => l.kind === 'add').length} lines in, ${lines.filter((l) => l.kind === 'del').length} out (show)</summary><pre class="diff">${rows(lines)}</pre></details>`;
+}
 
 /**
- * @param {{ activity: import('../../../shared/protocol/session.js').Activity, since: number }} props
- *   since: when the previous step of the turn happened, for the "+12 s" offset
+ * @param {{ activity: import('../../../shared/protocol/session.js').Activity,
+ *   approvals: readonly import('../../../shared/protocol/attention.js').Approval[], now: number }} props
  */
-export function ToolLine({ activity, since }) {
+export function ToolLine({ activity, approvals, now }) {
   const status = activityStatus(activity);
   const summary = toolSummary(activity.tool, activity.input);
+  const { ownMs, runningMs, waitMs, approval } = toolTiming(activity, approvals, now);
+  const diff = editDiff(activity.tool, activity.input);
   return html`<li class=${`tool tool-${status}`} data-status=${status} data-tool=${activity.tool}>
     <div class="tool-line">
       <span class="tool-name">${activity.tool}</span>
       <span class="tool-summary" title=${summary}>${summary}</span>
       <span class=${`tool-status status-${status}`} title=${status}>${TOOL_STATUS[status]}</span>
-      <span class="tool-when muted" title=${new Date(activity.at).toLocaleString()}>+${duration(activity.at - since)}</span>
+      <span class="tool-took muted" title=${`started ${absoluteTime(activity.at)}; the tool's own time, without waiting for a person`}
+        data-own-ms=${ownMs ?? ''}>${ownMs != null ? duration(ownMs) : status === 'running' ? `${duration(runningMs ?? 0)} so far` : ''}</span>
       ${activity.truncated && html`<span class="badge warn" title="The hub stored this input or output cut to its size limit">cut</span>`}
     </div>
+    ${waitMs != null && approval &&
+    html`<div class="tool-waited" data-wait-ms=${waitMs} data-approval=${approval.status}>
+      ${approval.status === 'pending' ? `waiting for approval ${duration(waitMs)}` : `waited ${duration(waitMs)} for approval`}${approval.status === 'allowed' || approval.status === 'denied' ? html`: ${approval.status}${decider(approval)}` : ''}
+    </div>`}
+    ${diff && html`<${Diff} lines=${diff} />`}
     ${(activity.input != null || activity.output != null) &&
     html`<details class="tool-io">
       <summary>input and output</summary>

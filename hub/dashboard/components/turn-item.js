@@ -3,13 +3,15 @@
 import { html } from '../html.js';
 import { absoluteTime, duration, truncate } from '../format.js';
 import { TURN_STATUS, say } from '../words.js';
+import { ClampedText } from './clamped-text.js';
 import { ToolLine } from './tool-line.js';
 import { Word } from './word.js';
 
 /**
- * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number }} props
+ * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number,
+ *   approvals: readonly import('../../../shared/protocol/attention.js').Approval[] }} props
  */
-export function TurnItem({ turn, now }) {
+export function TurnItem({ turn, now, approvals }) {
   const end = turn.closedAt ?? now;
   const activities = turn.activities ?? [];
   return html`<li class="turn" data-turn=${turn.turnId} data-status=${turn.status}>
@@ -25,17 +27,17 @@ export function TurnItem({ turn, now }) {
       <span class="step-label">Prompt</span>
       <details class="prompt">
         <summary>${truncate(turn.prompt, 200) || '(empty prompt)'}${turn.promptTruncated ? ' (cut by the hub)' : ''}</summary>
-        <pre class="text">${turn.prompt}</pre>
+        <${ClampedText} tag="pre" class="text" text=${turn.prompt} />
       </details>
     </div>`}
     ${activities.length > 0 &&
     html`<ol class="tools">
-      ${activities.map((a, i) => html`<${ToolLine} key=${a.activityId} activity=${a} since=${i === 0 ? turn.openedAt : (activities[i - 1]?.at ?? turn.openedAt)} />`)}
+      ${activities.map((a) => html`<${ToolLine} key=${a.activityId} activity=${a} approvals=${approvals} now=${now} />`)}
     </ol>`}
     ${turn.response != null &&
     html`<div class="step response-step">
       <span class="step-label">Agent</span>
-      <div class="response"><pre class="text">${turn.response}</pre></div>
+      <div class="response"><${ClampedText} tag="pre" class="text" text=${turn.response} /></div>
     </div>`}
   </li>`;
 }
