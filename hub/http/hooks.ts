@@ -1,3 +1,4 @@
+import { REPORTING_ROLES } from '../../shared/protocol/auth.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
@@ -24,7 +25,7 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
   app.post(
     '/api/hooks',
     {
-      onRequest: requireToken(access, ['runner', 'admin']),
+      onRequest: requireToken(access, REPORTING_ROLES),
       bodyLimit: LIMITS.maxHookBatchBytes,
       schema: { body: HookBatchSchema, response: { 200: HookBatchResponseSchema } },
     },

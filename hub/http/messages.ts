@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
+import { DECIDING_ROLES, REPORTING_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import { HookWaitRequestSchema, HookWaitResponseSchema, MESSAGE_MAX_BYTES, MessageParamsSchema, MessageResponseSchema, MessagesResponseSchema, PostMessageRequestSchema } from '../../shared/protocol/messages.js';
 import type { Actor, HubDeps } from '../services/deps.js';
@@ -56,7 +56,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   /** The hook bridge's background waiter (runner token): answers when a message came, a newer waiter replaced it, or the wait ran out. */
   app.post(
     '/api/hooks/wait',
-    { onRequest: requireToken(access, ['runner', 'admin']), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
+    { onRequest: requireToken(access, REPORTING_ROLES), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
     async (request) => {
       const { namespace, role } = identityOf(request);
       return waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body);

@@ -15,8 +15,8 @@ import { removeSubscription } from '../store/push.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { sendError } from './errors.js';
 
-/** Every role but `runner` (dashboard, admin, and operator where that role exists): the roles people sign in with. */
-const PEOPLE_ROLES: readonly Role[] = RoleSchema.options.filter((role) => role !== 'runner');
+/** Every role but `runner` and `machine` (dashboard, admin, and operator where that role exists): the roles people sign in with. */
+const PEOPLE_ROLES: readonly Role[] = RoleSchema.options.filter((role) => role !== 'runner' && role !== 'machine');
 
 /**
  * Web Push subscriptions (docs/attention.md, "Browser push"): a person's browser, through a token

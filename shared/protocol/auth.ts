@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { SeqSchema } from './session.js';
 
-/** `operator`: everything `dashboard` may, plus deciding tool approvals (docs/attention.md). */
-export const RoleSchema = z.enum(['runner', 'dashboard', 'operator', 'admin']);
+/**
+ * `operator`: everything `dashboard` may, plus deciding tool approvals (docs/attention.md).
+ * `machine`: everything `runner` may, plus registering a machine (docs/machines.md).
+ */
+export const RoleSchema = z.enum(['runner', 'machine', 'dashboard', 'operator', 'admin']);
 export type Role = z.infer<typeof RoleSchema>;
 /** "runner, dashboard, operator or admin", for error messages. */
 export const ROLE_NAMES = `${RoleSchema.options.slice(0, -1).join(', ')} or ${RoleSchema.options.at(-1)}`;
@@ -21,3 +24,7 @@ export const HANDSHAKE_ERRORS = { unauthorized: 'unauthorized', forbidden: 'forb
 export const WATCH_ONLY_ROLES: readonly Role[] = ['dashboard', 'operator'];
 /** Roles that may decide a tool approval. */
 export const DECIDING_ROLES: readonly Role[] = ['operator', 'admin'];
+/** Roles that may register a machine on `/runner` (spec section 14): not `runner`, whose token every agent's hooks hold. */
+export const MACHINE_ROLES: readonly Role[] = ['machine'];
+/** Roles that may report sessions (`/runner` events, hooks, resume): what a runner may, a machine may too. */
+export const REPORTING_ROLES: readonly Role[] = ['runner', 'machine', 'admin'];
