@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODE_LIST } from '../errors.js';
+import { MACHINE_ID_PATTERN } from '../machine-config.js';
 import { idSchema } from './ids.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema, SidSchema } from './session.js';
@@ -47,7 +48,7 @@ export const MACHINE_ACK_TIMEOUT_MS = 10_000;
 export const STOP_KILL_AFTER_MS = 10_000;
 
 /** Made once by the runner and kept in its config file (shared/machine-config.ts). */
-export const MachineIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 letters, digits, - or _ (the runner makes one: a UUID)');
+export const MachineIdSchema = z.string().regex(MACHINE_ID_PATTERN, 'must be 8 to 64 letters, digits, - or _ (the runner makes one: a UUID)');
 
 /** An absolute path on the machine (POSIX `/…` or Windows `C:\…`). */
 export const MachinePathSchema = idSchema(4096).refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path');
