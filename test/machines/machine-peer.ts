@@ -16,6 +16,7 @@ import type {
   MachineSpawnPayload,
   MachineStopPayload,
 } from '../../shared/protocol/machines.js';
+import { getFlavor } from '../../shared/flavors.js';
 import { connectRunner, type RunnerSocket } from '../helpers/clients.js';
 
 export interface MachinePeer {
@@ -48,12 +49,20 @@ export async function connectMachine(url: string, token: string, overrides: Part
   const peer: MachinePeer = { socket, register, registered: undefined as unknown as MachineRegisterAck, received: [], driving: new Map(), onSpawn: async () => undefined };
 
   peer.onSpawn = async (spawn) => {
+    const tokenKey = getFlavor(spawn.flavor)?.resumeTokenKey;
     const started = await socket.emitWithAck('session-start', {
       tag: spawn.resume ? `resumed-${spawn.requestId}` : `machine-${spawn.requestId}`,
       flavor: spawn.flavor,
       source: spawn.resume ? 'resume' : 'startup',
       ...(spawn.resume ? { sid: spawn.resume.sid } : {}),
-      metadata: { path: spawn.path, host: register.host, machineId: register.machineId, ...(spawn.permissionMode ? { permissionMode: spawn.permissionMode } : {}) },
+      metadata: {
+        path: spawn.path,
+        host: register.host,
+        machineId: register.machineId,
+        ...(spawn.permissionMode ? { permissionMode: spawn.permissionMode } : {}),
+        // the agent's own session id, as a runner reports it once the agent says it
+        ...(!spawn.resume && tokenKey ? { [tokenKey]: `agent-${spawn.requestId}` } : {}),
+      },
     });
     if (!started.ok) return { ok: false, error: { code: 'spawn_failed', message: started.error.message } };
     peer.driving.set(started.session.sid, spawn);
