@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   MACHINE_ACK_TIMEOUT_MS,
   PermissionModeSchema,
+  STOP_KILL_AFTER_MS,
   type ContinueSessionRequest,
   type ListedMachine,
   type MachineSpawnPayload,
@@ -149,7 +150,8 @@ export async function actOnRun(deps: HubDeps, who: Requester, sid: string, actio
     await requireOnline(deps, machine);
     const event = action === 'interrupt' ? 'machine-interrupt' : 'machine-stop';
     try {
-      await askMachine(deps, machineId, event, { sid, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS);
+      // a stop is acked once the process tree is gone: TERM, then KILL after 10 s
+      await askMachine(deps, machineId, event, { sid, requestedBy: who.name }, action === 'stop' ? STOP_KILL_AFTER_MS + MACHINE_ACK_TIMEOUT_MS : MACHINE_ACK_TIMEOUT_MS);
     } catch (error) {
       // the runner does not drive it (a terminal agent on the same computer)
       if (error instanceof MachineRefused && error.code === 'not_found') throw notDriven();

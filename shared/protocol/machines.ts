@@ -44,7 +44,7 @@ function machineAck<Shape extends z.ZodRawShape>(shape: Shape) {
 export const SPAWN_TIMEOUT_MS = 30_000;
 /** How long the hub waits for the other machine acks (dirs, interrupt, stop) before answering `machine_offline`. */
 export const MACHINE_ACK_TIMEOUT_MS = 10_000;
-/** `machine-stop`: TERM, then KILL after this long. */
+/** `machine-stop`: TERM, then KILL after this long; the hub waits this plus MACHINE_ACK_TIMEOUT_MS for its ack. */
 export const STOP_KILL_AFTER_MS = 10_000;
 
 /** Made once by the runner and kept in its config file (shared/machine-config.ts). */
