@@ -19,7 +19,9 @@ revoke  refuses the token from now on: every hub process on this database stops 
 
 Options:
   --role <role>        ${ROLE_NAMES} (create); agent: the hooks' token (hook events and
-                       messages only); operator: a dashboard that may also decide tool approvals
+                       messages only); operator: a dashboard that may also decide tool approvals;
+                       machine: a runner that may also register a machine (session-hub runner,
+                       docs/machines.md)
   --label <text>       create: a name for the token, e.g. "ci runner" or "alice's laptop"
                        (at most 64 characters, one line); shown instead of its bare id where
                        it decided an approval, and by list

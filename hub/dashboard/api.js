@@ -86,6 +86,16 @@ export function createApi(token) {
     usage: (query) => call('GET', `/api/usage?${searchParams(query)}`),
     /** @param {string} s */
     repair: (s) => call('POST', `${sid(s)}/repair`, {}),
+    /** Machines (docs/machines.md). @returns {Promise<{ machines: import('../../shared/protocol/machines.js').ListedMachine[] }>} */
+    machines: () => call('GET', '/api/machines'),
+    /** @param {string} id @param {string} [path] @returns {Promise<{ path: string, dirs: string[] }>} */
+    machineDirs: (id, path) => call('GET', `/api/machines/${encodeURIComponent(id)}/dirs?${searchParams({ path })}`),
+    /** @param {string} id @param {{ flavor: string, path: string, prompt?: string, permissionMode?: string }} body @returns {Promise<{ sid: string, machineId: string }>} */
+    startOnMachine: (id, body) => call('POST', `/api/machines/${encodeURIComponent(id)}/sessions`, body),
+    /** @param {string} s @param {{ prompt?: string, policy?: 'safe' | 'force' }} body */
+    continueSession: (s, body) => call('POST', `${sid(s)}/continue`, body),
+    /** @param {string} s @param {'interrupt' | 'stop'} action */
+    actOnRun: (s, action) => call('POST', `${sid(s)}/${action}`, {}),
   };
 }
 

@@ -7,6 +7,8 @@
  * an event the spool cannot take is sent directly. Part of the bridge bundle (node built-ins and
  * the registry's plain data only).
  */
+import { hostname } from 'node:os';
+import { readMachineId } from '../../shared/machine-config.js';
 import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { DOCUMENT_LEVELS, nestingProblem } from '../../shared/protocol/json-depth.js';
@@ -52,6 +54,13 @@ function badCall(flavor: string, payload: Record<string, unknown> | null): strin
   return undefined;
 }
 
+/** This computer, and the machine runner installed on it if any: a runner there can continue the session. */
+function whereItRuns(env: NodeJS.ProcessEnv): { host?: string; machineId?: string } {
+  const host = hostname();
+  const machineId = readMachineId(env);
+  return { ...(host ? { host } : {}), ...(machineId ? { machineId } : {}) };
+}
+
 /** `entry`: the bridge's own file, which a drainer is started from. `firedAt`: when the hook process started. */
 export async function runHook(
   flavor: string,
@@ -79,7 +88,7 @@ export async function runHook(
   const tag = readText(payload, fields.sessionId) ?? null;
   const hookName = readText(payload, fields.event);
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
-  const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag };
+  const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag, ...whereItRuns(env) };
 
   // the spool of the hub and token this call names: its events go there and nowhere else
   const target = targetOf(env);

@@ -15,6 +15,7 @@ import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
 import { parseJsonBody } from './json-body.js';
 import { hookRoutes } from './hooks.js';
+import { machineRoutes } from './machines.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { serveOpenApi } from './openapi.js';
@@ -69,7 +70,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
+/** Health, metrics, the session API, the hook route, approvals, machines, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
   const now = () => input.deps.clock.now();
   const refusals = new HookRefusals({ store: input.deps.store, log: input.deps.log, now });
@@ -92,6 +93,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(hookRoutes, { deps: input.deps, access });
   app.register(hookRefusalRoutes, { deps: input.deps, access });
   app.register(messageRoutes, { deps: input.deps, access });
+  app.register(machineRoutes, { deps: input.deps, access });
   app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

@@ -1,3 +1,4 @@
+import { REPORTING_ROLES } from '../../shared/protocol/auth.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ArchiveRequestSchema,
@@ -36,7 +37,7 @@ function userActor(request: FastifyRequest): Actor {
 /** The session API (spec section 11). */
 export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess }> = async (app, { deps, access }) => {
   const anyToken = requireToken(access);
-  const runnerOrAdmin = requireToken(access, ['runner', 'admin']);
+  const runnerOrAdmin = requireToken(access, REPORTING_ROLES);
   const adminOnly = requireToken(access, ['admin']);
 
   app.get(

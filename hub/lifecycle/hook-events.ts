@@ -49,6 +49,9 @@ export function eventTime(firedAt: number, hubNow: number, notBefore: number): n
 function startMetadata(hook: MappedHook): JsonObject {
   const metadata: JsonObject = {};
   if (hook.cwd !== null) metadata.path = hook.cwd;
+  // where it runs: a machine runner there can continue it (docs/machines.md)
+  if (hook.host !== undefined) metadata.host = hook.host;
+  if (hook.machineId !== undefined) metadata.machineId = hook.machineId;
   const tokenKey = getFlavor(hook.flavor)?.resumeTokenKey;
   if (tokenKey) metadata[tokenKey] = hook.tag;
   return metadata;
@@ -167,7 +170,12 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
       await recordAppliedHookEvent(tx, { ...key, outcome: 'ignored', at: hubNow });
       return { result: { id: event.id, outcome: 'ignored', detail: mapped.why }, superseded: [] };
     }
-    const hook = event.usage ? { ...mapped.hook, usage: event.usage } : mapped.hook;
+    const hook: MappedHook = {
+      ...mapped.hook,
+      ...(event.usage ? { usage: event.usage } : {}),
+      ...(event.host ? { host: event.host } : {}),
+      ...(event.machineId ? { machineId: event.machineId } : {}),
+    };
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
     // shown and ordered at its firing time (docs/reliability.md), not before the session's previous
     // hook event: not its activity time, which a hub restart stamps with the start (spooled events

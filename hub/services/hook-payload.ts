@@ -37,6 +37,9 @@ export interface MappedHook {
   batch?: { tool: string; toolUseId: string; input: JsonValue; output: JsonValue }[];
   /** The turn's usage the bridge read (the event's `usage`, not the payload's). */
   usage?: UsageReport[];
+  /** The agent's computer and its machine runner's id, as the bridge reported them (the event's). */
+  host?: string;
+  machineId?: string;
 }
 
 /** A dot path into the payload (`a.b.c`; a number steps into an array: `workspace_roots.0`). */

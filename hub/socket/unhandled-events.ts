@@ -24,6 +24,7 @@ const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
   'session-alive': 'ok',
   'resume-failed': 'ok',
   attention: 'ok',
+  'machine-register': 'ok',
 };
 
 const isRunnerEvent = (event: string): event is keyof RunnerClientToServerEvents => Object.prototype.hasOwnProperty.call(RUNNER_EVENTS, event);

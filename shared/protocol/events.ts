@@ -6,6 +6,17 @@ import type { Ack } from './acks.js';
 import type { AttentionAck, AttentionPayload } from './attention.js';
 import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
 import type { RunnerMessageAck, RunnerMessagePayload } from './messages.js';
+import type {
+  MachineActionAck,
+  MachineDirsAck,
+  MachineDirsPayload,
+  MachineInterruptPayload,
+  MachineRegisterAck,
+  MachineRegisterPayload,
+  MachineSpawnAck,
+  MachineSpawnPayload,
+  MachineStopPayload,
+} from './machines.js';
 import type { SubscribeAck, SubscribePayload, UnsubscribePayload } from './dashboard.js';
 import type {
   OkAck,
@@ -46,6 +57,8 @@ export interface RunnerClientToServerEvents {
   'resume-failed': (payload: ResumeFailedPayload, ack: Ack<ResumeFailedAck>) => void;
   /** The session waits for a person (`kind`), or no longer (`kind: null`); docs/attention.md. */
   attention: (payload: AttentionPayload, ack: Ack<AttentionAck>) => void;
+  /** A machine runner (machine token only) says which computer it is (section 14). */
+  'machine-register': (payload: MachineRegisterPayload, ack: Ack<MachineRegisterAck>) => void;
 }
 
 /** Events a dashboard sends on `/dashboard` (read only). */
@@ -64,6 +77,11 @@ export interface ServerToClientEvents {
 /** Events the hub sends on `/runner`: the common ones, and a person's message (acked once the agent has it). */
 export interface RunnerServerToClientEvents extends ServerToClientEvents {
   message: (payload: RunnerMessagePayload, ack: (response: RunnerMessageAck) => void) => void;
+  /** Section 14, to the socket that registered the machine: each acked by the runner. */
+  'machine-spawn': (payload: MachineSpawnPayload, ack: (response: MachineSpawnAck) => void) => void;
+  'machine-dirs': (payload: MachineDirsPayload, ack: (response: MachineDirsAck) => void) => void;
+  'machine-interrupt': (payload: MachineInterruptPayload, ack: (response: MachineActionAck) => void) => void;
+  'machine-stop': (payload: MachineStopPayload, ack: (response: MachineActionAck) => void) => void;
 }
 
 /** Committed events as one hub process hands them to the others (the cluster publisher): a batch's, in seq order. */
@@ -83,6 +101,8 @@ export interface InterServerEvents {
   'runner-sockets': (sids: string[], answer: (held: RunnersHeld) => void) => void;
   /** A process that starts listening announces itself: the others send it their committed batches from then on. */
   'hub-hello': () => void;
+  /** "Which machines of this namespace have their socket on your process?" — answered with their ids. */
+  'machines-online': (namespace: string, answer: (machineIds: string[]) => void) => void;
 }
 
 /** A hub process's answer to `runner-sockets`. */

@@ -4,7 +4,9 @@
  * in `seq` order at the time they fired, once per event id.
  */
 import { z } from 'zod';
+import { idSchema } from './ids.js';
 import { JsonObjectSchema } from './json.js';
+import { MachineIdSchema } from './machines.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema } from './session.js';
 import { UsageReportsSchema } from './usage.js';
@@ -47,6 +49,13 @@ export const HookEventSchema = z.object({
    * Code's transcript: docs/usage.md); applied to the open turn like a runner's turn-stop `usage`.
    */
   usage: UsageReportsSchema.optional(),
+  /**
+   * The agent's computer (`os.hostname()`) and, where a machine runner is installed on it, that
+   * machine's id (shared/machine-config.ts): what lets a session started in a terminal be continued
+   * from the page by a runner there (docs/machines.md). Stored on the session when it starts.
+   */
+  host: idSchema(255).optional(),
+  machineId: MachineIdSchema.optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 

@@ -19,3 +19,4 @@ export * from './webhooks.js';
 export * from './push.js';
 export * from './messages.js';
 export * from './sign-in.js';
+export * from './machines.js';

@@ -30,6 +30,17 @@ import {
   UsageAckSchema,
   UsagePayloadSchema,
 } from './lifecycle.js';
+import {
+  MachineActionAckSchema,
+  MachineDirsAckSchema,
+  MachineDirsPayloadSchema,
+  MachineInterruptPayloadSchema,
+  MachineRegisterAckSchema,
+  MachineRegisterPayloadSchema,
+  MachineSpawnAckSchema,
+  MachineSpawnPayloadSchema,
+  MachineStopPayloadSchema,
+} from './machines.js';
 import { RunnerMessageAckSchema, RunnerMessagePayloadSchema } from './messages.js';
 import { UpdateMetadataAckSchema, UpdateMetadataPayloadSchema, UpdateStateAckSchema, UpdateStatePayloadSchema } from './versioned.js';
 
@@ -66,10 +77,15 @@ export const RUNNER_EVENTS: { clientToServer: Catalog<RunnerClientToServerEvents
     'session-alive': { payload: SessionAlivePayloadSchema, ack: OkAckSchema, about: 'a heartbeat (ack optional)' },
     'resume-failed': { payload: ResumeFailedPayloadSchema, ack: ResumeFailedAckSchema, about: 'resuming with the stored token failed' },
     attention: { payload: AttentionPayloadSchema, ack: AttentionAckSchema, about: 'the session waits for a person (kind), or no longer (kind: null)' },
+    'machine-register': { payload: MachineRegisterPayloadSchema, ack: MachineRegisterAckSchema, about: 'a machine runner registers its computer (machine token; docs/machines.md)' },
   },
   serverToClient: {
     ...SERVER_TO_CLIENT,
     message: { payload: RunnerMessagePayloadSchema, ack: RunnerMessageAckSchema, about: 'a person\'s message for the agent; ack once the agent has it' },
+    'machine-spawn': { payload: MachineSpawnPayloadSchema, ack: MachineSpawnAckSchema, about: 'start (or resume) an agent on the machine; ack with its sid once its session is on the hub' },
+    'machine-dirs': { payload: MachineDirsPayloadSchema, ack: MachineDirsAckSchema, about: 'list the subdirectories of one directory under the machine\'s roots' },
+    'machine-interrupt': { payload: MachineInterruptPayloadSchema, ack: MachineActionAckSchema, about: 'end the current turn of an agent the machine drives' },
+    'machine-stop': { payload: MachineStopPayloadSchema, ack: MachineActionAckSchema, about: 'end an agent the machine drives, its whole process tree' },
   },
 };
 

@@ -17,7 +17,7 @@ import { testRedisUrl } from '../helpers/redis.js';
 export interface TwoHubs {
   a: HubProcess;
   b: HubProcess;
-  tokens: { runner: string; dashboard: string; admin: string };
+  tokens: { runner: string; dashboard: string; admin: string; operator: string; machine: string };
 }
 
 const clusters: { hubs: HubProcess[]; database: TestDatabase }[] = [];
@@ -46,11 +46,11 @@ export async function createCluster(env: Record<string, string> = {}, options: {
   const cluster = { hubs: [] as HubProcess[], database };
   clusters.push(cluster);
   const tenant = `cluster-${randomBytes(4).toString('hex')}`;
-  const tokens = { runner: `runner-${tenant}`, dashboard: `dashboard-${tenant}`, admin: `admin-${tenant}` };
+  const tokens = { runner: `runner-${tenant}`, dashboard: `dashboard-${tenant}`, admin: `admin-${tenant}`, operator: `operator-${tenant}`, machine: `machine-${tenant}` };
   const shared = {
     SESSION_HUB_DATABASE_URL: database.url,
     SESSION_HUB_REDIS_URL: options.redisUrl ?? testRedisUrl(),
-    SESSION_HUB_TOKENS: `runner:${tenant}:${tokens.runner},dashboard:${tenant}:${tokens.dashboard},admin:${tenant}:${tokens.admin}`,
+    SESSION_HUB_TOKENS: Object.entries(tokens).map(([role, token]) => `${role}:${tenant}:${token}`).join(','),
     // one token shared by many busy runners: the per-process rate limit is not under test here
     SESSION_HUB_RATE_LIMIT: '100000',
     SESSION_HUB_RATE_BURST: '100000',

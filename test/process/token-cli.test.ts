@@ -40,6 +40,6 @@ describe('session-hub token', () => {
     hub = await spawnHub({ env: { SESSION_HUB_TOKENS: '' } });
     const wrongRole = await runCli(['token', 'create', '--role', 'root', '--data', hub.dataDir]);
     expect(wrongRole).toMatchObject({ code: 2, stdout: '' });
-    expect(wrongRole.stderr).toContain('--role must be runner, dashboard, operator or admin');
+    expect(wrongRole.stderr).toContain('--role must be runner, machine, dashboard, operator or admin');
   });
 });

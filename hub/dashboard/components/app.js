@@ -13,6 +13,7 @@ import { needingYou, pageTitle } from '../attention.js';
 import { useStore } from '../hooks.js';
 import { watchAttention } from '../notify.js';
 import { UsageView } from './usage-view.js';
+import { MachinesView } from './machines-view.js';
 import { Refused, explain } from './refused.js';
 import { SessionDetail } from './session-detail.js';
 import { SessionList } from './session-list.js';
@@ -23,10 +24,12 @@ import { HookRefusalsNotice } from './hook-refusals-notice.js';
 const RESUME_REFETCH_MS = 300;
 /** Not a session id (a sid never holds a space). */
 const USAGE_ROUTE = ' usage';
+const MACHINES_ROUTE = ' machines';
 
 /** The view in the address: `#/s/<sid>` one session, `#/usage…` the usage view, else the list (null; route.js). */
 function routeOf() {
   if (location.hash === '#/usage' || location.hash.startsWith('#/usage?')) return USAGE_ROUTE;
+  if (location.hash === '#/machines') return MACHINES_ROUTE;
   const match = /^#\/s\/(.+)$/.exec(location.hash);
   return match ? decodeURIComponent(match[1] ?? '') : null;
 }
@@ -154,6 +157,7 @@ function SignedIn({ token, route, onSignOut }) {
   let view;
   if (refused) view = html`<${Refused} code=${refused} onSignOut=${onSignOut} />`;
   else if (route === USAGE_ROUTE) view = html`<${UsageView} api=${api} />`;
+  else if (route === MACHINES_ROUTE) view = html`<${MachinesView} api=${api} store=${store} role=${me?.role ?? null} />`;
   else if (route) view = html`<${SessionDetail} key=${route} sid=${route} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
   else view = html`<${SessionList} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
   return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} /><main><${HookRefusalsNotice} api=${api} role=${me?.role ?? null} />${view}</main>`;

@@ -16,6 +16,7 @@ import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
 import { ClampedText } from './clamped-text.js';
+import { MachineActions } from './machine-actions.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
@@ -114,6 +115,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         <${CopyId} label="agent's id" value=${s.tag} name="tag" />
       </p>
     </section>
+    <${MachineActions} session=${s} role=${role} api=${api} />
     <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
       <h3>What the agent reported <span class="version" data-version=${s.metadata.version} title="each change the agent or the hub writes is a new version">v${s.metadata.version}</span></h3>

@@ -24,7 +24,7 @@ export function TopBar({ link, me, onSignOut, token }) {
       ${/** @type {Record<string, string>} */ (LINK_TEXT)[link.state] ?? link.state}
     </span>
     <span id="who" class="who" data-role=${me?.role ?? ''}>${me ? `${me.role} · ${me.namespace}` : ''}</span>
-    ${token && html`<nav class="views"><a href="#" id="nav-sessions">Sessions</a><a href="#/usage" id="nav-usage">Usage</a></nav>`}
+    ${token && html`<nav class="views"><a href="#" id="nav-sessions">Sessions</a><a href="#/usage" id="nav-usage">Usage</a><a href="#/machines" id="nav-machines">Machines</a></nav>`}
     ${token && html`<${NotifyButtons} token=${token} />`}
     ${onSignOut && html`<button id="signout" type="button" onClick=${onSignOut}>Sign out</button>`}
   </header>`;

@@ -1,0 +1,47 @@
+// @ts-check
+/**
+ * On a session: Continue (ended: a machine runner resumes it, through the resume gate), Interrupt
+ * and Stop (a live run a machine runner drives). Each says what will happen; a refusal shows the
+ * hub's message, which says why and what to do (docs/machines.md).
+ */
+import { useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { flavorName, messageOf } from '../format.js';
+
+/**
+ * @param {{ session: import('../sessions.js').SessionSnapshot, role: string | null, api: import('../api.js').Api }} props
+ */
+export function MachineActions({ session: s, role, api }) {
+  const [prompt, setPrompt] = useState('');
+  const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string, code?: string } | null} */ (null));
+  if (role !== 'operator' && role !== 'admin') return null;
+  const live = s.lifecycle.lastRun?.status === 'running';
+  const onMachine = typeof s.metadata.value.machineId === 'string';
+  if (live && !onMachine) return null;
+
+  /** @param {() => Promise<unknown>} fn @param {string} done */
+  async function act(fn, done) {
+    setOutcome({ kind: 'working', text: 'Asking the machine…' });
+    try {
+      await fn();
+      setOutcome({ kind: 'ok', text: done });
+    } catch (err) {
+      setOutcome({ kind: 'error', text: messageOf(err), code: /** @type {any} */ (err).code });
+    }
+  }
+
+  const agent = flavorName(s.flavor);
+  return html`<section class="machine-actions">
+    ${!live &&
+    html`<p class="muted">Continue: a machine runner on ${s.metadata.value.host ?? 'its computer'} starts ${agent} again in ${s.metadata.value.path ?? 'its directory'}, resuming this conversation as a new run of this session.</p>
+      <textarea id="continue-prompt" rows="2" placeholder="Next prompt (optional)" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea>
+      <button type="button" id="continue" onClick=${() => act(() => api.continueSession(s.sid, { ...(prompt.trim() ? { prompt } : {}) }), `Continuing on the machine: ${agent} resumed.`)}>Continue</button>
+      ${outcome?.code === 'resume_unsafe' &&
+      html`<button type="button" id="continue-force" onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}
+    ${live &&
+    html`<p class="muted">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started; the run ends cancelled.</p>
+      <button type="button" id="interrupt" onClick=${() => act(() => api.actOnRun(s.sid, 'interrupt'), 'Interrupted: the turn ended.')}>Interrupt</button>
+      <button type="button" id="stop" onClick=${() => act(() => api.actOnRun(s.sid, 'stop'), 'Stopped: the run ends cancelled.')}>Stop</button>`}
+    ${outcome && html`<p id="machine-outcome" class=${outcome.kind === 'error' ? 'error' : 'muted'} role="status">${outcome.text}</p>`}
+  </section>`;
+}

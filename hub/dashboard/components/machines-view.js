@@ -1,0 +1,129 @@
+// @ts-check
+/**
+ * Machines (docs/machines.md): each computer with a machine runner, online or not, its roots, the
+ * agents it has and its sessions; and New session — the machine, a directory under its roots
+ * (picked through the runner, with the directories its sessions used recently), the agent, the
+ * permission mode (bypass only where the machine allows it), the first prompt.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { flavorName, messageOf } from '../format.js';
+
+/** @typedef {import('../../shared/protocol/machines.js').ListedMachine} Machine */
+
+const MODES = [
+  ['default', 'Ask before edits and commands'],
+  ['acceptEdits', 'Accept edits, ask before commands'],
+  ['plan', 'Plan only: no changes'],
+  ['bypassPermissions', 'Bypass: run everything without asking'],
+];
+
+/** @param {string} path */
+const parentOf = (path) => path.replace(/[\\/][^\\/]+[\\/]?$/, '') || '/';
+/** @param {string} path @param {string} name */
+const childOf = (path, name) => `${path.replace(/[\\/]+$/, '')}/${name}`;
+
+/**
+ * @param {{ api: import('../api.js').Api, store: import('../sessions.js').SessionView, role: string | null }} props
+ */
+export function MachinesView({ api, store, role }) {
+  const [machines, setMachines] = useState(/** @type {Machine[] | null} */ (null));
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api.machines().then((answer) => setMachines(answer.machines), (err) => setError(messageOf(err)));
+  }, [api]);
+  if (error) return html`<section class="machines"><p class="error" role="alert">${error}</p></section>`;
+  if (!machines) return html`<section class="machines"><p class="muted">Loading machines…</p></section>`;
+  const sessions = store.list();
+  return html`<section class="machines">
+    <h2>Machines</h2>
+    ${machines.length === 0 &&
+    html`<p class="muted" id="no-machines">No machine yet. On a computer of yours, run <code>session-hub runner --root ~/code</code> with a machine token (<code>session-hub token create --role machine --label "my laptop"</code>).</p>`}
+    <ul class="machine-list">
+      ${machines.map((machine) => {
+        const its = sessions.filter((s) => s.metadata.value.machineId === machine.machineId);
+        return html`<li class="machine" data-machine=${machine.machineId} data-online=${String(machine.online)}>
+          <strong>${machine.name}</strong> <span class=${machine.online ? 'ok' : 'muted'}>${machine.online ? 'online' : `offline since ${new Date(machine.lastSeenAt).toLocaleString()}`}</span>
+          <div class="muted">${machine.host} · ${machine.platform}</div>
+          <div>Roots: ${machine.roots.join(', ')}</div>
+          <div>Agents: ${machine.agents.map((agent) => `${flavorName(agent.flavor)}${agent.version ? ` ${agent.version}` : ''}`).join(', ') || 'none found'}</div>
+          <div>Sessions: ${its.length === 0 ? 'none' : its.slice(0, 5).map((s) => html`<a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> `)}</div>
+        </li>`;
+      })}
+    </ul>
+    ${machines.length > 0 && html`<${NewSession} api=${api} machines=${machines} role=${role} />`}
+  </section>`;
+}
+
+/**
+ * @param {{ api: import('../api.js').Api, machines: Machine[], role: string | null }} props
+ */
+function NewSession({ api, machines, role }) {
+  const online = machines.filter((machine) => machine.online);
+  const [machineId, setMachineId] = useState(online[0]?.machineId ?? '');
+  const machine = machines.find((candidate) => candidate.machineId === machineId);
+  const [path, setPath] = useState(machine?.roots[0] ?? '');
+  const [dirs, setDirs] = useState(/** @type {string[]} */ ([]));
+  const [flavor, setFlavor] = useState(machine?.agents[0]?.flavor ?? '');
+  const [mode, setMode] = useState('default');
+  const [prompt, setPrompt] = useState('');
+  const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string } | null} */ (null));
+
+  useEffect(() => {
+    if (!machine) return;
+    setPath(machine.recentPaths[0] ?? machine.roots[0] ?? '');
+    setFlavor(machine.agents[0]?.flavor ?? '');
+    if (!machine.allowBypass && mode === 'bypassPermissions') setMode('default');
+  }, [machineId]);
+  useEffect(() => {
+    if (!machine?.online || !path) return setDirs([]);
+    api.machineDirs(machine.machineId, path).then(
+      (answer) => setDirs(answer.dirs),
+      (err) => setDirs([]) ?? setOutcome({ kind: 'error', text: messageOf(err) }),
+    );
+  }, [machineId, path]);
+
+  if (role !== 'operator' && role !== 'admin') {
+    return html`<section class="new-session"><h3>New session</h3><p class="muted">Starting agents needs an operator or admin token; yours is ${role ?? 'unknown'}.</p></section>`;
+  }
+  if (online.length === 0) return html`<section class="new-session"><h3>New session</h3><p class="muted">No machine is online: start its runner, then reload.</p></section>`;
+
+  async function start() {
+    if (!machine) return;
+    setOutcome({ kind: 'working', text: 'Starting the agent… (up to 30 s)' });
+    try {
+      const started = await api.startOnMachine(machine.machineId, { flavor, path, ...(prompt.trim() ? { prompt } : {}), permissionMode: mode });
+      location.hash = `#/s/${encodeURIComponent(started.sid)}`;
+    } catch (err) {
+      setOutcome({ kind: 'error', text: messageOf(err) });
+    }
+  }
+
+  const underRoot = machine?.roots.some((root) => path !== root && path.startsWith(root));
+  return html`<section class="new-session">
+    <h3>New session</h3>
+    <label>Machine <select id="new-machine" value=${machineId} onChange=${(/** @type {any} */ e) => setMachineId(e.currentTarget.value)}>
+      ${online.map((m) => html`<option value=${m.machineId}>${m.name}</option>`)}
+    </select></label>
+    <div class="dir-picker">
+      <label>Directory <input id="new-path" value=${path} onChange=${(/** @type {any} */ e) => setPath(e.currentTarget.value)} /></label>
+      <div class="dirs">
+        ${underRoot && html`<button type="button" class="dir-up" onClick=${() => setPath(parentOf(path))}>↑ up</button>`}
+        ${dirs.map((name) => html`<button type="button" class="dir" data-dir=${name} onClick=${() => setPath(childOf(path, name))}>${name}/</button>`)}
+      </div>
+      ${machine && machine.recentPaths.length > 0 &&
+      html`<div class="recent">Recent: ${machine.recentPaths.map((recent) => html`<button type="button" class="recent-dir" onClick=${() => setPath(recent)}>${recent}</button>`)}</div>`}
+    </div>
+    <label>Agent <select id="new-agent" value=${flavor} onChange=${(/** @type {any} */ e) => setFlavor(e.currentTarget.value)}>
+      ${(machine?.agents ?? []).map((agent) => html`<option value=${agent.flavor}>${flavorName(agent.flavor)}</option>`)}
+    </select></label>
+    <label>Permissions <select id="new-mode" value=${mode} onChange=${(/** @type {any} */ e) => setMode(e.currentTarget.value)}>
+      ${MODES.filter(([value]) => value !== 'bypassPermissions' || machine?.allowBypass).map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+    </select></label>
+    <p class="muted">${machine?.allowBypass ? 'This machine allows bypass mode: the agent then runs every tool without asking.' : 'Bypass mode is off on this machine (its runner was not started with --allow-bypass).'}</p>
+    <label>First prompt <textarea id="new-prompt" rows="3" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea></label>
+    <p class="muted">Starts ${flavorName(flavor)} in ${path} on ${machine?.name}; its approvals and questions come here.</p>
+    <button type="button" id="new-start" onClick=${start} disabled=${outcome?.kind === 'working'}>Start</button>
+    ${outcome && html`<p id="new-outcome" class=${outcome.kind === 'error' ? 'error' : 'muted'} role="status">${outcome.text}</p>`}
+  </section>`;
+}

@@ -1,0 +1,195 @@
+/**
+ * Machines (spec section 14, docs/machines.md): what a machine runner registers on `/runner`, the
+ * hub → runner events it answers (each with an ack), the HTTP bodies, and the errors only this part
+ * of the protocol answers. The hub and `session-hub runner` both validate with these schemas.
+ */
+import { z } from 'zod';
+import { ERROR_CODE_LIST } from '../errors.js';
+import { MACHINE_ID_PATTERN } from '../machine-config.js';
+import { idSchema } from './ids.js';
+import { LIMITS } from './limits.js';
+import { EpochMsSchema, SidSchema } from './session.js';
+
+/**
+ * Errors of section 14 beyond the common catalogue (shared/errors.ts), with their HTTP status and
+ * what a person does about them. A runner's ack may answer `path_outside_roots`,
+ * `agent_unavailable`, `spawn_failed`, `forbidden`, `not_found` or `invalid_payload`; the others
+ * are the hub's.
+ */
+export const MACHINE_ERRORS = {
+  machine_not_found: { status: 404, meaning: 'no machine with that id in this namespace: see GET /api/machines' },
+  machine_offline: { status: 409, meaning: 'the machine is not connected now: start its runner (session-hub runner) and retry' },
+  no_machine: { status: 409, meaning: 'no online machine can run this session: the message names the host and path it needs' },
+  path_outside_roots: { status: 400, meaning: 'the directory is not under any root of the machine: pick one under its roots, or restart the runner with --root' },
+  agent_unavailable: { status: 400, meaning: 'the machine did not find that agent\'s CLI on its PATH: install it and restart the runner' },
+  session_running: { status: 409, meaning: 'the session has a live run: send it a message, or interrupt or stop it first' },
+  not_runner_driven: { status: 409, meaning: 'no machine runner drives this session (it runs in a terminal): act on it there' },
+  spawn_timeout: { status: 504, meaning: 'the agent did not report its session within 30 s: it was stopped' },
+  spawn_failed: { status: 422, meaning: 'the agent CLI exited before its session began: its last stderr lines are in the message' },
+} as const;
+export type MachineErrorCode = keyof typeof MACHINE_ERRORS;
+export const MACHINE_ERROR_LIST = Object.keys(MACHINE_ERRORS) as [MachineErrorCode, ...MachineErrorCode[]];
+
+/** Every code a machine ack or a machine route may answer: the common ones and section 14's. */
+export const MachineAnyErrorCodeSchema = z.enum([...ERROR_CODE_LIST, ...MACHINE_ERROR_LIST]);
+export type MachineAnyErrorCode = z.infer<typeof MachineAnyErrorCodeSchema>;
+export const MachineFailedAckSchema = z.object({ ok: z.literal(false), error: z.object({ code: MachineAnyErrorCodeSchema, message: z.string() }) });
+export type MachineFailedAck = z.infer<typeof MachineFailedAckSchema>;
+
+function machineAck<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), ...shape }), MachineFailedAckSchema]);
+}
+
+/** How long the hub waits for a `machine-spawn` ack (the agent's session stored on the hub): then `spawn_timeout`. */
+export const SPAWN_TIMEOUT_MS = 30_000;
+/** How long the hub waits for the other machine acks (dirs, interrupt, stop) before answering `machine_offline`. */
+export const MACHINE_ACK_TIMEOUT_MS = 10_000;
+/** `machine-stop`: TERM, then KILL after this long; the hub waits this plus MACHINE_ACK_TIMEOUT_MS for its ack. */
+export const STOP_KILL_AFTER_MS = 10_000;
+
+/** Made once by the runner and kept in its config file (shared/machine-config.ts). */
+export const MachineIdSchema = z.string().regex(MACHINE_ID_PATTERN, 'must be 8 to 64 letters, digits, - or _ (the runner makes one: a UUID)');
+
+/** An absolute path on the machine (POSIX `/…` or Windows `C:\…`). */
+export const MachinePathSchema = idSchema(4096).refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path');
+
+/** The agent's own permission modes; `bypassPermissions` only on a machine whose runner allows it (`--allow-bypass`). */
+export const PermissionModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
+export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+
+/** An agent CLI the runner found on its PATH. */
+export const MachineAgentSchema = z.object({
+  flavor: idSchema(64),
+  /** What `<cli> --version` printed (first line), or null when it printed nothing usable. */
+  version: z.string().max(200).nullable(),
+  path: idSchema(4096),
+});
+export type MachineAgent = z.infer<typeof MachineAgentSchema>;
+
+/** `machine-register` (runner → hub, `/runner`, machine token only). */
+export const MachineRegisterPayloadSchema = z.object({
+  machineId: MachineIdSchema,
+  /** A person's name for it (`--name`, default the host name). */
+  name: idSchema(128),
+  /** `os.hostname()`: how a session started in a terminal (its hooks report the host) finds its machine. */
+  host: idSchema(255),
+  /** `process.platform`. */
+  platform: idSchema(32),
+  /** Resolved absolute directories (symlinks resolved); agents start only under them. */
+  roots: z.array(MachinePathSchema).min(1, 'must hold at least one root').max(64, 'must hold at most 64 roots'),
+  agents: z.array(MachineAgentSchema).max(32, 'must hold at most 32 agents'),
+  /** The runner was started with `--allow-bypass`: it accepts `permissionMode: 'bypassPermissions'`. */
+  allowBypass: z.boolean().default(false),
+});
+export type MachineRegisterPayload = z.input<typeof MachineRegisterPayloadSchema>;
+
+/** A machine as the hub knows it (`GET /api/machines`, the register ack). */
+export const MachineSchema = z.object({
+  machineId: MachineIdSchema,
+  name: z.string(),
+  host: z.string(),
+  platform: z.string(),
+  /** A socket that registered it is connected to some hub process now. */
+  online: z.boolean(),
+  /** When it last registered or its socket last dropped (it is seen all the while it is online). */
+  lastSeenAt: EpochMsSchema,
+  roots: z.array(z.string()),
+  agents: z.array(MachineAgentSchema),
+  allowBypass: z.boolean(),
+  /** The label of the machine token that registered it (who owns it), or null for a token without one. */
+  tokenLabel: z.string().nullable(),
+});
+export type Machine = z.infer<typeof MachineSchema>;
+
+export const MachineRegisterAckSchema = machineAck({ machine: MachineSchema });
+export type MachineRegisterAck = z.infer<typeof MachineRegisterAckSchema>;
+
+/** Who asked the hub to act (a token's label, else its id): the runner logs it with every start and stop. */
+export const RequestedBySchema = z.string().max(128);
+
+/** The resume token the agent continues from (section 7), for a `continue`. */
+export const SpawnResumeSchema = z.object({ sid: SidSchema, tokenKey: idSchema(128), token: z.string().min(1).max(4096) });
+
+/** `machine-spawn` (hub → runner): start an agent. Acked once its session-start is stored on the hub. */
+export const MachineSpawnPayloadSchema = z.object({
+  /** Unique per request: a `machine-stop { requestId }` stops what this started before its session was known. */
+  requestId: idSchema(128),
+  flavor: idSchema(64),
+  path: MachinePathSchema,
+  prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
+  permissionMode: PermissionModeSchema.optional(),
+  model: idSchema(128).optional(),
+  /** Present on a `continue`: the same hub session continues (session-start with this sid, source `resume`). */
+  resume: SpawnResumeSchema.optional(),
+  requestedBy: RequestedBySchema,
+});
+export type MachineSpawnPayload = z.infer<typeof MachineSpawnPayloadSchema>;
+export const MachineSpawnAckSchema = machineAck({ sid: SidSchema });
+export type MachineSpawnAck = z.infer<typeof MachineSpawnAckSchema>;
+
+/** `machine-dirs` (hub → runner): the subdirectories of one directory under a root (a directory picker). */
+export const MachineDirsPayloadSchema = z.object({ path: MachinePathSchema, requestedBy: RequestedBySchema });
+export type MachineDirsPayload = z.infer<typeof MachineDirsPayloadSchema>;
+/** `path` resolved; `dirs` the names (not paths) of its subdirectories, sorted, hidden ones left out. */
+export const MachineDirsAckSchema = machineAck({ path: z.string(), dirs: z.array(z.string()) });
+export type MachineDirsAck = z.infer<typeof MachineDirsAckSchema>;
+
+/** `machine-interrupt` (hub → runner): end the agent's current turn; the agent stays. */
+export const MachineInterruptPayloadSchema = z.object({ sid: SidSchema, requestedBy: RequestedBySchema });
+export type MachineInterruptPayload = z.infer<typeof MachineInterruptPayloadSchema>;
+
+/**
+ * `machine-stop` (hub → runner): end the agent (its process tree: TERM, KILL after 10 s); its run
+ * ends `cancelled`. By `sid`, or by the `requestId` of a spawn whose session never came (spawn_timeout).
+ */
+export const MachineStopPayloadSchema = z
+  .object({ sid: SidSchema.optional(), requestId: idSchema(128).optional(), requestedBy: RequestedBySchema })
+  .refine((payload) => payload.sid !== undefined || payload.requestId !== undefined, { message: 'must name a sid or a requestId', path: ['sid'] });
+export type MachineStopPayload = z.infer<typeof MachineStopPayloadSchema>;
+
+/** The interrupt and stop acks; `not_found` when this runner drives no such session. */
+export const MachineActionAckSchema = machineAck({});
+export type MachineActionAck = z.infer<typeof MachineActionAckSchema>;
+
+// HTTP (spec section 14)
+
+/** A listed machine also carries the directories its agents were last started or continued in (a picker's shortcuts). */
+export const ListedMachineSchema = MachineSchema.extend({ recentPaths: z.array(z.string()) });
+export type ListedMachine = z.infer<typeof ListedMachineSchema>;
+export const MachineListResponseSchema = z.object({ machines: z.array(ListedMachineSchema) });
+export const MachineParamsSchema = z.object({ machineId: MachineIdSchema });
+export const MachineDirsQuerySchema = z.object({ path: MachinePathSchema.optional() });
+export const MachineDirsResponseSchema = z.object({ path: z.string(), dirs: z.array(z.string()) });
+
+export const StartSessionRequestSchema = z.object({
+  flavor: idSchema(64),
+  path: MachinePathSchema,
+  prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
+  permissionMode: PermissionModeSchema.optional(),
+  model: idSchema(128).optional(),
+});
+export type StartSessionRequest = z.infer<typeof StartSessionRequestSchema>;
+export const StartSessionResponseSchema = z.object({ sid: SidSchema, machineId: MachineIdSchema });
+/** continue, interrupt and stop: `202`, the session and the machine asked. */
+export const MachineAcceptedResponseSchema = StartSessionResponseSchema;
+
+export const ContinueSessionRequestSchema = z.object({
+  prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
+  policy: z.enum(['safe', 'force']).default('safe'),
+  machineId: MachineIdSchema.optional(),
+  /** Kept from the session's metadata when left out (the mode it was started with). */
+  permissionMode: PermissionModeSchema.optional(),
+});
+export type ContinueSessionRequest = z.infer<typeof ContinueSessionRequestSchema>;
+
+/** Metadata keys the runner writes on a session it drives, and the hook bridge on a terminal one. */
+export const MACHINE_METADATA_KEYS = {
+  /** The machine that drives (or last drove) it; the hook bridge sets it where a runner is installed. */
+  machineId: 'machineId',
+  /** `os.hostname()` of the computer it runs on. */
+  host: 'host',
+  /** The agent's working directory (already written by runners and hooks). */
+  path: 'path',
+  /** The permission mode it was started with; a continue keeps it. */
+  permissionMode: 'permissionMode',
+} as const;

@@ -1,0 +1,59 @@
+/**
+ * Machines from a phone (docs/machines.md), in Chromium at 390 px against a real hub and a real
+ * Socket.IO peer registered as a machine runner (test/machines/machine-peer.ts): the Machines view
+ * lists it, New session picks a directory through machine-dirs and starts an agent, the session
+ * offers Interrupt and Stop while it runs, and Continue once it ended; a refusal shows why.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { TestHub } from '../helpers/hub.js';
+import { connectMachine } from '../machines/machine-peer.js';
+import { signIn, useDashboardPages } from './browser.js';
+
+let hub: TestHub;
+let page: Page;
+
+useDashboardPages({
+  suite: (started) => ({ hub } = started),
+  test: (opened) => ({ page } = opened),
+});
+
+const noSideScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
+describe('machines on the page', () => {
+  it('starts an agent from the phone, stops it, and continues it after it ended', async () => {
+    const peer = await connectMachine(hub.url, hub.tokens.machine, { name: 'phone-test laptop' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, hub.url, hub.tokens.operator);
+    await page.locator('#nav-machines').click();
+    const listed = page.locator(`li.machine[data-machine="${peer.register.machineId}"]`);
+    await listed.waitFor();
+    expect(await listed.getAttribute('data-online')).toBe('true');
+    expect(await page.locator('#new-mode option[value="bypassPermissions"]').count()).toBe(0);
+
+    // the directory picker lists the root's subdirectories through the runner
+    await page.locator('.dir[data-dir="api"]').click();
+    expect(await page.locator('#new-path').inputValue()).toBe('/home/alice/code/api');
+    await page.locator('#new-prompt').fill('write the tests');
+    expect(await noSideScroll()).toBe(true);
+    await page.locator('#new-start').click();
+    await page.waitForURL(/#\/s\//);
+    const spawn = peer.received.find((entry) => entry.event === 'machine-spawn')!;
+    expect(spawn.payload).toMatchObject({ flavor: 'claude', path: '/home/alice/code/api', prompt: 'write the tests', permissionMode: 'default' });
+    const sid = decodeURIComponent(page.url().split('#/s/')[1]!);
+
+    await page.locator('#stop').click();
+    await page.locator('#machine-outcome', { hasText: 'Stopped' }).waitFor();
+    expect(peer.received.at(-1)).toMatchObject({ event: 'machine-stop', payload: { sid } });
+
+    // stopped: the run ended cancelled, so a safe continue is refused with its reason, then forced
+    await page.locator('#continue').waitFor();
+    await page.locator('#continue').click();
+    await page.locator('#machine-outcome.error').waitFor();
+    expect(await page.locator('#machine-outcome').textContent()).toMatch(/force/);
+    await page.locator('#continue-force').click();
+    await page.locator('#machine-outcome', { hasText: 'Continuing anyway' }).waitFor();
+    expect(peer.received.filter((entry) => entry.event === 'machine-spawn').at(-1)!.payload).toMatchObject({ resume: { sid } });
+    expect(await noSideScroll()).toBe(true);
+  });
+});
