@@ -6,6 +6,8 @@ const repairCommand = async (argv: string[]) => (await import('./cli/repair.js')
 const startCommand = async (argv: string[]) => (await import('./cli/start.js')).startCommand(argv);
 const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
 const tokenCommand = async (argv: string[]) => (await import('./cli/token.js')).tokenCommand(argv);
+// the machine runner is a client of the hub, not part of it: it lives in runner/ and imports only shared/
+const runnerCommand = async (argv: string[]) => (await import('../runner/main.js')).runnerCommand(argv);
 const webhookCommand = async (argv: string[]) => (await import('./cli/webhook.js')).webhookCommand(argv);
 
 const HELP = `session-hub <command> [options]
@@ -15,6 +17,7 @@ Commands:
   hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>", "hook status"
   doctor     what needs attention: sessions, runs, turns, webhooks, refused hook events
   repair     restore resume tokens (or other keys) lost from metadata, from history
+  runner     start and drive agents on this computer for the hub's page (machine token; "runner install": systemd unit)
   token      create a token (stored hashed, shown once), list the stored ones, or revoke one
   webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
 
@@ -25,6 +28,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   hook: hookCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  runner: runnerCommand,
   token: tokenCommand,
   webhook: webhookCommand,
 };
