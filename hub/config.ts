@@ -1,3 +1,4 @@
+import { SPAWN_TIMEOUT_MS } from '../shared/protocol/machines.js';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -56,6 +57,8 @@ const ConfigSchema = z.object({
   approvalWaitMs: z.coerce.number().int().positive().default(50_000),
   /** A person's message nobody took for this long (the session ended, its agent never stopped) ends `expired` (docs/messages.md). */
   messageTtlMs: z.coerce.number().int().positive().default(86_400_000),
+  /** How long a machine's agent has to report its session after a start or continue before `spawn_timeout` (docs/machines.md). */
+  spawnTimeoutMs: z.coerce.number().int().positive().default(SPAWN_TIMEOUT_MS),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -97,6 +100,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   pushRetryMs: 'SESSION_HUB_PUSH_RETRY_MS',
   approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
   messageTtlMs: 'SESSION_HUB_MESSAGE_TTL_MS',
+  spawnTimeoutMs: 'SESSION_HUB_SPAWN_TIMEOUT_MS',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

@@ -32,6 +32,7 @@ import { loadTokens, mintFirstTokens, type PlainToken } from './services/tokens.
 import { createClusterPublisher } from './socket/cluster-publisher.js';
 import { createPublisher } from './socket/publisher.js';
 import { RateLimiter } from './socket/rate-limit.js';
+import { createMachineLink } from './socket/machine-link.js';
 import { attachSocketHandlers, closeConnections, createSocketServer, tokenHolders } from './socket/server.js';
 import { namespaceSeqState, readEventsSince } from './store/events.js';
 import { countAliveHubs } from './store/hubs.js';
@@ -106,8 +107,9 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const bindings = new RunnerBindings();
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
   const courier = createMessageCourier(sockets.runners);
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices, courier };
-  opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => publisher.close?.());
+  const machines = createMachineLink(sockets.runners, { cluster: redis !== undefined, log });
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices, courier, machines };
+  opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => machines.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(
     { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },

@@ -14,6 +14,7 @@ import { dashboardPagePlugin } from './dashboard-page.js';
 import { httpErrorHandler, sendError } from './errors.js';
 import { healthRoutes } from './health.js';
 import { hookRoutes } from './hooks.js';
+import { machineRoutes } from './machines.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { pushRoutes } from './push.js';
@@ -55,7 +56,7 @@ export function createHttpApp(server: HttpServer, log: Logger): FastifyInstance 
   return app as unknown as FastifyInstance;
 }
 
-/** Health, metrics, the session API, the hook route, approvals, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
+/** Health, metrics, the session API, the hook route, approvals, machines, usage, the webhook API, push subscriptions, token management, whoami and the dashboard page. */
 export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps; tokens: TokenRegistry; limiter: RateLimiter; metrics: HubMetrics; vapid: Vapid; signInCodes: SignInCodes }): void {
   const access = { tokens: input.tokens, limiter: input.limiter, now: () => input.deps.clock.now(), metrics: input.metrics };
   // health checks, scrapes and static files would drown the log; the API's requests are logged
@@ -70,6 +71,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(usageRoutes, { deps: input.deps, access });
   app.register(hookRoutes, { deps: input.deps, access });
   app.register(messageRoutes, { deps: input.deps, access });
+  app.register(machineRoutes, { deps: input.deps, access });
   app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

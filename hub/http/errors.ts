@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HubError } from '../../shared/errors.js';
 import { ApprovalConflict, ApprovalNotFound } from '../people/approval-errors.js';
+import { MachineRefused } from '../machines/refused.js';
 import { MessageConflict, MessageNotFound } from '../people/messages.js';
 import { ResumeRefused } from '../services/resume.js';
 import { unavailableAnswer } from '../store/unavailable.js';
@@ -27,6 +28,7 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
   if (error instanceof ApprovalConflict) return sendError(reply, 409, 'conflict', error.message, { approval: error.approval });
   if (error instanceof ApprovalNotFound) return sendError(reply, 404, 'approval_not_found', error.message);
   if (error instanceof MessageConflict) return sendError(reply, 409, 'conflict', error.message, { current: error.current });
+  if (error instanceof MachineRefused) return sendError(reply, error.status, error.code, error.message);
   if (error instanceof MessageNotFound) return sendError(reply, 404, 'message_not_found', error.message);
   if (error instanceof HubError) {
     request.log.debug({ code: error.code, reason: error.message }, 'request rejected');

@@ -1,6 +1,15 @@
 import type { Role } from '../../shared/protocol/auth.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Message } from '../../shared/protocol/messages.js';
+import type {
+  MachineActionAck,
+  MachineDirsAck,
+  MachineDirsPayload,
+  MachineInterruptPayload,
+  MachineSpawnAck,
+  MachineSpawnPayload,
+  MachineStopPayload,
+} from '../../shared/protocol/machines.js';
 import type { Writer } from '../../shared/protocol/session.js';
 import type { Clock } from '../clock.js';
 import type { HubConfig } from '../config.js';
@@ -34,6 +43,25 @@ export interface MessageCourier {
   offer(message: Message, socketId?: string): Promise<boolean>;
 }
 
+/** The hub → runner events of spec section 14, each with its payload and its runner's ack. */
+export interface MachineCalls {
+  'machine-spawn': [MachineSpawnPayload, MachineSpawnAck];
+  'machine-dirs': [MachineDirsPayload, MachineDirsAck];
+  'machine-interrupt': [MachineInterruptPayload, MachineActionAck];
+  'machine-stop': [MachineStopPayload, MachineActionAck];
+}
+
+/** Reaches machine runners' sockets on whichever hub process holds them (the socket layer, over the adapter). */
+export interface MachineLink {
+  /** The machines of the namespace whose socket is connected to some hub process now. */
+  onlineIds(namespace: string): Promise<Set<string>>;
+  /**
+   * Sends an event to the socket that registered the machine and waits for its ack: undefined when
+   * no socket holds the machine (offline); rejects when it did not answer within `timeoutMs`.
+   */
+  ask<E extends keyof MachineCalls>(machineId: string, event: E, payload: MachineCalls[E][0], timeoutMs: number): Promise<MachineCalls[E][1] | undefined>;
+}
+
 /** What every service needs; built once by the composition root. */
 export interface HubDeps {
   store: Store;
@@ -47,6 +75,8 @@ export interface HubDeps {
   runnerPresence?: RunnerPresence;
   /** Runner sockets for people's messages; unset: only hooks take them. */
   courier?: MessageCourier;
+  /** Machine runners' sockets (section 14); unset: no machine can be reached (answers machine_offline). */
+  machines?: MachineLink;
   /** Prices for the cost of reported usage; unset: the built-in table (hub/usage/price-table.ts). */
   prices?: PriceTable;
 }

@@ -6,4 +6,6 @@ export const rooms = {
   namespace: (namespace: string) => `namespace:${namespace}`,
   /** Dashboards subscribed to one session (`/dashboard`). */
   sessionWatchers: (sid: string) => `watch:${sid}`,
+  /** The one runner socket that registered a machine (`/runner`); machine ids are unique across namespaces. */
+  machine: (machineId: string) => `machine:${machineId}`,
 };

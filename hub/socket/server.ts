@@ -11,6 +11,7 @@ import { registerDashboardHandlers } from './dashboard-handlers.js';
 import { FairWebSocketServer } from './fair-websocket-server.js';
 import { InFlightEvents } from './in-flight-events.js';
 import type { RateLimiter } from './rate-limit.js';
+import { registerMachineHandlers } from './machine-handlers.js';
 import { registerRunnerHandlers } from './runner-handlers.js';
 import { answerUnhandledEvents } from './unhandled-events.js';
 import type { DashboardNamespace, HubServer, RunnerNamespace, SocketData } from './types.js';
@@ -128,6 +129,7 @@ export function attachSocketHandlers(server: SocketServer, ctx: SocketHandlerDep
     connected.inc({ kind: 'runner' });
     socket.once('disconnect', () => connected.dec({ kind: 'runner' }));
     registerRunnerHandlers(socket, ctx.deps, ctx.bindings, options);
+    registerMachineHandlers(socket, server.runners, ctx.deps, options);
     answerUnhandledEvents(socket, '/runner');
   });
   server.dashboards.on('connection', (socket) => {

@@ -18,6 +18,8 @@ export interface SocketData {
   bucket: TokenBucket;
   /** Its streak of per-socket refusals (a long one disconnects it). */
   flood: FloodState;
+  /** The machine this socket registered (`machine-register`), if any. */
+  machineId?: string;
 }
 
 type AllClientEvents = RunnerClientToServerEvents & DashboardClientToServerEvents;

@@ -101,6 +101,8 @@ export interface InterServerEvents {
   'runner-sockets': (sids: string[], answer: (held: RunnersHeld) => void) => void;
   /** A process that starts listening announces itself: the others send it their committed batches from then on. */
   'hub-hello': () => void;
+  /** "Which machines of this namespace have their socket on your process?" — answered with their ids. */
+  'machines-online': (namespace: string, answer: (machineIds: string[]) => void) => void;
 }
 
 /** A hub process's answer to `runner-sockets`. */

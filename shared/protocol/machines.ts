@@ -16,6 +16,7 @@ import { EpochMsSchema, SidSchema } from './session.js';
  * are the hub's.
  */
 export const MACHINE_ERRORS = {
+  machine_not_found: { status: 404, meaning: 'no machine with that id in this namespace: see GET /api/machines' },
   machine_offline: { status: 409, meaning: 'the machine is not connected now: start its runner (session-hub runner) and retry' },
   no_machine: { status: 409, meaning: 'no online machine can run this session: the message names the host and path it needs' },
   path_outside_roots: { status: 400, meaning: 'the directory is not under any root of the machine: pick one under its roots, or restart the runner with --root' },
@@ -151,7 +152,10 @@ export type MachineActionAck = z.infer<typeof MachineActionAckSchema>;
 
 // HTTP (spec section 14)
 
-export const MachineListResponseSchema = z.object({ machines: z.array(MachineSchema) });
+/** A listed machine also carries the directories its agents were last started or continued in (a picker's shortcuts). */
+export const ListedMachineSchema = MachineSchema.extend({ recentPaths: z.array(z.string()) });
+export type ListedMachine = z.infer<typeof ListedMachineSchema>;
+export const MachineListResponseSchema = z.object({ machines: z.array(ListedMachineSchema) });
 export const MachineParamsSchema = z.object({ machineId: MachineIdSchema });
 export const MachineDirsQuerySchema = z.object({ path: MachinePathSchema.optional() });
 export const MachineDirsResponseSchema = z.object({ path: z.string(), dirs: z.array(z.string()) });
@@ -165,6 +169,8 @@ export const StartSessionRequestSchema = z.object({
 });
 export type StartSessionRequest = z.infer<typeof StartSessionRequestSchema>;
 export const StartSessionResponseSchema = z.object({ sid: SidSchema, machineId: MachineIdSchema });
+/** continue, interrupt and stop: `202`, the session and the machine asked. */
+export const MachineAcceptedResponseSchema = StartSessionResponseSchema;
 
 export const ContinueSessionRequestSchema = z.object({
   prompt: z.string().max(LIMITS.maxPromptBytes).optional(),

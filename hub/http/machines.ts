@@ -1,0 +1,58 @@
+/**
+ * The machines API (spec section 14, docs/machines.md): any token of the namespace reads; operator
+ * and admin tokens act (start, continue, interrupt, stop, and listing a machine's directories, which
+ * shows its file system). Each action is recorded with who asked.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
+import { SidParamsSchema } from '../../shared/protocol/http.js';
+import {
+  ContinueSessionRequestSchema,
+  MachineAcceptedResponseSchema,
+  MachineDirsQuerySchema,
+  MachineDirsResponseSchema,
+  MachineListResponseSchema,
+  MachineParamsSchema,
+  StartSessionRequestSchema,
+  StartSessionResponseSchema,
+} from '../../shared/protocol/machines.js';
+import { actOnRun, continueOnMachine, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
+import { requesterOf } from '../machines/requester.js';
+import type { HubDeps } from '../services/deps.js';
+import { identityOf, requireToken, type TokenAccess } from './auth.js';
+
+export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAccess }> = async (app, { deps, access }) => {
+  const anyToken = requireToken(access);
+  const actor = requireToken(access, DECIDING_ROLES);
+  const who = (request: Parameters<typeof identityOf>[0]) => requesterOf(identityOf(request));
+
+  app.get('/api/machines', { onRequest: anyToken, schema: { response: { 200: MachineListResponseSchema } } }, async (request) => ({
+    machines: await listMachinesFor(deps, identityOf(request).namespace),
+  }));
+
+  app.get(
+    '/api/machines/:machineId/dirs',
+    { onRequest: anyToken, schema: { params: MachineParamsSchema, querystring: MachineDirsQuerySchema, response: { 200: MachineDirsResponseSchema } } },
+    async (request) => machineDirs(deps, who(request), request.params.machineId, request.query.path),
+  );
+
+  app.post(
+    '/api/machines/:machineId/sessions',
+    { onRequest: actor, schema: { params: MachineParamsSchema, body: StartSessionRequestSchema, response: { 201: StartSessionResponseSchema } } },
+    async (request, reply) => reply.code(201).send(await startOnMachine(deps, who(request), request.params.machineId, request.body)),
+  );
+
+  app.post(
+    '/api/sessions/:sid/continue',
+    { onRequest: actor, schema: { params: SidParamsSchema, body: ContinueSessionRequestSchema, response: { 202: MachineAcceptedResponseSchema } } },
+    async (request, reply) => reply.code(202).send(await continueOnMachine(deps, who(request), request.params.sid, request.body ?? {})),
+  );
+
+  for (const action of ['interrupt', 'stop'] as const) {
+    app.post(
+      `/api/sessions/:sid/${action}`,
+      { onRequest: actor, schema: { params: SidParamsSchema, response: { 202: MachineAcceptedResponseSchema } } },
+      async (request, reply) => reply.code(202).send(await actOnRun(deps, who(request), request.params.sid, action)),
+    );
+  }
+};
