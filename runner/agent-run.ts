@@ -85,6 +85,11 @@ export class AgentRun {
     await this.done;
   }
 
+  /** The agent's process group leader. */
+  get pid(): number | undefined {
+    return this.driver?.pid;
+  }
+
   get finished(): Promise<void> {
     return this.done;
   }

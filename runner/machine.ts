@@ -104,7 +104,7 @@ export class Machine {
       const sid = await run.start();
       this.runs.set(sid, run);
       void run.finished.then(() => this.runs.get(sid) === run && this.runs.delete(sid));
-      this.log.info('agent started', { sid, flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, requestId: request.requestId, resume: request.resume !== undefined, permissionMode: request.permissionMode ?? 'default' });
+      this.log.info('agent started', { sid, pid: run.pid, flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, requestId: request.requestId, resume: request.resume !== undefined, permissionMode: request.permissionMode ?? 'default' });
       return { ok: true, sid };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
