@@ -120,6 +120,19 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'interrupted', 30_000, 'run interrupted');
     await waitFor(async () => !alive(pid!), 30_000, 'the agent is gone');
   }, 180_000);
+
+  it('SIGTERM of the runner stops its agents and their runs end interrupted', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sid = started.body.sid as string;
+    await pendingApproval(call, sid);
+    const pid = snapshotPid(runner!);
+    await runner!.stop();
+    const snapshot = (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    expect(snapshot.lifecycle.lastRun?.status).toBe('interrupted');
+    expect(alive(pid!)).toBe(false);
+  }, 180_000);
 });
 
 /** The agent's pid, as the runner logged it at session-start (its process group leader). */
