@@ -2,10 +2,10 @@
  * A temp HOME and project for the real Claude Code CLI driven by the runner: onboarding done, the
  * project trusted, pointed at a scripted model server; no hooks installed (the runner reports).
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAKE_ANTHROPIC_KEY } from '../../agents/helpers/claude.js';
+import { FAKE_ANTHROPIC_KEY, writeClaudeState } from '../../agents/helpers/claude.js';
 
 export interface ClaudeHome {
   root: string;
@@ -22,15 +22,7 @@ export function claudeHome(modelUrl: string, projects = ['project']): ClaudeHome
   mkdirSync(home, { recursive: true });
   const dirs = projects.map((name) => join(root, name));
   for (const dir of dirs) mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: 'dark',
-      customApiKeyResponses: { approved: [FAKE_ANTHROPIC_KEY.slice(-20)], rejected: [] },
-      projects: Object.fromEntries(dirs.map((dir) => [dir, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }])),
-    }),
-  );
+  writeClaudeState(home, dirs);
   const env = {
     HOME: home,
     ANTHROPIC_BASE_URL: modelUrl,
