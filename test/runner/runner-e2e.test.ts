@@ -121,6 +121,26 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     await waitFor(async () => !alive(pid!), 30_000, 'the agent is gone');
   }, 180_000);
 
+  it('continues a stopped session: refused as unsafe, then forced, the same sid, the model seeing the earlier turn', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    const sid = started.body.sid as string;
+    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const refused = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe('resume_unsafe');
+    const before = model!.requests.length;
+    const forced = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(202);
+    expect(forced.body.sid).toBe(sid);
+    await waitFor(async () => model!.requests.slice(before).some((r) => JSON.stringify(r.messages).includes('go on')), 60_000, 'the model sees the continued prompt');
+    const request = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
+    expect(request).toContain('first prompt');
+  }, 180_000);
+
   it('SIGTERM of the runner stops its agents and their runs end interrupted', async () => {
     const { call, machineId } = await setup();
     const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
