@@ -9,6 +9,8 @@ const startCommand = async (argv: string[]) => (await import('./cli/start.js')).
 const hookCommand = async (argv: string[]) => (await import('./cli/hook.js')).hookCommand(argv);
 const tokenCommand = async (argv: string[]) => (await import('./cli/token.js')).tokenCommand(argv);
 const loginCommand = async (argv: string[]) => (await import('./cli/login.js')).loginCommand(argv);
+// the machine runner is a client of the hub, not part of it: it lives in runner/ and imports only shared/
+const runnerCommand = async (argv: string[]) => (await import('../runner/main.js')).runnerCommand(argv);
 const webhookCommand = async (argv: string[]) => (await import('./cli/webhook.js')).webhookCommand(argv);
 
 const HELP = `session-hub <command> [options]
@@ -19,6 +21,7 @@ Commands:
   hook       agent hook bridge: "hook <flavor>" (payload on stdin), "hook install <flavor>", "hook status"
   doctor     what needs attention: sessions, runs, turns, webhooks, refused hook events
   repair     restore resume tokens (or other keys) lost from metadata, from history
+  runner     start and drive agents on this computer for the hub's page (machine token; "runner install": systemd unit)
   token      create a token (stored hashed, shown once), list the stored ones, or revoke one
   webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
 
@@ -30,6 +33,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   login: loginCommand,
   doctor: doctorCommand,
   repair: repairCommand,
+  runner: runnerCommand,
   token: tokenCommand,
   webhook: webhookCommand,
 };
@@ -46,8 +50,8 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  // before the store's native module loads; the hook bridge never loads it, so agents' hooks still run
-  const refusal = command === hookCommand ? undefined : unsupportedNode(process.version);
+  // before the store's native module loads; the hook bridge and the machine runner never load it
+  const refusal = command === hookCommand || command === runnerCommand ? undefined : unsupportedNode(process.version);
   if (refusal) {
     process.stderr.write(`session-hub: ${refusal}\n`);
     process.exitCode = 1;

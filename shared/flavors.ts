@@ -51,6 +51,15 @@ export interface HookFields {
   toolCalls: string;
 }
 
+/**
+ * How `session-hub runner` drives the agent headless (docs/runner.md): the CLI it looks for on PATH
+ * and the driver module that speaks its headless protocol (runner/drivers/, by name).
+ */
+export interface RunnerDeclaration {
+  cli: string;
+  driver: 'claude-stream-json' | 'codex-app-server';
+}
+
 export interface FlavorDeclaration {
   id: string;
   displayName: string;
@@ -91,6 +100,8 @@ export interface FlavorDeclaration {
    * whose hook plugin counts it (OpenCode's, from its assistant messages' `tokens`), no transcript.
    */
   payloadUsage?: { field: string };
+  /** The machine runner can start and drive this agent (section 14). */
+  runner?: RunnerDeclaration;
 }
 
 /**
@@ -347,6 +358,8 @@ const declarations: FlavorDeclaration[] = [
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },
+    // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
+    runner: { cli: 'claude', driver: 'claude-stream-json' },
   },
   {
     id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,

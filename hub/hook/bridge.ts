@@ -4,6 +4,7 @@
  * esbuild into dist/hook-bridge.cjs, one CommonJS file loading only node built-ins (no ESM loader
  * at start-up), which the installed hook command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
  */
+import { RUNNER_DRIVEN_ENV } from '../../shared/runner-driven.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runDrainer, spawnDrainer } from './drainer.js';
@@ -59,6 +60,8 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // no exports needed where `session-hub login` kept the hub and token (exported variables win)
   applyUserConfig(process.env);
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
+  // an agent `session-hub runner` drives: the runner reports it (each turn once), the hooks stay quiet
+  if (process.env[RUNNER_DRIVEN_ENV] === '1') return;
   if (second === '--wake' && first !== undefined) {
     // a background waiter: it may run for minutes, and wakes the agent by its exit code
     const woken = await runWake(first, () => readStdin(5000), process.env);

@@ -15,6 +15,19 @@ import { runCli } from '../../helpers/cli.js';
 
 export const FAKE_ANTHROPIC_KEY = 'sk-ant-scripted-test-key-0000000000000000';
 
+/** Claude Code's user state in `home`: onboarding done, the test API key approved, these projects trusted (what a person clicks through once). */
+export function writeClaudeState(home: string, projects: readonly string[]): void {
+  writeFileSync(
+    join(home, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: 'dark',
+      customApiKeyResponses: { approved: [FAKE_ANTHROPIC_KEY.slice(-20)], rejected: [] },
+      projects: Object.fromEntries(projects.map((dir) => [dir, { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true }])),
+    }),
+  );
+}
+
 /** The pinned binaries, or the test fails with why they are missing. */
 export function agentBinaries(): { claude: string; codex: string; gemini: string; opencode: string; versions: Record<string, string> } {
   const clis = inject('agentClis');
@@ -65,15 +78,7 @@ export async function claudeProject(options: {
   const home = join(root, 'home');
   mkdirSync(dir, { recursive: true });
   mkdirSync(home, { recursive: true });
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      theme: 'dark',
-      customApiKeyResponses: { approved: [FAKE_ANTHROPIC_KEY.slice(-20)], rejected: [] },
-      projects: { [dir]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-    }),
-  );
+  writeClaudeState(home, [dir]);
   const env: Record<string, string> = {
     HOME: home,
     PATH: process.env.PATH ?? '',

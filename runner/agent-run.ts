@@ -1,0 +1,202 @@
+/**
+ * One agent the runner started, reported as one hub session (spec sections 6, 7, 14): session-start
+ * with its metadata, each turn once (prompt, tool calls, usage, closing message), its resume token,
+ * approvals through the hub, and the run's true end. Reports go out in the order the agent did things.
+ */
+import { hostname } from 'node:os';
+import type { RunnerClient } from '../shared/client/runner-client.js';
+import type { JsonObject } from '../shared/protocol/json.js';
+import type { RunEndStatus, TurnSummary } from '../shared/protocol/session.js';
+import { STOP_KILL_AFTER_MS } from '../shared/protocol/machines.js';
+import { DRIVERS } from './drivers/index.js';
+import type { AgentDriver, DriverEvents } from './drivers/driver.js';
+import { askHub } from './hub-approvals.js';
+import type { RunnerLog } from './log.js';
+import type { SpawnPlan } from './spawn-check.js';
+
+export interface RunContext {
+  client: RunnerClient;
+  hubUrl: string;
+  token: string;
+  machineId: string;
+  env: Record<string, string>;
+  log: RunnerLog;
+}
+
+/** How the run ended when the runner ended it; else from the agent's exit. */
+type Ending = { status: RunEndStatus; reason: string };
+
+export class AgentRun {
+  sid: string | null = null;
+  private driver: AgentDriver | undefined;
+  private agentSessionId: string | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private ending: Ending | undefined;
+  private ended = false;
+  private emitted = false;
+  private retried = false;
+  private readonly done: Promise<void>;
+  private finish!: () => void;
+  private exitedBeforeStart: ((stderr: string) => void) | undefined;
+
+  constructor(readonly plan: SpawnPlan, private readonly ctx: RunContext) {
+    this.done = new Promise((resolve) => (this.finish = resolve));
+  }
+
+  /** Starts the agent and its hub session; resolves with the sid, or rejects with the agent's stderr when it exited first. */
+  async start(): Promise<string> {
+    const { request } = this.plan;
+    const exitedFirst = new Promise<never>((_, reject) => (this.exitedBeforeStart = (stderr) => reject(new SpawnFailed(stderr))));
+    exitedFirst.catch(() => undefined);
+    this.driver = this.launch(request.resume?.token);
+    const id = this.driver.initialSessionId ?? (await Promise.race([this.idReported(), exitedFirst]));
+    this.agentSessionId = id;
+    const metadata: JsonObject = {
+      path: this.plan.cwd,
+      host: hostname(),
+      machineId: this.ctx.machineId,
+      flavor: request.flavor,
+      [this.plan.tokenKey]: id,
+      ...(request.permissionMode ? { permissionMode: request.permissionMode } : {}),
+    };
+    const { session } = await Promise.race([
+      this.ctx.client.startSession({ tag: id, flavor: request.flavor, source: request.resume ? 'resume' : 'startup', ...(request.resume ? { sid: request.resume.sid } : {}), metadata, pid: this.driver.pid }),
+      exitedFirst,
+    ]);
+    this.sid = session.sid;
+    this.exitedBeforeStart = undefined;
+    if (request.prompt) this.send(request.prompt);
+    return session.sid;
+  }
+
+  /** A person's message, or the first prompt: the agent's next input, at once. */
+  send(text: string): void {
+    this.driver?.send(text);
+  }
+
+  interrupt(): Promise<void> {
+    return this.driver?.interrupt() ?? Promise.resolve();
+  }
+
+  /** Ends the agent's process tree; the run ends with `ending`. Resolves once the end is reported. */
+  async stop(ending: Ending): Promise<void> {
+    this.ending ??= ending;
+    await this.driver?.stop(STOP_KILL_AFTER_MS);
+    await this.done;
+  }
+
+  /** The agent's process group leader. */
+  get pid(): number | undefined {
+    return this.driver?.pid;
+  }
+
+  get finished(): Promise<void> {
+    return this.done;
+  }
+
+  private launch(resumeToken: string | undefined): AgentDriver {
+    const factory = DRIVERS[this.plan.runner.driver]!;
+    return factory(
+      { command: this.plan.agent.path, cwd: this.plan.cwd, env: this.ctx.env, ...(resumeToken ? { resumeToken } : {}), ...(this.plan.request.permissionMode ? { permissionMode: this.plan.request.permissionMode } : {}), ...(this.plan.request.model ? { model: this.plan.request.model } : {}) },
+      this.events(),
+    );
+  }
+
+  private idWaiters: ((id: string) => void)[] = [];
+  private idReported(): Promise<string> {
+    return new Promise((resolve) => this.idWaiters.push(resolve));
+  }
+
+  /** Reports in the agent's order; a failed report is logged, never thrown at the agent. */
+  private report(what: string, call: (sid: string) => Promise<unknown>): void {
+    this.chain = this.chain.then(async () => {
+      if (this.sid === null) return;
+      try {
+        await call(this.sid);
+      } catch (error) {
+        this.ctx.log.warn('report failed', { sid: this.sid, what, error: error instanceof Error ? error.message : String(error) });
+      }
+    });
+  }
+
+  private events(): DriverEvents {
+    let rejected: string | undefined;
+    return {
+      sessionId: (id) => {
+        this.idWaiters.splice(0).forEach((resolve) => resolve(id));
+        if (id === this.agentSessionId) return;
+        this.agentSessionId = id;
+        this.report('resume token', (sid) => this.ctx.client.updateMetadata(sid, { patch: { [this.plan.tokenKey]: id } }));
+      },
+      turnStart: (prompt) => this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt })),
+      toolUse: (tool) => {
+        this.emitted = true;
+        this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}) }));
+      },
+      usage: (usage) => this.report('usage', (sid) => this.ctx.client.reportUsage({ sid, usage })),
+      turnStop: (end) => {
+        if (end.response) this.emitted = true;
+        this.report('turn end', (sid) => this.ctx.client.stopTurn({ sid, status: end.status, ...(end.response ? { response: end.response } : {}) }));
+      },
+      approval: (request) =>
+        askHub({ hubUrl: this.ctx.hubUrl, token: this.ctx.token, flavor: this.plan.request.flavor, agentSessionId: () => this.agentSessionId ?? '', cwd: this.plan.cwd, closed: () => this.ended }, request),
+      resumeRejected: (error) => {
+        rejected = error;
+      },
+      exit: ({ code, signal, stderr }) => {
+        if (this.exitedBeforeStart) {
+          this.exitedBeforeStart(stderr || `exited with ${signal ?? code}`);
+          this.ended = true;
+          this.finish();
+          return;
+        }
+        if (rejected !== undefined && !this.retried && !this.ending) {
+          this.retried = true;
+          void this.freshStart(rejected);
+          return;
+        }
+        const ending = this.ending ?? (code === 0 ? { status: 'success' as const, reason: 'completed' } : { status: 'failure' as const, reason: 'error' });
+        this.ctx.log.info('agent exited', { sid: this.sid, pid: this.driver?.pid, code, signal, status: ending.status });
+        this.report('end', (sid) => this.ctx.client.endSession({ sid, reason: ending.reason, status: ending.status }));
+        void this.chain.then(() => {
+          this.ended = true;
+          this.finish();
+        });
+      },
+    };
+  }
+
+  /** The agent refused its resume token: section 7's resume-failed, and on `fresh-start` a fresh agent with the turns replayed. */
+  private async freshStart(error: string): Promise<void> {
+    await this.chain;
+    const { request } = this.plan;
+    let verdict: Awaited<ReturnType<RunnerClient['resumeFailed']>> | undefined;
+    try {
+      verdict = await this.ctx.client.resumeFailed({ sid: this.sid!, tokenKey: this.plan.tokenKey, token: request.resume!.token, stage: 'resume', emitted: this.emitted, aborted: false, error: error.slice(0, 500) });
+    } catch (failure) {
+      this.ctx.log.warn('resume-failed not answered', { sid: this.sid, error: failure instanceof Error ? failure.message : String(failure) });
+    }
+    if (verdict?.action !== 'fresh-start') {
+      this.report('end', (sid) => this.ctx.client.endSession({ sid, reason: 'error', status: 'failure' }));
+      await this.chain;
+      this.ended = true;
+      this.finish();
+      return;
+    }
+    this.ctx.log.info('resume rejected: fresh start with the turns replayed', { sid: this.sid, turns: verdict.replay?.length ?? 0 });
+    this.driver = this.launch(undefined);
+    const id = this.driver.initialSessionId;
+    if (id) this.events().sessionId(id);
+    const replay = replayText(verdict.replay ?? []);
+    if (replay) this.driver.send(replay);
+  }
+}
+
+/** The earlier turns as one input for a fresh agent: what was asked and answered, in order. */
+export function replayText(turns: readonly TurnSummary[]): string {
+  const lines = turns.filter((turn) => turn.prompt || turn.response).map((turn) => `User: ${turn.prompt ?? ''}\nAssistant: ${turn.response ?? ''}`);
+  if (lines.length === 0) return '';
+  return `This conversation continues an earlier session whose history the agent no longer has. The earlier turns, replayed:\n\n${lines.join('\n\n')}\n\nAcknowledge briefly and wait for the next instruction.`;
+}
+
+export class SpawnFailed extends Error {}

@@ -1,0 +1,72 @@
+/**
+ * `session-hub runner` options: flags over environment over defaults. Every problem is a start
+ * error naming what is wrong and what to do.
+ */
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { resolveRoots } from './roots.js';
+
+export interface RunnerConfig {
+  hubUrl: string;
+  token: string;
+  roots: string[];
+  name: string;
+  allowBypass: boolean;
+}
+
+export const RUNNER_HELP = `session-hub runner [--hub URL] [--root DIR]... [--name NAME] [--allow-bypass]
+session-hub runner install [same options]   write a systemd user unit that runs it
+
+Starts and drives coding agents on this computer when a person asks from the hub's page.
+Connects out to the hub; listens on no port.
+
+Options:
+  --hub URL        the hub (env SESSION_HUB_URL; default http://127.0.0.1:3737)
+  --root DIR       a directory under which agents may start; repeatable
+                   (env SESSION_HUB_ROOTS, colon-separated; default: the current directory)
+  --name NAME      how the page names this machine (default: the host name)
+  --allow-bypass   accept permissionMode bypassPermissions (agents then run tools unasked)
+  -h, --help       this help
+
+Environment:
+  SESSION_HUB_MACHINE_TOKEN   a token of role machine (required):
+                              session-hub token create --role machine --label "my laptop"
+
+The machine id is kept in $XDG_CONFIG_HOME/session-hub/machine.json (default ~/.config).
+docs/runner.md has the security model and the agents it can drive.`;
+
+export class StartError extends Error {}
+
+export function parseRunnerArgs(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RunnerConfig | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        hub: { type: 'string' },
+        root: { type: 'string', multiple: true },
+        name: { type: 'string' },
+        'allow-bypass': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new StartError(`${error instanceof Error ? error.message : String(error)} (see session-hub runner --help)`);
+  }
+  const { values } = parsed;
+  if (values.help) return 'help';
+  const token = env.SESSION_HUB_MACHINE_TOKEN?.trim();
+  if (!token) throw new StartError('SESSION_HUB_MACHINE_TOKEN is not set: create a machine token on the hub (session-hub token create --role machine --label "my laptop") and export it');
+  const hubUrl = (values.hub ?? env.SESSION_HUB_URL ?? 'http://127.0.0.1:3737').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(hubUrl)) throw new StartError(`--hub ${hubUrl} is not an http(s) URL`);
+  const rootList = values.root && values.root.length > 0 ? values.root : (env.SESSION_HUB_ROOTS ?? '').split(':').filter(Boolean);
+  let roots: string[];
+  try {
+    roots = resolveRoots(rootList.length > 0 ? rootList : [cwd], cwd);
+  } catch (error) {
+    throw new StartError(error instanceof Error ? error.message : String(error));
+  }
+  return { hubUrl, token, roots, name: values.name?.trim() || hostname(), allowBypass: values['allow-bypass'] === true };
+}

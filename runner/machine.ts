@@ -1,0 +1,162 @@
+/**
+ * The machine: one `/runner` connection (the SDK's RunnerClient), registered on every connect, that
+ * answers the hub's machine-spawn / -dirs / -interrupt / -stop and hands a person's messages to the
+ * agents it drives. Only agents it started are ever interrupted or stopped.
+ */
+import { readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { RunnerClient, type RunnerSocket } from '../shared/client/runner-client.js';
+import {
+  MachineDirsPayloadSchema,
+  MachineInterruptPayloadSchema,
+  MachineRegisterAckSchema,
+  MachineStopPayloadSchema,
+  type MachineActionAck,
+  type MachineAgent,
+  type MachineDirsAck,
+  type MachineRegisterPayload,
+  type MachineSpawnAck,
+} from '../shared/protocol/machines.js';
+import { agentEnv } from './agent-env.js';
+import { AgentRun, SpawnFailed } from './agent-run.js';
+import type { RunnerConfig } from './config.js';
+import type { RunnerLog } from './log.js';
+import { resolveUnderRoots } from './roots.js';
+import { checkSpawn } from './spawn-check.js';
+
+const REGISTER_TIMEOUT_MS = 10_000;
+
+export class RegisterRefused extends Error {}
+
+export class Machine {
+  /** Runs by sid once their session exists, and by spawn requestId before. */
+  private readonly runs = new Map<string, AgentRun>();
+  private readonly pending = new Map<string, AgentRun>();
+  private shuttingDown = false;
+
+  private constructor(
+    private readonly client: RunnerClient,
+    private readonly config: RunnerConfig,
+    private readonly machineId: string,
+    private readonly agents: MachineAgent[],
+    private readonly log: RunnerLog,
+  ) {}
+
+  /** Connects, registers (rejects with RegisterRefused when the hub says no), and starts answering. */
+  static async start(config: RunnerConfig, machineId: string, agents: MachineAgent[], log: RunnerLog): Promise<Machine> {
+    const client = await RunnerClient.connect({ url: config.hubUrl, token: config.token });
+    const machine = new Machine(client, config, machineId, agents, log);
+    try {
+      await machine.register();
+    } catch (error) {
+      client.socket.disconnect();
+      throw error;
+    }
+    machine.listen();
+    return machine;
+  }
+
+  private get socket(): RunnerSocket {
+    return this.client.socket as unknown as RunnerSocket;
+  }
+
+  private registration(): MachineRegisterPayload {
+    return { machineId: this.machineId, name: this.config.name, host: hostname(), platform: process.platform, roots: this.config.roots, agents: this.agents, allowBypass: this.config.allowBypass };
+  }
+
+  private async register(): Promise<void> {
+    const ack = MachineRegisterAckSchema.parse(await this.socket.timeout(REGISTER_TIMEOUT_MS).emitWithAck('machine-register', this.registration()));
+    if (!ack.ok) {
+      const hint = ack.error.code === 'forbidden' ? ' (a machine token is needed: session-hub token create --role machine; a runner token may not register a machine, and a machine id is held by one token)' : '';
+      throw new RegisterRefused(`the hub refused machine-register: ${ack.error.code}: ${ack.error.message}${hint}`);
+    }
+    this.log.info('registered', { machineId: this.machineId, name: this.config.name, roots: this.config.roots, agents: this.agents.map((a) => `${a.flavor} ${a.version ?? '?'}`), hub: this.config.hubUrl });
+  }
+
+  private listen(): void {
+    // a reconnect (to this or another hub process) registers again: the machine is online where its socket is
+    this.socket.on('connect', () => void this.register().catch((error: unknown) => this.log.error('register failed', { error: String(error) })));
+    this.socket.on('machine-spawn', (payload, ack) => void this.spawn(payload).then(ack));
+    this.socket.on('machine-dirs', (payload, ack) => ack(this.dirs(payload)));
+    this.socket.on('machine-interrupt', (payload, ack) => void this.interrupt(payload).then(ack));
+    this.socket.on('machine-stop', (payload, ack) => void this.stopOne(payload).then(ack));
+    this.client.onMessage(async (message) => {
+      const run = this.runs.get(message.sid);
+      if (!run) throw new Error(`this runner does not drive ${message.sid}`);
+      this.log.info('message to agent', { sid: message.sid, messageId: message.id, from: message.by.label ?? message.by.tokenId });
+      run.send(message.text);
+    });
+  }
+
+  private async spawn(payload: unknown): Promise<MachineSpawnAck> {
+    const checked = checkSpawn(payload, { roots: this.config.roots, agents: this.agents, allowBypass: this.config.allowBypass });
+    const requestedBy = (payload as { requestedBy?: unknown } | null)?.requestedBy;
+    if (!checked.ok) {
+      this.log.warn('spawn refused', { requestedBy, code: checked.ack.error.code, message: checked.ack.error.message });
+      return checked.ack;
+    }
+    if (this.shuttingDown) return { ok: false, error: { code: 'spawn_failed', message: 'the runner is shutting down' } };
+    const { request } = checked.plan;
+    const env = agentEnv(process.env, [this.config.token]);
+    const run = new AgentRun(checked.plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log });
+    this.pending.set(request.requestId, run);
+    try {
+      const sid = await run.start();
+      this.runs.set(sid, run);
+      void run.finished.then(() => this.runs.get(sid) === run && this.runs.delete(sid));
+      this.log.info('agent started', { sid, pid: run.pid, flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, requestId: request.requestId, resume: request.resume !== undefined, permissionMode: request.permissionMode ?? 'default' });
+      return { ok: true, sid };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.warn('agent did not start', { flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, error: message });
+      await run.stop({ status: 'failure', reason: 'spawn_failed' }).catch(() => undefined);
+      return { ok: false, error: { code: error instanceof SpawnFailed ? 'spawn_failed' : 'internal', message: message.slice(-2000) } };
+    } finally {
+      this.pending.delete(request.requestId);
+    }
+  }
+
+  private dirs(payload: unknown): MachineDirsAck {
+    const parsed = MachineDirsPayloadSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid' } };
+    const resolved = resolveUnderRoots(parsed.data.path, this.config.roots);
+    if (!resolved.ok) return { ok: false, error: { code: resolved.code, message: resolved.message } };
+    try {
+      const dirs = readdirSync(resolved.path, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name).sort();
+      return { ok: true, path: resolved.path, dirs };
+    } catch (error) {
+      return { ok: false, error: { code: 'not_found', message: `cannot list ${resolved.path}: ${error instanceof Error ? error.message : String(error)}` } };
+    }
+  }
+
+  private async interrupt(payload: unknown): Promise<MachineActionAck> {
+    const parsed = MachineInterruptPayloadSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid' } };
+    const run = this.runs.get(parsed.data.sid);
+    if (!run) return { ok: false, error: { code: 'not_found', message: `this runner does not drive ${parsed.data.sid}` } };
+    this.log.info('interrupt', { sid: parsed.data.sid, requestedBy: parsed.data.requestedBy });
+    await run.interrupt();
+    return { ok: true };
+  }
+
+  private async stopOne(payload: unknown): Promise<MachineActionAck> {
+    const parsed = MachineStopPayloadSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid' } };
+    const { sid, requestId, requestedBy } = parsed.data;
+    const run = (sid !== undefined ? this.runs.get(sid) : undefined) ?? (requestId !== undefined ? this.pending.get(requestId) : undefined);
+    if (!run) return { ok: false, error: { code: 'not_found', message: `this runner drives no ${sid ?? requestId}` } };
+    this.log.info('stop', { sid: run.sid, requestId, requestedBy });
+    await run.stop({ status: 'cancelled', reason: 'cancelled' });
+    this.log.info('stopped', { sid: run.sid, requestedBy });
+    return { ok: true };
+  }
+
+  /** The runner exits: every agent it started is stopped, their runs end `interrupted`; then the socket closes. */
+  async shutdown(reason: string): Promise<void> {
+    this.shuttingDown = true;
+    const all = [...new Set([...this.runs.values(), ...this.pending.values()])];
+    this.log.info('shutting down: stopping agents', { reason, agents: all.map((run) => run.sid) });
+    await Promise.all(all.map((run) => run.stop({ status: 'interrupted', reason: 'runner_stopped' }).catch(() => undefined)));
+    await this.client.close();
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * `session-hub runner`: the machine runner (spec section 14, docs/runner.md). Start errors are one
+ * line on stderr and exit code 2 (bad options) or 1 (the hub refused or is unreachable).
+ */
+import { HubRequestError } from '../shared/client/errors.js';
+import { findAgents } from './agents.js';
+import { parseRunnerArgs, RUNNER_HELP, StartError } from './config.js';
+import { installCommand } from './install.js';
+import { jsonLog } from './log.js';
+import { loadOrCreateMachineId } from './machine-id.js';
+import { Machine, RegisterRefused } from './machine.js';
+
+function fail(message: string, code: number): void {
+  process.stderr.write(`session-hub runner: ${message}\n`);
+  process.exitCode = code;
+}
+
+export async function runnerCommand(argv: string[]): Promise<void> {
+  if (argv[0] === 'install') return installCommand(argv.slice(1));
+  let config;
+  try {
+    config = parseRunnerArgs(argv);
+  } catch (error) {
+    if (error instanceof StartError) return fail(error.message, 2);
+    throw error;
+  }
+  if (config === 'help') {
+    process.stdout.write(`${RUNNER_HELP}\n`);
+    return;
+  }
+  const log = jsonLog();
+  const agents = await findAgents();
+  const machineId = loadOrCreateMachineId();
+  let machine: Machine;
+  try {
+    machine = await Machine.start(config, machineId, agents, log);
+  } catch (error) {
+    if (error instanceof RegisterRefused) return fail(error.message, 1);
+    if (error instanceof HubRequestError) {
+      const hint = error.code === 'unauthorized' ? ': SESSION_HUB_MACHINE_TOKEN is not a token this hub knows' : error.code === 'forbidden' ? ': this token may not connect as a runner' : '';
+      return fail(`cannot connect to ${config.hubUrl}: ${error.code}${hint}`, 1);
+    }
+    return fail(`cannot connect to ${config.hubUrl}: ${error instanceof Error ? error.message : String(error)}`, 1);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    void machine.shutdown(signal).finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

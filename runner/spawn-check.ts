@@ -1,0 +1,50 @@
+/**
+ * What a `machine-spawn` must pass before anything starts (spec section 14): a known payload, an
+ * agent this machine has, a permission mode this runner allows, a path under its roots.
+ */
+import { getFlavor, type RunnerDeclaration } from '../shared/flavors.js';
+import { MachineSpawnPayloadSchema, type MachineAgent, type MachineFailedAck, type MachineSpawnPayload } from '../shared/protocol/machines.js';
+import { resolveUnderRoots } from './roots.js';
+
+export interface SpawnPlan {
+  request: MachineSpawnPayload;
+  agent: MachineAgent;
+  runner: RunnerDeclaration;
+  /** The resolved directory. */
+  cwd: string;
+  tokenKey: string;
+}
+
+export interface MachinePolicy {
+  roots: readonly string[];
+  agents: readonly MachineAgent[];
+  allowBypass: boolean;
+}
+
+function refuse(code: MachineFailedAck['error']['code'], message: string): { ok: false; ack: MachineFailedAck } {
+  return { ok: false, ack: { ok: false, error: { code, message } } };
+}
+
+export function checkSpawn(payload: unknown, policy: MachinePolicy): { ok: true; plan: SpawnPlan } | { ok: false; ack: MachineFailedAck } {
+  const parsed = MachineSpawnPayloadSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return refuse('invalid_payload', `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}`);
+  }
+  const request = parsed.data;
+  const flavor = getFlavor(request.flavor);
+  const agent = policy.agents.find((a) => a.flavor === request.flavor);
+  if (!flavor?.runner || !agent) {
+    const has = policy.agents.map((a) => a.flavor).join(', ') || 'none';
+    return refuse('agent_unavailable', `this machine did not find the ${request.flavor} CLI on its PATH (it has: ${has}): install it and restart the runner`);
+  }
+  if (request.permissionMode === 'bypassPermissions' && !policy.allowBypass) {
+    return refuse('forbidden', 'this machine does not allow bypassPermissions: restart its runner with --allow-bypass to allow it');
+  }
+  const resolved = resolveUnderRoots(request.path, policy.roots);
+  if (!resolved.ok) return refuse(resolved.code, resolved.message);
+  if (request.resume && request.resume.tokenKey !== flavor.resumeTokenKey) {
+    return refuse('invalid_payload', `resume.tokenKey: ${request.resume.tokenKey} is not ${flavor.id}'s resume-token key (${flavor.resumeTokenKey})`);
+  }
+  return { ok: true, plan: { request, agent, runner: flavor.runner, cwd: resolved.path, tokenKey: flavor.resumeTokenKey } };
+}

@@ -1,0 +1,162 @@
+/**
+ * The machine runner end to end: a real hub process, a real `session-hub runner` process and the
+ * real Claude Code CLI against a scripted model server. Start over HTTP with the tool approved over
+ * HTTP, a message reaching the idle agent, interrupt, stop (run cancelled, agent gone), and kill -9
+ * of the runner mid-turn (run interrupted after its grace, the agent does not live on).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ListedMachine } from '../../shared/protocol/machines.js';
+import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
+import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
+import type { ModelServer } from '../agents/helpers/model-server.js';
+import { waitFor } from '../helpers/clients.js';
+import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
+import { TEST_TOKENS } from '../helpers/tokens.js';
+import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
+import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
+
+stopHubsAfterEach();
+let model: ModelServer | undefined;
+let home: ClaudeHome | undefined;
+let runner: RunnerProcess | undefined;
+afterEach(async () => {
+  await runner?.stop();
+  await model?.close();
+  home?.remove();
+});
+
+function api(hub: HubProcess) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${hub.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TEST_TOKENS.operator}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function setup(env: Record<string, string> = {}) {
+  model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved.txt', description: 'make a file' } }], finalText: 'All done.' });
+  home = claudeHome(model.url);
+  const hub = await spawnHub({ env });
+  const call = api(hub);
+  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
+  let machine: ListedMachine | undefined;
+  await waitFor(async () => {
+    machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
+    return machine !== undefined;
+  }, 30_000, `the runner registers; output:\n${runner.output()}`);
+  expect(machine!.agents.map((a) => a.flavor)).toEqual(['claude']);
+  return { hub, call, machineId: machine!.machineId };
+}
+
+async function pendingApproval(call: ReturnType<typeof api>, sid: string): Promise<string> {
+  let id: string | undefined;
+  await waitFor(async () => {
+    const approvals = (await call('GET', `/api/sessions/${sid}/approvals`)).body.approvals as { approvalId: string; status: string }[];
+    id = approvals.find((a) => a.status === 'pending')?.approvalId;
+    return id !== undefined;
+  }, 60_000, `a pending approval; runner:\n${runner!.output()}`);
+  return id!;
+}
+
+const turns = async (call: ReturnType<typeof api>, sid: string) => (await call('GET', `/api/sessions/${sid}/turns`)).body as unknown as TurnSummary[] | { turns: TurnSummary[] };
+const turnList = async (call: ReturnType<typeof api>, sid: string) => {
+  const body = await turns(call, sid);
+  return Array.isArray(body) ? body : body.turns;
+};
+
+describe('session-hub runner with the real Claude Code CLI', () => {
+  it('starts from HTTP, asks approval over HTTP, takes a message while idle, interrupts, and stops the whole agent', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sid = started.body.sid as string;
+    const snapshot = (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    expect(snapshot.metadata.value).toMatchObject({ flavor: 'claude', path: home!.dir, machineId, claudeSessionId: expect.any(String) });
+
+    const first = await pendingApproval(call, sid);
+    expect((await call('POST', `/api/sessions/${sid}/approvals/${first}`, { decision: 'allow' })).status).toBe(200);
+    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+    const [turn1] = await turnList(call, sid);
+    expect(turn1).toMatchObject({ prompt: 'first prompt', response: 'All done.', status: 'completed' });
+
+    // the agent idles: a person's message is its next input, at once
+    const requestsBefore = model!.requests.length;
+    expect((await call('POST', `/api/sessions/${sid}/messages`, { text: 'second prompt' })).status).toBe(201);
+    await waitFor(async () => model!.requests.slice(requestsBefore).some((r) => JSON.stringify(r.messages).includes('second prompt')), 30_000, 'the model sees the message');
+    await pendingApproval(call, sid);
+    expect((await call('POST', `/api/sessions/${sid}/interrupt`)).status).toBe(202);
+    await waitFor(async () => (await turnList(call, sid)).filter((t) => t.status !== 'open').length === 2, 30_000, 'second turn closed');
+    expect((await turnList(call, sid))[1]).toMatchObject({ prompt: 'second prompt', status: 'aborted' });
+
+    const pid = snapshotPid(runner!);
+    expect(pid).toBeDefined();
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    expect(alive(pid!)).toBe(false);
+    expect(runner!.logs().filter((l) => l.msg === 'agent started' || l.msg === 'stop').map((l) => l.requestedBy)).toEqual([expect.any(String), expect.any(String)]);
+  }, 240_000);
+
+  it('kill -9 of the runner mid-turn: the run ends interrupted after its grace, the agent does not live on', async () => {
+    const { call, machineId } = await setup({ SESSION_HUB_RUN_GRACE_MS: '2000', SESSION_HUB_SWEEP_MS: '500' });
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sid = started.body.sid as string;
+    await pendingApproval(call, sid);
+    const pid = snapshotPid(runner!);
+    expect(pid).toBeDefined();
+    await runner!.kill9();
+    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'interrupted', 30_000, 'run interrupted');
+    await waitFor(async () => !alive(pid!), 30_000, 'the agent is gone');
+  }, 180_000);
+
+  it('continues a stopped session: refused as unsafe, then forced, the same sid, the model seeing the earlier turn', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    const sid = started.body.sid as string;
+    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const refused = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe('resume_unsafe');
+    const before = model!.requests.length;
+    const forced = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(202);
+    expect(forced.body.sid).toBe(sid);
+    await waitFor(async () => model!.requests.slice(before).some((r) => JSON.stringify(r.messages).includes('go on')), 60_000, 'the model sees the continued prompt');
+    const request = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
+    expect(request).toContain('first prompt');
+  }, 180_000);
+
+  it('SIGTERM of the runner stops its agents and their runs end interrupted', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sid = started.body.sid as string;
+    await pendingApproval(call, sid);
+    const pid = snapshotPid(runner!);
+    await runner!.stop();
+    const snapshot = (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    expect(snapshot.lifecycle.lastRun?.status).toBe('interrupted');
+    expect(alive(pid!)).toBe(false);
+  }, 180_000);
+});
+
+/** The agent's pid, as the runner logged it at session-start (its process group leader). */
+function snapshotPid(process: RunnerProcess): number | undefined {
+  const line = process.logs().find((l) => l.msg === 'agent started');
+  return typeof line?.pid === 'number' ? line.pid : undefined;
+}

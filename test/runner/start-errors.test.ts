@@ -1,0 +1,43 @@
+/** `session-hub runner` as a process: --help, and the start errors that name what to do. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'session-hub-runner-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('session-hub runner start errors', () => {
+  it('--help says how to run it', async () => {
+    const run = await runCli(['runner', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('--allow-bypass');
+    expect(run.stdout).toContain('SESSION_HUB_MACHINE_TOKEN');
+  });
+
+  it('without a token: exit 2, how to make one', async () => {
+    const run = await runCli(['runner', '--root', dir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('SESSION_HUB_MACHINE_TOKEN is not set');
+    expect(run.stderr).toContain('--role machine');
+  });
+
+  it('a root that does not exist: exit 2, naming it', async () => {
+    const run = await runCli(['runner', '--root', join(dir, 'nope')], { env: { SESSION_HUB_MACHINE_TOKEN: 'x' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`root ${join(dir, 'nope')} does not exist`);
+  });
+
+  it('an unknown option: exit 2', async () => {
+    const run = await runCli(['runner', '--rooot', dir], { env: { SESSION_HUB_MACHINE_TOKEN: 'x' } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--rooot');
+  });
+
+  it('a hub that is not there: exit 1, naming the URL', async () => {
+    const run = await runCli(['runner', '--root', dir, '--hub', 'http://127.0.0.1:9'], { env: { SESSION_HUB_MACHINE_TOKEN: 'x', XDG_CONFIG_HOME: dir } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('cannot connect to http://127.0.0.1:9');
+  }, 30_000);
+});
