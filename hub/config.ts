@@ -59,6 +59,9 @@ const ConfigSchema = z.object({
   messageTtlMs: z.coerce.number().int().positive().default(86_400_000),
   /** How long a machine's agent has to report its session after a start or continue before `spawn_timeout` (docs/machines.md). */
   spawnTimeoutMs: z.coerce.number().int().positive().default(SPAWN_TIMEOUT_MS),
+  /** A session's queue: at most this many queued messages, and this many bytes of their text (docs/messages.md). */
+  messageQueueMax: z.coerce.number().int().positive().default(100),
+  messageQueueMaxBytes: z.coerce.number().int().positive().default(4 * 1024 * 1024),
   /** The per-token ceiling for a whole tenant: 100 runners sharing a token at 10 events/s each stay well under it. */
   tokenRateLimitPerSecond: z.coerce.number().positive().default(2000),
   tokenRateLimitBurst: z.coerce.number().positive().default(4000),
@@ -112,6 +115,8 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
   messageTtlMs: 'SESSION_HUB_MESSAGE_TTL_MS',
   spawnTimeoutMs: 'SESSION_HUB_SPAWN_TIMEOUT_MS',
+  messageQueueMax: 'SESSION_HUB_MESSAGE_QUEUE_MAX',
+  messageQueueMaxBytes: 'SESSION_HUB_MESSAGE_QUEUE_MAX_BYTES',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',
   tokenRateLimitBurst: 'SESSION_HUB_TOKEN_RATE_BURST',
   sync: 'SESSION_HUB_SYNC',

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   conflict: { status: 409, meaning: 'the request conflicts with the current state' },
   payload_too_large: { status: 413, meaning: 'a document is larger than 64 KiB of UTF-8 JSON' },
   rate_limited: { status: 429, meaning: 'too many events; slow down' },
+  queue_full: { status: 429, meaning: "the session's message queue is at its limit (count or bytes; the message names it): wait until its agent takes some, or cancel some" },
   internal: { status: 500, meaning: 'the hub failed; nothing was written' },
   unavailable: {
     status: 503,

@@ -5,6 +5,8 @@
  * (./spool-target.ts), so the events go where they were written for.
  */
 import { wireEvent } from './wire-event.js';
+import { takerOf } from './taker-key.js';
+import type { Taker } from '../../shared/protocol/messages.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { postHooks } from './send.js';
@@ -51,7 +53,13 @@ function nextChunk(pending: SpooledEvent[], wire: (event: SpooledEvent) => objec
  */
 export async function deliverSpool(spool: Spool, target: HubTarget, deadline: number, options: { take?: string } = {}): Promise<DeliveryReport> {
   const state = spool.state();
-  const wire = (event: SpooledEvent) => (event.id === options.take ? { ...wireEvent(event), take: true } : wireEvent(event));
+  // every event carries its session's taker key: the one that opens the session registers it
+  const takers = new Map<string, Taker | undefined>();
+  const takerFor = (tag: string) => (takers.has(tag) ? takers.get(tag) : takers.set(tag, takerOf(spool.dir, tag)).get(tag));
+  const wire = (event: SpooledEvent) => {
+    const taker = event.tag === null ? undefined : takerFor(event.tag);
+    return { ...wireEvent(event), ...(taker ? { taker } : {}), ...(event.id === options.take ? { take: true } : {}) };
+  };
   let pending = spool.read();
   const report: DeliveryReport = { delivered: 0, remaining: pending.length, results: new Map(), notes: [] };
   /** After a 400 the hub could not read a request: send one event per request to find the one at fault. */

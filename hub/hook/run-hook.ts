@@ -193,8 +193,9 @@ async function settle(
     outcome.errors.push(`hub unreachable, ${report.remaining} event(s) spooled; a background drainer retries: ${report.stoppedBy ?? ''}`);
   }
   // this event's answer: the person's queued messages at a message hook
-  const answer = report.results.get(context.event.id)?.answer;
-  if (answer) outcome.stdout = { ...answer, ...outcome.stdout };
+  const result = report.results.get(context.event.id);
+  if (result?.answer) outcome.stdout = { ...result.answer, ...outcome.stdout };
+  if (result?.takeRefused) outcome.errors.push(`the hub gave this hook no messages: ${result.takeRefused}`);
   outcome.errors.push(...context.spool.problems);
   return outcome;
 }

@@ -30,7 +30,7 @@ export function hubOrigin(url: string): string {
 }
 
 /** FNV-1a, 64 bits, as 16 hex digits (two 32-bit halves: no BigInt on the hook path). */
-function fnv1a64(text: string): string {
+export function fnv1a64(text: string): string {
   let h1 = 0x84222325;
   let h0 = 0xcbf29ce4;
   // 64-bit FNV prime 0x100000001b3 = 2^40 + 0x1b3, multiplied in 16-bit limbs

@@ -1,8 +1,10 @@
 /**
  * `session-hub hook <flavor> --wake`: the background hook that waits for a person's message after the
  * agent stopped (the registry's `wakeHook`: Claude Code's `asyncRewake` Stop hook) and wakes the
- * idle agent with it: the text on stderr, the wake exit code (2). Nothing in time, a newer waiter
- * of the same session, a hub away or refusing: exit 0 with nothing, so the agent stays as it was.
+ * idle agent with it: the text on stderr, the wake exit code (2). Nothing in time, another waiter of
+ * the same session took the message, a hub away or refusing: exit 0 with nothing (a refusal with a
+ * note), so the agent stays as it was. It proves it is the session's own with the session's taker
+ * key (./taker-key.ts).
  * Headless (the registry's `headless` variable, e.g. `claude -p`): exit 0 at once, stdin unread: no
  * person is there to reply, and the run would not end while the waiter waits. It spools nothing: the
  * same stop's own hook reports the event. Part of the bridge bundle.
@@ -11,6 +13,9 @@ import { getFlavor, hookFieldsOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { HookWaitResponse } from '../../shared/protocol/messages.js';
 import { postJson } from './http-post.js';
+import { defaultSpoolDir } from './spool.js';
+import { targetDir } from './spool-target.js';
+import { takerOf } from './taker-key.js';
 
 /**
  * The wait from `SESSION_HUB_WAKE_WAIT_MS`: a whole number of ms (0: no waiter), unset or empty the
@@ -60,7 +65,9 @@ export async function runWake(flavor: string, readPayload: () => Promise<string>
   const fields = hookFieldsOf(flavor, payload);
   const tag = readText(payload, fields.sessionId);
   if (!tag) return { exitCode: 0, stderr: `session-hub hook: the payload has no ${fields.sessionId}\n` };
-  const body = JSON.stringify({ flavor, tag, event: readText(payload, fields.event) ?? wake.event, waitMs });
+  // the session's taker key, shared with its other hooks on this machine: without it the hub refuses the wait
+  const taker = takerOf(targetDir(defaultSpoolDir(env), { url, token }), tag);
+  const body = JSON.stringify({ flavor, tag, event: readText(payload, fields.event) ?? wake.event, waitMs, ...(taker ? { taker } : {}) });
   try {
     // the hub answers by waitMs; a little more for the answer to come back
     const answer = await postJson(new URL('/api/hooks/wait', url), { authorization: `Bearer ${token}` }, body, waitMs + 5000);

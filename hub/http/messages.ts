@@ -1,15 +1,25 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DECIDING_ROLES, HOOK_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
-import { HookWaitRequestSchema, HookWaitResponseSchema, MESSAGE_MAX_BYTES, MessageParamsSchema, MessageResponseSchema, MessagesResponseSchema, PostMessageRequestSchema } from '../../shared/protocol/messages.js';
+import {
+  HookWaitRequestSchema,
+  HookWaitResponseSchema,
+  MESSAGE_MAX_BYTES,
+  MessageParamsSchema,
+  MessageResponseSchema,
+  MessagesQuerySchema,
+  MessagesResponseSchema,
+  PostMessageRequestSchema,
+} from '../../shared/protocol/messages.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { cancelMessage, queueMessage } from '../people/messages.js';
 import { requireSession } from '../services/require-session.js';
 import { tokenIdOf, type TokenIdentity } from '../services/tokens.js';
 import { reachOf } from '../people/message-reach.js';
 import { waitForMessages } from '../people/message-wait.js';
-import { listMessages } from '../store/messages.js';
+import { listMessagePage } from '../store/messages.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
+import { decodeMessageCursor, encodeMessageCursor } from './message-cursor.js';
 
 const personOf = (identity: TokenIdentity): Actor => ({ namespace: identity.namespace, role: identity.role, by: 'user' });
 
@@ -38,12 +48,22 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     },
   );
 
+  /** Paged from the latest back (a session's whole history could be megabytes): the page's own call, no query, gets the latest 100. */
   app.get(
     '/api/sessions/:sid/messages',
-    { onRequest: requireToken(access), schema: { params: SidParamsSchema, response: { 200: MessagesResponseSchema } } },
+    { onRequest: requireToken(access), schema: { params: SidParamsSchema, querystring: MessagesQuerySchema, response: { 200: MessagesResponseSchema } } },
     async (request) => {
+      const { limit, cursor } = request.query;
+      const before = cursor === undefined ? undefined : decodeMessageCursor(cursor);
       const session = await requireSession(deps.store, identityOf(request), request.params.sid);
-      return { sid: session.sid, messages: await listMessages(deps.store, session.sid), ...(await reachOf(deps.store, session, deps.clock.now())) };
+      const page = await listMessagePage(deps.store, { sid: session.sid, limit, ...(before ? { before } : {}) });
+      const oldest = page.messages[0];
+      return {
+        sid: session.sid,
+        messages: page.messages,
+        ...(await reachOf(deps.store, session, deps.clock.now())),
+        ...(page.more && oldest ? { nextCursor: encodeMessageCursor({ at: oldest.createdAt, id: oldest.id }) } : {}),
+      };
     },
   );
 
@@ -53,7 +73,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     async (request) => ({ message: await cancelMessage(deps, personOf(identityOf(request)), request.params) }),
   );
 
-  /** The hook bridge's background waiter (agent or runner token): answers when a message came, a newer waiter replaced it, or the wait ran out. */
+  /** The hook bridge's background waiter (agent or runner token): answers when a message came or the wait ran out; 403 when it is not the session's own (its taker proof), 401 when its token is revoked meanwhile. */
   app.post(
     '/api/hooks/wait',
     { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },

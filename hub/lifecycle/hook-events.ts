@@ -195,8 +195,9 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     const outcome = sid === null ? 'ignored' : 'applied';
     await recordAppliedHookEvent(tx, { ...key, outcome, at: hubNow });
     const result: HookResult = sid === null ? { id: event.id, outcome, detail: `no session "${hook.tag}" to end` } : { id: event.id, outcome, sid };
-    const answer = sid === null ? undefined : await messageHookAnswerIn(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
+    const { answer, refused } = sid === null ? {} : await messageHookAnswerIn(tx, changes, actor, event, { namespace: actor.namespace, sid }, at);
     if (answer) result.answer = answer;
+    if (refused) result.takeRefused = refused;
     return { result, ...attention };
   };
 }

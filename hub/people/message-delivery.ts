@@ -14,6 +14,7 @@ import type { Actor } from '../services/deps.js';
 import { getSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import { applyAttention } from './attention.js';
+import { proveTaker } from './message-takers.js';
 import { takeQueuedIn } from './messages.js';
 
 /** The texts as the agent gets them: the person's words, in order, a blank line between two messages. */
@@ -21,8 +22,9 @@ export function promptOf(messages: readonly Message[]): string {
   return messages.map((message) => message.text).join('\n\n');
 }
 
-export async function deliverQueuedIn(tx: Tx, changes: ChangeSet, actor: Actor, session: { namespace: string; sid: string }, via: string, now: number): Promise<Message[]> {
-  const taken = await takeQueuedIn(tx, changes, session, via, now);
+/** Takes what fits one answer (takeQueuedIn) for a proven taker, and opens the turn the agent works on with it. */
+export async function deliverQueuedIn(tx: Tx, changes: ChangeSet, actor: Actor, session: { namespace: string; sid: string }, taker: { via: string; takenBy: string }, now: number): Promise<Message[]> {
+  const taken = await takeQueuedIn(tx, changes, session, taker, now);
   if (taken.length === 0) return taken;
   await submitPromptWork(actor, { sid: session.sid, prompt: promptOf(taken) })(tx, changes, now);
   const current = await getSession(tx, session);
@@ -31,15 +33,21 @@ export async function deliverQueuedIn(tx: Tx, changes: ChangeSet, actor: Actor, 
 }
 
 /**
- * A message hook sent by the hook process that prints its answer (`take`), in the hook event's unit
- * of work: the session's queued messages, delivered as `hook:<event>`, in the flavor's output; none
- * queued (or not a message hook): no answer.
+ * A hook event of the session: its taker key (when it carries one) is registered if the session has
+ * none yet, so the process that opens a session is the one whose key counts. Then, for a message hook
+ * sent by the hook process that prints its answer (`take`) and proves it is the session's own: the
+ * queued messages that fit one answer, delivered as `hook:<event>`, in the flavor's output; none
+ * queued (or not a message hook): no answer; not proven: `refused` says why, nothing taken.
  */
-export async function messageHookAnswerIn(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<JsonObject | undefined> {
-  if (event.take !== true) return undefined;
+export async function messageHookAnswerIn(tx: Tx, changes: ChangeSet, actor: Actor, event: HookEvent, session: { namespace: string; sid: string }, at: number): Promise<{ answer?: JsonObject; refused?: string }> {
   const hookName = readText(event.payload, hookFieldsOf(event.flavor, event.payload).event);
-  const output = messageHookOf(event.flavor, hookName);
-  if (!output) return undefined;
-  const taken = await deliverQueuedIn(tx, changes, actor, session, `hook:${hookName}`, at);
-  return taken.length === 0 ? undefined : messageHookAnswer(output, taken.map((message) => message.text));
+  const output = event.take === true ? messageHookOf(event.flavor, hookName) : undefined;
+  if (!output) {
+    if (event.taker) await proveTaker(tx, session, event.taker, at);
+    return {};
+  }
+  const proof = await proveTaker(tx, session, event.taker, at);
+  if (!proof.ok) return { refused: proof.why };
+  const taken = await deliverQueuedIn(tx, changes, actor, session, { via: `hook:${hookName}`, takenBy: proof.process }, at);
+  return taken.length === 0 ? {} : { answer: messageHookAnswer(output, taken.map((message) => message.text)) };
 }

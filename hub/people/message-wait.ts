@@ -1,34 +1,39 @@
 /**
  * A background hook waiting for a person's message (Claude Code's asyncRewake Stop hook wakes the
  * idle agent with it; docs/messages.md). A message queued on this process wakes the waiter at once;
- * one queued on another hub process sharing the store is read within `pollMs`.
+ * one queued on another hub process sharing the store is read within `pollMs`. Only the session's
+ * own waiter takes (its taker proof); one that is not is refused 403 and displaces nothing.
  */
-import type { Message } from '../../shared/protocol/messages.js';
+import { hubError } from '../../shared/errors.js';
+import type { Message, Taker } from '../../shared/protocol/messages.js';
 import { runWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { isClosing, registerWaiter, type MessageWaiter } from './message-waiters.js';
 import { listQueuedMessages } from '../store/messages.js';
 import { getSessionByTag, type StoredSession } from '../store/sessions.js';
 import { deliverQueuedIn } from './message-delivery.js';
+import { proveTaker } from './message-takers.js';
 
 /** How often a waiter reads the store, for messages queued on another hub process. */
 export const MESSAGE_POLL_MS = 1000;
 
 export interface WaitResult {
   messages: Message[];
-  replaced: boolean;
+  /** Always false: no waiter replaces another (kept in the answer for bridges that read it). */
+  replaced: false;
 }
 
 /**
  * Waits up to `waitMs` for queued messages of the agent session `tag` (its hub session found by tag,
- * which the same stop's synchronous hook may create a moment later), takes them all as
- * `wake:<event>` (a turn opens with their text), and returns them. Nothing in time, a newer waiter, or a hub closing: no messages.
+ * which the same stop's synchronous hook may create a moment later), takes what fits one answer as
+ * `wake:<event>` (a turn opens with their text), and returns them. Nothing in time, or a hub
+ * closing: no messages. A waiter whose `taker` is not the session's: 403 `forbidden`, nothing taken.
  * `signal` aborted (the waiting token revoked): throws its reason, having taken nothing since.
  */
 export async function waitForMessages(
   deps: HubDeps,
   actor: Actor,
-  input: { tag: string; event: string; waitMs: number },
+  input: { tag: string; event: string; waitMs: number; taker?: Taker | undefined },
   options: { pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<WaitResult> {
   const pollMs = options.pollMs ?? MESSAGE_POLL_MS;
@@ -37,7 +42,6 @@ export async function waitForMessages(
   const self: MessageWaiter = {
     namespace: actor.namespace,
     sid: undefined,
-    replaced: false,
     woken: false,
     wake: () => {
       self.woken = true;
@@ -50,19 +54,27 @@ export async function waitForMessages(
   const onAbort = () => self.wake();
   signal?.addEventListener('abort', onAbort);
   let session: StoredSession | undefined;
+  let takenBy: string | undefined;
   try {
     for (;;) {
       self.woken = false;
       signal?.throwIfAborted();
-      if (self.replaced || isClosing(deps)) return { messages: [], replaced: self.replaced };
+      if (isClosing(deps)) return { messages: [], replaced: false };
       session ??= await getSessionByTag(deps.store, { namespace: actor.namespace, tag: input.tag });
       if (session) {
         const found = session;
+        // proved once: a session's key never changes once registered
+        if (takenBy === undefined) {
+          const proof = await runWrite(deps, (tx, _changes, now) => proveTaker(tx, found, input.taker, now));
+          if (!proof.ok) throw hubError.forbidden(proof.why);
+          takenBy = proof.process;
+        }
         self.sid = found.sid;
+        const taker = { via: `wake:${input.event}`, takenBy };
         // a read first: a write only when something is queued (many idle sessions each have a waiter)
         if ((await listQueuedMessages(deps.store, found.sid)).length > 0) {
           signal?.throwIfAborted();
-          const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, found, `wake:${input.event}`, now));
+          const taken = await runWrite(deps, (tx, changes, now) => deliverQueuedIn(tx, changes, actor, found, taker, now));
           if (taken.length > 0) return { messages: taken, replaced: false };
         }
       }

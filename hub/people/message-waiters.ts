@@ -1,7 +1,8 @@
 /**
- * The registry of background hooks waiting for a person's message (message-wait.ts), per hub: one
- * waiter per agent session (a newer one replaces the older), woken when a message for its session
- * commits on this process.
+ * The registry of background hooks waiting for a person's message (message-wait.ts), per hub: every
+ * waiter of an agent session stays registered until its own wait ends (never displaced by another:
+ * a waiter that proved nothing takes nothing, and the agent's own earlier waiter must still be able
+ * to wake it); a message for the session wakes them all, and the first to take it wins.
  */
 import type { Store } from '../store/sql.js';
 import type { HubDeps } from '../services/deps.js';
@@ -10,33 +11,30 @@ export interface MessageWaiter {
   namespace: string;
   /** Its hub session, once found by tag. */
   sid: string | undefined;
-  replaced: boolean;
   /** Set by wake(); the waiter looks again before it sleeps. */
   woken: boolean;
   wake(): void;
 }
 
-/** Per store (per hub, even several in one test process): agent session key -> its waiter. */
-const waitersByStore = new WeakMap<Store, Map<string, MessageWaiter>>();
+/** Per store (per hub, even several in one test process): agent session key -> its waiters. */
+const waitersByStore = new WeakMap<Store, Map<string, Set<MessageWaiter>>>();
 const closingStores = new WeakSet<Store>();
 
-function waitersOf(deps: HubDeps): Map<string, MessageWaiter> {
+function waitersOf(deps: HubDeps): Map<string, Set<MessageWaiter>> {
   let waiters = waitersByStore.get(deps.store);
   if (!waiters) waitersByStore.set(deps.store, (waiters = new Map()));
   return waiters;
 }
 
-/** Registers the waiter of `key`; an older one of the same key is replaced (it answers at once with nothing). */
+/** Registers a waiter of `key` beside any others; the returned function removes it. */
 export function registerWaiter(deps: HubDeps, key: string, waiter: MessageWaiter): () => void {
   const waiters = waitersOf(deps);
-  const older = waiters.get(key);
-  if (older) {
-    older.replaced = true;
-    older.wake();
-  }
-  waiters.set(key, waiter);
+  const same = waiters.get(key) ?? new Set<MessageWaiter>();
+  same.add(waiter);
+  waiters.set(key, same);
   return () => {
-    if (waiters.get(key) === waiter) waiters.delete(key);
+    same.delete(waiter);
+    if (same.size === 0 && waiters.get(key) === same) waiters.delete(key);
   };
 }
 
@@ -44,18 +42,26 @@ export function isClosing(deps: HubDeps): boolean {
   return closingStores.has(deps.store);
 }
 
-/** After a message for `sid` commits: its waiter (on this process) looks now. */
+function* everyWaiter(deps: HubDeps): Iterable<MessageWaiter> {
+  for (const same of waitersOf(deps).values()) yield* same;
+}
+
+/** After a message for `sid` commits: its waiters (on this process) look now. */
 export function wakeMessageWaiters(deps: HubDeps, namespace: string, sid: string): void {
-  for (const waiter of waitersOf(deps).values()) if (waiter.namespace === namespace && (waiter.sid === sid || waiter.sid === undefined)) waiter.wake();
+  for (const waiter of everyWaiter(deps)) if (waiter.namespace === namespace && (waiter.sid === sid || waiter.sid === undefined)) waiter.wake();
 }
 
 /** At shutdown: every waiter answers now with nothing; the agent stays idle until its next stop. */
 export function releaseMessageWaiters(deps: HubDeps): void {
   closingStores.add(deps.store);
-  for (const waiter of waitersOf(deps).values()) waiter.wake();
+  for (const waiter of everyWaiter(deps)) waiter.wake();
 }
 
-/** True while a waiter of this agent session waits on this hub (benchmarks and tests wait for it before sending). */
+/** How many waiters of this agent session wait on this hub (benchmarks and tests wait for one before sending). */
+export function messageWaitersOf(deps: HubDeps, namespace: string, tag: string): number {
+  return waitersOf(deps).get(`${namespace}\u0000${tag}`)?.size ?? 0;
+}
+
 export function hasMessageWaiter(deps: HubDeps, namespace: string, tag: string): boolean {
-  return waitersOf(deps).has(`${namespace}\u0000${tag}`);
+  return messageWaitersOf(deps, namespace, tag) > 0;
 }

@@ -7,13 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HubError } from '../../shared/errors.js';
-import type { Message, MessageSender } from '../../shared/protocol/messages.js';
-import { endMessage, getMessage, insertMessage, listQueuedMessages, listStaleMessages, markMessageDelivered } from '../store/messages.js';
+import { MESSAGE_ANSWER_MAX_BYTES, type Message, type MessageSender } from '../../shared/protocol/messages.js';
+import { ENV_VARS } from '../config.js';
+import { endMessage, getMessage, insertMessage, listQueuedMessages, listStaleMessages, markMessageDelivered, queuedSize } from '../store/messages.js';
 import type { Tx } from '../store/sql.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { wakeMessageWaiters } from './message-waiters.js';
 import { requireSession } from '../services/require-session.js';
+import { runnerTakerOf } from './message-takers.js';
 
 /** No such message on this session (or it is another tenant's): 404 `message_not_found`. */
 export class MessageNotFound extends HubError {
@@ -31,10 +33,37 @@ export class MessageConflict extends HubError {
   }
 }
 
+/** The session's queue is at one of its limits (count or bytes): 429 `queue_full`, naming the limit. */
+export class QueueFull extends HubError {
+  constructor(message: string) {
+    super('queue_full', message);
+    this.name = 'QueueFull';
+  }
+}
+
+/**
+ * A session's queue is bounded (SESSION_HUB_MESSAGE_QUEUE_MAX messages, _MAX_BYTES of text): an agent
+ * that never stops must not let people pile up what no answer could carry and every read would hold.
+ */
+async function refuseOverLimit(tx: Tx, deps: HubDeps, sid: string, text: string): Promise<void> {
+  const { count, bytes } = await queuedSize(tx, sid);
+  const { messageQueueMax, messageQueueMaxBytes } = deps.config;
+  if (count + 1 > messageQueueMax) {
+    throw new QueueFull(`session ${sid} already holds ${count} queued messages, its limit (${ENV_VARS.messageQueueMax}=${messageQueueMax}): wait until its agent takes some, or cancel some`);
+  }
+  const adding = Buffer.byteLength(text);
+  if (bytes + adding > messageQueueMaxBytes) {
+    throw new QueueFull(
+      `session ${sid}'s queued messages hold ${bytes} bytes; ${adding} more would pass its limit of ${messageQueueMaxBytes} bytes (${ENV_VARS.messageQueueMaxBytes}): wait until its agent takes some, or cancel some`,
+    );
+  }
+}
+
 /** `queue`: a person's message for the session, `queued` until an agent takes it. */
 export async function queueMessage(deps: HubDeps, actor: Actor, input: { sid: string; text: string; by: MessageSender }): Promise<Message> {
   const { message, namespace } = await runWrite(deps, async (tx, changes, now) => {
     const session = await requireSession(tx, actor, input.sid);
+    await refuseOverLimit(tx, deps, session.sid, input.text);
     const queued: Message = {
       id: randomUUID(),
       sid: session.sid,
@@ -45,6 +74,7 @@ export async function queueMessage(deps: HubDeps, actor: Actor, input: { sid: st
       endedAt: null,
       by: input.by,
       via: null,
+      takenBy: null,
     };
     await insertMessage(tx, { id: queued.id, sid: queued.sid, namespace: session.namespace, text: queued.text, createdAt: now, byToken: input.by.tokenId, byLabel: input.by.label });
     changes.message(session.namespace, queued);
@@ -71,16 +101,23 @@ export function cancelMessage(deps: HubDeps, actor: Actor, input: { sid: string;
 }
 
 /**
- * Inside a unit of work: the session's queued messages, oldest first, become `delivered` by `via`
- * (a hook printing them); returns those this call took (another taker may have won some).
+ * Inside a unit of work: the session's queued messages, oldest first, as many as fit in one answer
+ * (MESSAGE_ANSWER_MAX_BYTES of text, at least one), become `delivered` by `via` (a hook printing
+ * them), taken by `takenBy`; the rest stay queued for the next take. Returns those this call took
+ * (another taker may have won some).
  */
-export async function takeQueuedIn(tx: Tx, changes: ChangeSet, session: { namespace: string; sid: string }, via: string, now: number): Promise<Message[]> {
+export async function takeQueuedIn(tx: Tx, changes: ChangeSet, session: { namespace: string; sid: string }, taker: { via: string; takenBy: string }, now: number): Promise<Message[]> {
   const taken: Message[] = [];
+  let bytes = 0;
   for (const message of await listQueuedMessages(tx, session.sid)) {
-    if (!(await markMessageDelivered(tx, { id: message.id, at: now, via }))) continue;
-    const delivered: Message = { ...message, state: 'delivered', deliveredAt: now, via };
+    // the blank line that joins two texts counts too: the answer is what the agent reads
+    const size = Buffer.byteLength(message.text) + (taken.length > 0 ? 2 : 0);
+    if (taken.length > 0 && bytes + size > MESSAGE_ANSWER_MAX_BYTES) break;
+    if (!(await markMessageDelivered(tx, { id: message.id, at: now, ...taker }))) continue;
+    const delivered: Message = { ...message, state: 'delivered', deliveredAt: now, ...taker };
     changes.message(session.namespace, delivered);
     taken.push(delivered);
+    bytes += size;
   }
   return taken;
 }
@@ -88,8 +125,9 @@ export async function takeQueuedIn(tx: Tx, changes: ChangeSet, session: { namesp
 /** A runner acked the message: delivered by `runner`, unless another taker was first (false). */
 async function markDeliveredByRunner(deps: HubDeps, namespace: string, message: Message): Promise<boolean> {
   return runWrite(deps, async (tx, changes, now) => {
-    if (!(await markMessageDelivered(tx, { id: message.id, at: now, via: 'runner' }))) return false;
-    changes.message(namespace, { ...message, state: 'delivered', deliveredAt: now, via: 'runner' });
+    const takenBy = await runnerTakerOf(tx, { namespace, sid: message.sid });
+    if (!(await markMessageDelivered(tx, { id: message.id, at: now, via: 'runner', takenBy }))) return false;
+    changes.message(namespace, { ...message, state: 'delivered', deliveredAt: now, via: 'runner', takenBy });
     return true;
   });
 }

@@ -9,7 +9,7 @@ export const MESSAGE_ACK_WAIT_MS = 10_000;
 const took = (answer: RunnerMessageAck | undefined) => answer?.ok === true;
 
 /**
- * `/runner` event `message { sid, message }` with an ack, to the session's runner sockets on every
+ * `/runner` event `message { sid, message }` with an ack, to the session's proven runner sockets (its taker key) on every
  * hub process (the adapter carries broadcast acks), or to one socket. Answers from runners that did
  * ack count even when another stayed silent past the wait.
  */
@@ -25,7 +25,7 @@ export function createMessageCourier(runners: RunnerNamespace, waitMs = MESSAGE_
           return;
         }
         runners
-          .to(rooms.session(message.sid))
+          .to(rooms.takers(message.sid))
           .timeout(waitMs)
           .emit('message', payload, (_error: Error | null, answers: RunnerMessageAck[]) => resolve((answers ?? []).some(took)));
       });

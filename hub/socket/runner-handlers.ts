@@ -19,6 +19,9 @@ import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
 import { setAttention } from '../people/attention.js';
 import { offerQueuedTo } from '../people/messages.js';
+import { proveTaker } from '../people/message-takers.js';
+import { runWrite } from '../services/changes.js';
+import type { Taker } from '../../shared/protocol/messages.js';
 import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { updateMetadata, updateState } from '../services/versioned-writes.js';
@@ -54,6 +57,13 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
       socket.data.log.warn({ err: error, sid }, 'could not offer queued messages'),
     );
   };
+  /** Whether this socket is the session's own taker (its taker key): then it is offered the session's messages; else why not. */
+  const proveSocket = async (sid: string, taker: Taker | undefined): Promise<string | undefined> => {
+    const proof = await runWrite(deps, (tx, _changes, now) => proveTaker(tx, { namespace: actor.namespace, sid }, taker, now, { note: true }));
+    if (!proof.ok) return proof.why;
+    await socket.join(rooms.takers(sid));
+    return undefined;
+  };
 
   on('session-start', SessionStartPayloadSchema, 'ok', async (payload, ctx) => {
     const { session, created } = await startSession(deps, actor, payload);
@@ -62,8 +72,9 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     // outlive the socket and keep the session's run from its grace for good. Lost now instead.
     if (socket.disconnected) return loseSocket(), { ok: true, session, created };
     void socket.join(rooms.session(session.sid));
-    ctx.afterAck(() => offerQueued(session.sid));
-    return { ok: true, session, created };
+    const takerRefused = await proveSocket(session.sid, payload.taker);
+    if (takerRefused === undefined) ctx.afterAck(() => offerQueued(session.sid));
+    return { ok: true, session, created, ...(takerRefused === undefined ? {} : { takerRefused }) };
   });
 
   on('session-join', SessionJoinPayloadSchema, 'ok', async (payload, ctx) => {
@@ -75,8 +86,10 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     holdLive(socket, room);
     void socket.join(room);
     let replay: ReplayPlan;
+    let takerRefused: string | undefined;
     try {
       replay = await planReplay(deps.store, { namespace: actor.namespace, sinceSeq: payload.sinceSeq ?? socket.data.lastSeq, sids: new Set([session.sid]) });
+      takerRefused = await proveSocket(session.sid, payload.taker);
     } catch (error) {
       releaseLive(socket, room, undefined);
       throw error;
@@ -84,9 +97,9 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
     ctx.afterAck(() => {
       sendReplay(socket, replay);
       releaseLive(socket, room, replayedThrough(replay));
-      offerQueued(session.sid);
+      if (takerRefused === undefined) offerQueued(session.sid);
     });
-    return { ok: true, session };
+    return { ok: true, session, ...(takerRefused === undefined ? {} : { takerRefused }) };
   });
 
   on('prompt-submit', PromptSubmitPayloadSchema, 'ok', async (payload) => ({ ok: true, ...(await submitPrompt(deps, actor, payload)) }));

@@ -13,17 +13,22 @@ interface MessageRow {
   by_token: string;
   by_label: string | null;
   via: string | null;
+  taken_by: string | null;
 }
 
 const INSERT = `
-  INSERT INTO messages (message_id, sid, namespace, text, state, created_at, by_token, by_label)
-  VALUES (@id, @sid, @namespace, @text, 'queued', @createdAt, @byToken, @byLabel)`;
+  INSERT INTO messages (message_id, sid, namespace, text, text_bytes, state, created_at, by_token, by_label)
+  VALUES (@id, @sid, @namespace, @text, @textBytes, 'queued', @createdAt, @byToken, @byLabel)`;
 const SELECT_ONE = `SELECT * FROM messages WHERE message_id = @id AND sid = @sid AND namespace = @namespace`;
-const SELECT_FOR_SESSION = `SELECT * FROM messages WHERE sid = @sid ORDER BY created_at, message_id`;
+/** A page of the session's messages, newest first, before a position (the page before the previous one). */
+const SELECT_PAGE = `
+  SELECT * FROM messages WHERE sid = @sid AND (created_at < @beforeAt OR (created_at = @beforeAt AND message_id < @beforeId))
+  ORDER BY created_at DESC, message_id DESC LIMIT @limit`;
+const SELECT_QUEUE_SIZE = `SELECT COUNT(*) AS count, COALESCE(SUM(text_bytes), 0) AS bytes FROM messages WHERE sid = @sid AND state = 'queued'`;
 const SELECT_QUEUED = `SELECT * FROM messages WHERE sid = @sid AND state = 'queued' ORDER BY created_at, message_id`;
 const SELECT_STALE = `SELECT * FROM messages WHERE state = 'queued' AND created_at < @before ORDER BY created_at, message_id LIMIT @limit`;
 /** Compare-and-set: only a queued message is delivered, cancelled or expired, so two takers cannot both win. */
-const DELIVER = `UPDATE messages SET state = 'delivered', delivered_at = @at, via = @via WHERE message_id = @id AND state = 'queued'`;
+const DELIVER = `UPDATE messages SET state = 'delivered', delivered_at = @at, via = @via, taken_by = @takenBy WHERE message_id = @id AND state = 'queued'`;
 const END = `UPDATE messages SET state = @state, ended_at = @at WHERE message_id = @id AND state = 'queued'`;
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -39,11 +44,12 @@ function toMessage(row: MessageRow): Message {
     endedAt: time(row.ended_at),
     by: { tokenId: row.by_token, label: row.by_label },
     via: row.via,
+    takenBy: row.taken_by ?? null,
   };
 }
 
 export async function insertMessage(sql: Sql, input: { id: string; sid: string; namespace: string; text: string; createdAt: number; byToken: string; byLabel: string | null }): Promise<void> {
-  await sql.run(INSERT, input);
+  await sql.run(INSERT, { ...input, textBytes: Buffer.byteLength(input.text) });
 }
 
 /** A message of this session in this namespace; another tenant's is exactly as absent as a missing one. */
@@ -52,9 +58,27 @@ export async function getMessage(sql: Sql, key: { id: string; sid: string; names
   return row && toMessage(row);
 }
 
-/** Oldest first. */
-export async function listMessages(sql: Sql, sid: string): Promise<Message[]> {
-  return ((await sql.all(SELECT_FOR_SESSION, { sid })) as MessageRow[]).map(toMessage);
+/** A position in a session's list: a message's creation time and id (the order of the list). */
+export interface MessagePosition {
+  at: number;
+  id: string;
+}
+
+/**
+ * Up to `limit` messages before `before` (none: the latest), oldest first within the page; `more`
+ * when older ones remain (read one more than asked, so the last page says it is the last).
+ */
+export async function listMessagePage(sql: Sql, input: { sid: string; limit: number; before?: MessagePosition }): Promise<{ messages: Message[]; more: boolean }> {
+  const before = input.before ?? { at: Number.MAX_SAFE_INTEGER, id: '' };
+  const rows = (await sql.all(SELECT_PAGE, { sid: input.sid, beforeAt: before.at, beforeId: before.id, limit: input.limit + 1 })) as MessageRow[];
+  // the default position sorts after every message of that time: '' is below any id, so the time bound does it
+  return { messages: rows.slice(0, input.limit).map(toMessage).reverse(), more: rows.length > input.limit };
+}
+
+/** What the session's queue holds now: queued messages and their bytes of UTF-8 (its limits). */
+export async function queuedSize(sql: Sql, sid: string): Promise<{ count: number; bytes: number }> {
+  const row = (await sql.get(SELECT_QUEUE_SIZE, { sid })) as { count: number | string; bytes: number | string };
+  return { count: Number(row.count), bytes: Number(row.bytes) };
 }
 
 /** The session's queued messages, oldest first (the order the agent reads them in). */
@@ -68,7 +92,7 @@ export async function listStaleMessages(sql: Sql, before: number, limit: number)
 }
 
 /** Marks a queued message delivered; false when it was no longer queued (nothing changed). */
-export async function markMessageDelivered(sql: Sql, input: { id: string; at: number; via: string }): Promise<boolean> {
+export async function markMessageDelivered(sql: Sql, input: { id: string; at: number; via: string; takenBy: string | null }): Promise<boolean> {
   return (await sql.run(DELIVER, input)).changes === 1;
 }
 

@@ -2,7 +2,8 @@
  * The runner side of the SDK: one `/runner` socket, the sessions it started or joined, typed
  * lifecycle calls, and versioned writes that never lose an update and never apply one twice.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Socket } from 'socket.io-client';
 import type { UpdateEvent } from '../protocol/broadcast.js';
 import type { AckOf, RunnerClientToServerEvents, RunnerServerToClientEvents } from '../protocol/events.js';
@@ -56,6 +57,14 @@ export interface RunnerClientOptions extends ClientOptions {
   maxAttempts?: number;
   /** Pacing between attempts. Default base 10 ms, cap 1000 ms, full jitter. */
   backoff?: BackoffOptions;
+  /**
+   * The secret that proves this runner is its sessions' own taker of people's messages (at least 32
+   * characters; docs/messages.md, "Who takes a message"). The first runner (or hook) of a session
+   * registers its key; only a runner presenting it is offered the session's messages. Default: a
+   * random one per client, so a runner process restarted onto its old sessions passes the key it
+   * kept to keep taking their messages.
+   */
+  takerKey?: string;
 }
 
 export interface RunnerClientEvents {
@@ -99,10 +108,13 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   /** A join asked for a replay since the last refetch: a `resync` is about that. */
   private replayRequested = false;
   private readonly messageHandlers = new Set<MessageHandler>();
+  /** Sent with every session-start and session-join: the hub offers a session's messages only to its own taker. */
+  private readonly taker: { key: string; process: string };
 
   private constructor(link: Link<RunnerSocket>, options: RunnerClientOptions) {
     super(link, options);
     this.options = options;
+    this.taker = { key: options.takerKey ?? randomBytes(24).toString('base64url'), process: `runner pid ${process.pid} on ${hostname()}`.slice(0, 128) };
     const { socket } = link;
     socket.on('update', (event) => this.onUpdate(event));
     socket.on('resync', () => this.onResync());
@@ -179,11 +191,11 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    * @example
    * const { session, created } = await runner.startSession({ tag: 'abc', flavor: 'codex', source: 'startup' });
    */
-  async startSession(payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
-    const ack = unwrapOk(await this.request('session-start', payload), 'session-start');
+  async startSession(payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean; takerRefused?: string }> {
+    const ack = unwrapOk(await this.request('session-start', { taker: this.taker, ...payload }), 'session-start');
     this.remember(ack.session);
     this.joined.add(ack.session.sid);
-    return { session: this.sessions.get(ack.session.sid)!, created: ack.created };
+    return { session: this.sessions.get(ack.session.sid)!, created: ack.created, ...(ack.takerRefused === undefined ? {} : { takerRefused: ack.takerRefused }) };
   }
 
   /**
@@ -200,7 +212,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
     const wasJoined = this.joined.has(sid);
     this.joined.add(sid);
     try {
-      const ack = unwrapOk(await this.request('session-join', sinceSeq === undefined ? { sid } : { sid, sinceSeq }), 'session-join');
+      const ack = unwrapOk(await this.request('session-join', sinceSeq === undefined ? { sid, taker: this.taker } : { sid, sinceSeq, taker: this.taker }), 'session-join');
       return this.remember(ack.session);
     } catch (error) {
       if (!wasJoined || (error instanceof HubRequestError && error.final)) this.joined.delete(sid);

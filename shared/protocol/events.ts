@@ -25,6 +25,7 @@ import type {
   ResumeFailedAck,
   ResumeFailedPayload,
   SessionAck,
+  SessionJoinAck,
   SessionAlivePayload,
   SessionArchivePayload,
   SessionEndPayload,
@@ -45,7 +46,7 @@ export interface RunnerClientToServerEvents {
   'update-metadata': (payload: UpdateMetadataPayload, ack: Ack<UpdateMetadataAck>) => void;
   'update-state': (payload: UpdateStatePayload, ack: Ack<UpdateStateAck>) => void;
   'session-start': (payload: SessionStartPayload, ack: Ack<SessionStartAck>) => void;
-  'session-join': (payload: SessionJoinPayload, ack: Ack<SessionAck>) => void;
+  'session-join': (payload: SessionJoinPayload, ack: Ack<SessionJoinAck>) => void;
   'prompt-submit': (payload: PromptSubmitPayload, ack: Ack<PromptSubmitAck>) => void;
   'tool-use': (payload: ToolUsePayload, ack: Ack<ToolUseAck>) => void;
   'turn-stop': (payload: TurnStopPayload, ack: Ack<TurnStopAck>) => void;

@@ -8,6 +8,7 @@ import { idSchema } from './ids.js';
 import { JsonObjectSchema } from './json.js';
 import { MachineIdSchema } from './machines.js';
 import { LIMITS } from './limits.js';
+import { TakerSchema } from './messages.js';
 import { EpochMsSchema } from './session.js';
 import { UsageReportsSchema } from './usage.js';
 
@@ -42,6 +43,11 @@ export const HookEventSchema = z.object({
    * session's queued messages (docs/messages.md). A drainer re-sending a spooled event never sets it.
    */
   take: z.boolean().optional(),
+  /**
+   * The agent session's taker proof (docs/messages.md, "Who takes a message"): the first one the hub
+   * sees for a session is registered; a `take` without the registered key gets no messages.
+   */
+  taker: TakerSchema.optional(),
   /** How long the bridge listens for a sync event's answer (ms); the hub waits at most this and its own approval wait. */
   waitMs: z.number().int().positive('must be positive').max(600_000, 'must be at most 600000 (10 minutes)').optional(),
   /**
@@ -84,6 +90,8 @@ export const HookResultSchema = z.object({
    * or a `take` event's queued messages (absent when none were queued).
    */
   answer: JsonObjectSchema.optional(),
+  /** A `take` refused: why this process may not take the session's messages (they stay queued). */
+  takeRefused: z.string().optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;
 

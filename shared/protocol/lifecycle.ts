@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { okAck } from './acks.js';
 import { idSchema } from './ids.js';
 import { JsonObjectSchema, JsonValueSchema } from './json.js';
+import { TakerSchema } from './messages.js';
 import { UsageReportsSchema } from './usage.js';
 import { EpochMsSchema, RunEndStatusSchema, SeqSchema, SessionSnapshotSchema, SidSchema, TurnSummarySchema } from './session.js';
 
@@ -20,13 +21,18 @@ export const SessionStartPayloadSchema = z.object({
   pid: z.number().int().nonnegative().optional(),
   /** The runner holds no socket for the run's life (the hook bridge): no run grace; ended when silent (docs/lifecycle.md). */
   detached: z.boolean().optional(),
+  /** This runner's taker proof for the session's messages (docs/messages.md, "Who takes a message"); the first one a session sees is registered. */
+  taker: TakerSchema.optional(),
 });
 export type SessionStartPayload = z.infer<typeof SessionStartPayloadSchema>;
-export const SessionStartAckSchema = okAck({ session: SessionSnapshotSchema, created: z.boolean() });
+/** `takerRefused`: why this socket gets none of the session's messages (no or another taker key); absent when it does. */
+export const SessionStartAckSchema = okAck({ session: SessionSnapshotSchema, created: z.boolean(), takerRefused: z.string().optional() });
 export type SessionStartAck = z.infer<typeof SessionStartAckSchema>;
 
-export const SessionJoinPayloadSchema = z.object({ sid: SidSchema, sinceSeq: SeqSchema.optional() });
+export const SessionJoinPayloadSchema = z.object({ sid: SidSchema, sinceSeq: SeqSchema.optional(), taker: TakerSchema.optional() });
 export type SessionJoinPayload = z.infer<typeof SessionJoinPayloadSchema>;
+export const SessionJoinAckSchema = okAck({ session: SessionSnapshotSchema, takerRefused: z.string().optional() });
+export type SessionJoinAck = z.infer<typeof SessionJoinAckSchema>;
 export const SessionAckSchema = okAck({ session: SessionSnapshotSchema });
 export type SessionAck = z.infer<typeof SessionAckSchema>;
 

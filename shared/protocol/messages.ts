@@ -38,8 +38,32 @@ export const MessageSchema = z.object({
   endedAt: EpochMsSchema.nullable(),
   by: MessageSenderSchema,
   via: MessageViaSchema.nullable(),
+  /**
+   * The process that took it, as it named itself when it proved it is the session's own taker
+   * (`hook pid 4242 on laptop`, `runner pid 77 on build-3`): null while not delivered, or taken
+   * before the hub recorded takers.
+   */
+  takenBy: z.string().nullable(),
 });
 export type Message = z.infer<typeof MessageSchema>;
+
+/**
+ * Proof that a process is the agent session's own (docs/messages.md, "Who takes a message"): a
+ * secret the session's first hook process or runner chose (`key`; the hub keeps its sha256, the
+ * first one presented for the session wins), and how the process names itself for the page.
+ */
+export const TakerSchema = z.object({
+  key: z.string().min(32, 'must be at least 32 characters (a random secret)').max(128, 'must be at most 128 characters'),
+  process: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
+});
+export type Taker = z.infer<typeof TakerSchema>;
+
+/**
+ * What one take hands an agent at most: the texts of as many queued messages, oldest first, as fit
+ * in this many bytes of UTF-8 (always at least one; a message is at most MESSAGE_MAX_BYTES). The
+ * rest stay queued for the next take, so an answer crosses the wire within the bridge's budget.
+ */
+export const MESSAGE_ANSWER_MAX_BYTES = LIMITS.maxPromptBytes;
 
 export const MESSAGE_MAX_BYTES = LIMITS.maxPromptBytes;
 
@@ -69,8 +93,24 @@ export type MessageReach = z.infer<typeof MessageReachSchema>;
  * nothing wakes it: a message goes at its next stop). Absent while a turn runs (its stop starts a
  * new waiter).
  */
-export const MessagesResponseSchema = z.object({ sid: z.string(), messages: z.array(MessageSchema), reach: MessageReachSchema, wakeUntil: EpochMsSchema.optional() });
+export const MessagesResponseSchema = z.object({
+  sid: z.string(),
+  messages: z.array(MessageSchema),
+  reach: MessageReachSchema,
+  wakeUntil: EpochMsSchema.optional(),
+  /** Older messages remain: pass it as `cursor` for the page before this one. */
+  nextCursor: z.string().optional(),
+});
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
+/** GET …/messages: the latest `limit` messages (default 100), or those before `cursor` (a `nextCursor`). */
+export const MESSAGE_PAGE_DEFAULT = 100;
+export const MESSAGE_PAGE_MAX = 500;
+export const MessagesQuerySchema = z
+  .object({
+    limit: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').max(MESSAGE_PAGE_MAX, `must be at most ${MESSAGE_PAGE_MAX}`).default(MESSAGE_PAGE_DEFAULT),
+    cursor: z.string().max(512).optional(),
+  })
+  .strict();
 export const MessageParamsSchema = z.object({ sid: SidSchema, messageId: idSchema(128) });
 /** 409 when cancelling a message no longer queued: the message as it stands. */
 export const MessageConflictSchema = z.object({ error: z.literal('conflict'), message: z.string(), current: MessageSchema });
@@ -87,7 +127,7 @@ export type RunnerMessageAck = z.infer<typeof RunnerMessageAckSchema>;
 
 /**
  * POST /api/hooks/wait (runner token): a background hook (Claude Code's asyncRewake Stop) waits up
- * to `waitMs` for messages of the agent session `tag`; a newer wait of the same session replaces it.
+ * to `waitMs` for messages of the agent session `tag`, proving with `taker` that it is that session's.
  */
 export const HookWaitRequestSchema = z.object({
   flavor: idSchema(64),
@@ -95,8 +135,10 @@ export const HookWaitRequestSchema = z.object({
   /** The hook event that waits (e.g. `Stop`): recorded in `via` as `wake:<event>`. */
   event: idSchema(128),
   waitMs: z.number().int().positive('must be positive').max(3_600_000, 'must be at most 3600000 (an hour)'),
+  /** The session's taker proof: without the key the session's first process registered, 403 and nothing waits. */
+  taker: TakerSchema.optional(),
 });
 export type HookWaitRequest = z.infer<typeof HookWaitRequestSchema>;
-/** `messages` delivered to this waiter (empty: none in time, or `replaced` by a newer waiter). */
+/** `messages` delivered to this waiter (empty: none in time, or the hub closing); `replaced` is always false (waiters are never replaced). */
 export const HookWaitResponseSchema = z.object({ messages: z.array(MessageSchema), replaced: z.boolean() });
 export type HookWaitResponse = z.infer<typeof HookWaitResponseSchema>;

@@ -1,6 +1,7 @@
 /**
  * Real hook processes of the bundled bridge (`dist/hook-bridge.cjs claude`) for the browser suites:
- * each call gets a spool directory of its own, removed (its drainer stopped) after each test.
+ * the calls of one test share a spool directory (one agent machine: its sessions' taker keys live
+ * there, docs/messages.md), removed (its drainer stopped) after each test.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,8 +26,8 @@ export function useBridgeProcesses(hubOf: () => TestHub, options: { waitMs: numb
   });
   return (payload, args = []) => {
     const hub = hubOf();
-    const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-    spoolDirs.push(spoolDir);
+    const spoolDir = spoolDirs[0] ?? mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
+    if (spoolDirs.length === 0) spoolDirs.push(spoolDir);
     const child = spawn(process.execPath, [BRIDGE, 'claude', ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir, SESSION_HUB_HOOK_WAIT_MS: String(options.waitMs) },
       stdio: ['pipe', 'pipe', 'ignore'],

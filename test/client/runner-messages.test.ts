@@ -1,8 +1,8 @@
 /**
  * RunnerClient.onMessage (docs/sdk.md) against a real hub: a person's message posted over HTTP
  * reaches the handler; the hub marks it delivered only once the handler resolves; a handler that
- * throws, or none at all, leaves it queued for the next taker; queued messages reach a client that
- * joins the session later.
+ * throws, or none at all, leaves it queued for the next taker; queued messages reach the session's
+ * runner joining again with its taker key, never another client on the same token.
  */
 import { describe, expect, it } from 'vitest';
 import type { Message, MessagesResponse } from '../../shared/protocol/messages.js';
@@ -39,8 +39,9 @@ describe('RunnerClient.onMessage', () => {
     await waitFor(async () => (await states(session.sid))[0] === 'delivered', 5000, 'delivered');
   });
 
-  it('a throwing handler leaves the message queued; a client joining later with a handler takes it', async () => {
-    const failing = await runnerClient(hub.url, hub.tokens.runner);
+  it('a throwing handler leaves the message queued; the runner restarted with its takerKey joins and takes it; another client never does', async () => {
+    const takerKey = 'kept-by-the-runner-'.padEnd(40, 'k');
+    const failing = await runnerClient(hub.url, hub.tokens.runner, { takerKey });
     failing.onMessage(() => {
       throw new Error('agent busy');
     });
@@ -48,13 +49,25 @@ describe('RunnerClient.onMessage', () => {
     await post(session.sid, 'first');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await states(session.sid)).toEqual(['queued']);
+    await failing.close();
 
-    const later = await runnerClient(hub.url, hub.tokens.runner);
+    // another runner process on the same token (its own random key): not this session's taker
+    const other = await runnerClient(hub.url, hub.tokens.runner);
+    const stolen: string[] = [];
+    other.onMessage((message) => void stolen.push(message.text));
+    expect(await other.startSession(start('sdk-msg-2'))).toMatchObject({ created: false, takerRefused: expect.stringContaining("not this session's taker") });
+    await other.joinSession(session.sid);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(stolen).toEqual([]);
+    expect(await states(session.sid)).toEqual(['queued']);
+
+    const later = await runnerClient(hub.url, hub.tokens.runner, { takerKey });
     const texts: string[] = [];
     later.onMessage((message) => void texts.push(message.text));
     await later.joinSession(session.sid);
-    await waitFor(async () => (await states(session.sid))[0] === 'delivered', 5000, 'delivered to the later client');
+    await waitFor(async () => (await states(session.sid))[0] === 'delivered', 5000, 'delivered to the restarted runner');
     expect(texts).toEqual(['first']);
+    expect(stolen).toEqual([]);
   });
 
   it('with no handler the message stays queued; removing the handler stops delivery', async () => {

@@ -58,8 +58,17 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
 }
 
 /** Starts a claude session on a runner socket and returns its snapshot. */
+/**
+ * A runner's proof that it is a session's own taker of messages (docs/messages.md): the helpers'
+ * sessions are started with `testTaker()`; a runner joining with the same key is that runner again.
+ */
+export function testTaker(process = 'test runner', key = 'test-taker-key-'.padEnd(40, 'k')): { key: string; process: string } {
+  return { key, process };
+}
+
 export async function startSession(runner: RunnerSocket, overrides: Partial<Parameters<RunnerClientToServerEvents['session-start']>[0]> = {}) {
   const ack = await runner.emitWithAck('session-start', {
+    taker: testTaker(),
     tag: `tag-${Math.random().toString(36).slice(2)}`,
     flavor: 'claude',
     source: 'startup',

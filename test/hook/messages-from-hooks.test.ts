@@ -5,7 +5,8 @@
  *   order), exits 0, the messages delivered `hook:Stop` and a turn opened with their text; with
  *   none it prints nothing and returns at once;
  * - the background `--wake` waiter (asyncRewake) waits for a message and exits 2 with the text on
- *   stderr; nothing in time, a newer waiter, a hub away, a headless run: exit 0 with nothing;
+ *   stderr; nothing in time, a hub away, a headless run: exit 0 with nothing; a second waiter of
+ *   the same session displaces nothing;
  * - Cursor `stop` prints `followup_message`, Gemini CLI `AfterAgent` prints deny + reason.
  * The output shapes are in fixtures/messages/, each naming its source.
  */
@@ -113,15 +114,18 @@ describe('the background waiter (asyncRewake)', () => {
     expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
-  it('a newer waiter of the same session replaces the older (exit 0 at once); the newer gets the message', async () => {
+  it('a second waiter of the same session displaces nothing: both wait, each message goes to exactly one of them', async () => {
     const session = await sessionFor('claude', stop('wake-4'), 'wake-4');
     const env = { ...bridge.env(), SESSION_HUB_WAKE_WAIT_MS: '60000' };
-    const older = hook('claude', stop('wake-4'), env, ['--wake']);
+    const first = hook('claude', stop('wake-4'), env, ['--wake']);
     await new Promise((resolveWait) => setTimeout(resolveWait, 800));
-    const newer = hook('claude', stop('wake-4'), env, ['--wake']);
-    expect(await older).toEqual({ code: 0, stdout: '', stderr: '' });
-    await post(session.sid, 'for the newer one');
-    expect(await newer).toMatchObject({ code: 2, stderr: 'for the newer one\n' });
+    const second = hook('claude', stop('wake-4'), env, ['--wake']);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 800));
+    await post(session.sid, 'one');
+    const woken = await Promise.race([first.then((r) => ['first', r] as const), second.then((r) => ['second', r] as const)]);
+    expect(woken[1]).toMatchObject({ code: 2, stderr: 'one\n' });
+    await post(session.sid, 'two');
+    expect(await (woken[0] === 'first' ? second : first)).toMatchObject({ code: 2, stderr: 'two\n' });
   });
 
   it('headless (claude -p sets CLAUDE_CODE_ENTRYPOINT=sdk-cli, inherited by its hooks): exit 0 at once with nothing, the message left for the next stop', async () => {

@@ -12,7 +12,7 @@ import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Message, MessagesResponse, RunnerMessagePayload } from '../../shared/protocol/messages.js';
 import { MESSAGE_MAX_BYTES } from '../../shared/protocol/messages.js';
 import { ManualClock } from '../../hub/clock.js';
-import { collectUpdates, connectDashboard, connectRunner, startSession, waitFor, type RunnerSocket } from '../helpers/clients.js';
+import { collectUpdates, connectDashboard, connectRunner, startSession, testTaker, waitFor, type RunnerSocket } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 
 let hub: TestHub;
@@ -50,7 +50,7 @@ describe('queue, read, cancel', () => {
     const message = (answer.body as { message: Message }).message;
     expect(message).toEqual({
       id: expect.any(String), sid: session.sid, text: 'Yes, update the snapshots too.\n\tThanks', state: 'queued', createdAt: clock.now(),
-      deliveredAt: null, endedAt: null, by: { tokenId: tokenId(hub.tokens.operator), label: null }, via: null,
+      deliveredAt: null, endedAt: null, by: { tokenId: tokenId(hub.tokens.operator), label: null }, via: null, takenBy: null,
     });
     expect(JSON.stringify(answer.body)).not.toContain(hub.tokens.operator);
     await waitFor(() => updates.some((e) => e.body.t === 'message'), 3000, 'message broadcast');
@@ -139,11 +139,11 @@ describe('runners', () => {
     const message = (await send(session.sid, { text: 'run the tests again' })).body.message as Message;
     await waitFor(async () => (await list(session.sid)).messages[0]?.state === 'delivered', 5000, 'delivered');
     expect(got).toEqual([{ sid: session.sid, message }]);
-    expect((await list(session.sid)).messages[0]).toEqual({ ...message, state: 'delivered', deliveredAt: expect.any(Number), via: 'runner' });
+    expect((await list(session.sid)).messages[0]).toEqual({ ...message, state: 'delivered', deliveredAt: expect.any(Number), via: 'runner', takenBy: 'test runner' });
     expect((await cancel(session.sid, message.id)).status).toBe(409);
   });
 
-  it('a runner answering `{ ok: false }` leaves it queued; a runner that joins later gets the queued ones, in order', async () => {
+  it('a runner answering `{ ok: false }` leaves it queued; the session\'s runner joining again (its taker key) gets the queued ones, in order', async () => {
     const session = await startSession(runner);
     runner.on('message', (_payload, ack) => ack({ ok: false }));
     const first = (await send(session.sid, { text: 'one' })).body.message as Message;
@@ -158,11 +158,12 @@ describe('runners', () => {
       texts.push(payload.message.text);
       ack({ ok: true });
     });
-    const joined = await later.emitWithAck('session-join', { sid: session.sid });
-    expect(joined.ok).toBe(true);
+    const joined = await later.emitWithAck('session-join', { sid: session.sid, taker: testTaker('restarted runner') });
+    expect(joined).toMatchObject({ ok: true });
+    expect(joined).not.toHaveProperty('takerRefused');
     await waitFor(async () => (await list(session.sid)).messages.every((m) => m.state === 'delivered'), 5000, 'both delivered');
     expect(texts).toEqual(['one', 'two']);
-    expect((await list(session.sid)).messages[0]).toMatchObject({ id: first.id, via: 'runner' });
+    expect((await list(session.sid)).messages[0]).toMatchObject({ id: first.id, via: 'runner', takenBy: 'restarted runner' });
   });
 });
 

@@ -141,6 +141,7 @@ export function MessagePanel({ sid, store, api, role, now }) {
         <div class="message-state muted">
           <strong>${m.state}</strong>
           ${m.state === 'delivered' && html` ${viaWords(m.via)} <${RelTime} at=${m.deliveredAt ?? m.createdAt} now=${now} />`}
+          ${m.state === 'delivered' && m.takenBy && html` <span class="taken-by" title="the process that took it">by ${m.takenBy}</span>`}
           ${m.state !== 'delivered' && html` <${RelTime} at=${m.endedAt ?? m.createdAt} now=${now} />`}
           ${m.state === 'queued' && canSend && html` <button type="button" class="cancel" onClick=${() => cancel(m)}>Cancel</button>`}
         </div>
