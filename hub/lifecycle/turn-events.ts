@@ -7,7 +7,7 @@ import { requireSession } from '../services/require-session.js';
 import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
-import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
+import { openPromptTurn, type StoredSession } from '../store/sessions.js';
 import { completeActivity, findActivityByToolUseId, findTurnByPromptId, getLatestPromptTurn, getTurn, insertActivity, insertTurn, landStopOnTimedOutTurn, touchTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
 import { closeOpenTurn, noteActivity } from './transitions.js';
@@ -41,8 +41,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
       openedAt: now,
       closedAt: null,
     });
-    await updateCurrentTurn(tx, { sid: session.sid, turnId, now });
-    session.currentTurnId = turnId;
+    await openPromptTurn(tx, session, { turnId, prompt: text, now });
     changes.turn(session.namespace, (await getTurn(tx, turnId))!).currentTurnMoved(session);
     await noteActivity(tx, changes, session, now);
     return { turnId };

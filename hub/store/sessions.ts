@@ -22,6 +22,10 @@ export interface StoredSession {
   lastActivityAt: number;
   presence: { active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean };
   attention: Attention | null;
+  /** The start of the session's first prompt (its title without a metadata one), kept on the row by the prompt's write. */
+  firstPrompt: string | null;
+  /** When that prompt's turn opened: a prompt opened earlier replaces it. */
+  firstPromptAt: number | null;
 }
 
 interface SessionRow {
@@ -54,6 +58,8 @@ interface SessionRow {
   attention_since: number | null;
   attention_message: string | null;
   attention_tool: string | null;
+  first_prompt: string | null;
+  first_prompt_at: number | null;
 }
 
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
@@ -90,6 +96,12 @@ const UPDATE_LAST_RUN = `
   WHERE sid = @sid`;
 const UPDATE_FLAVOR = `UPDATE sessions SET flavor = @flavor WHERE sid = @sid`;
 const UPDATE_CURRENT_TURN = `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`;
+// a prompt's turn opening: the session's first prompt too, unless one opened earlier is kept
+const OPEN_PROMPT_TURN = `
+  UPDATE sessions SET current_turn_id = @turnId, updated_at = @now,
+    first_prompt = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @firstPrompt ELSE first_prompt END,
+    first_prompt_at = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @now ELSE first_prompt_at END
+  WHERE sid = @sid`;
 const TOUCH_ACTIVITY = `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`;
 const UPDATE_PRESENCE = `
   UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
@@ -137,6 +149,8 @@ function toSession(row: SessionRow): StoredSession {
       row.attention_kind === null
         ? null
         : { kind: row.attention_kind, since: row.attention_since!, message: row.attention_message, tool: row.attention_tool },
+    firstPrompt: row.first_prompt ?? null,
+    firstPromptAt: row.first_prompt_at === null || row.first_prompt_at === undefined ? null : Number(row.first_prompt_at),
   };
 }
 
@@ -308,6 +322,29 @@ export async function updateFlavor(sql: Sql, input: { sid: string; flavor: strin
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
   await sql.write(UPDATE_CURRENT_TURN, input);
   afterWrite(sql, input.sid);
+}
+
+/** The characters of a prompt the row keeps for the title (the title is cut shorter: TITLE_CHARS). */
+export const FIRST_PROMPT_CHARS = 800;
+
+/**
+ * A turn opened by `prompt` at `now` is the session's current one; the prompt is also its first
+ * unless one opened no later is kept. `session` (the caller's copy) is brought up to date, so the
+ * write's `update-session` title needs no read.
+ */
+export async function openPromptTurn(sql: Sql, session: StoredSession, input: { turnId: string; prompt: string; now: number }): Promise<void> {
+  const firstPrompt = Array.from(input.prompt).slice(0, FIRST_PROMPT_CHARS).join('');
+  await sql.write(OPEN_PROMPT_TURN, { sid: session.sid, turnId: input.turnId, now: input.now, firstPrompt });
+  const apply = (target: StoredSession) => {
+    target.currentTurnId = input.turnId;
+    target.updatedAt = input.now;
+    if (target.firstPromptAt === null || target.firstPromptAt > input.now) {
+      target.firstPrompt = firstPrompt;
+      target.firstPromptAt = input.now;
+    }
+  };
+  apply(session);
+  afterWrite(sql, session.sid, apply);
 }
 
 export async function touchActivity(sql: Sql, input: { sid: string; now: number }): Promise<void> {

@@ -53,11 +53,6 @@ const LATEST_PROMPT_TURN = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
   postgres: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
 };
-/** The start of the session's first prompt (cut in SQL: a prompt may be 256 KiB), for its display title. */
-const FIRST_PROMPT = {
-  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, rowid LIMIT 1`,
-  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, created_order LIMIT 1`,
-};
 const LAST_PROMPT = {
   sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
   postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
@@ -194,12 +189,6 @@ export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary 
 /** The session's latest turn opened by a prompt (recovery turns left out). */
 export async function getLatestPromptTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(LATEST_PROMPT_TURN, { sid }) as TurnRow | undefined);
-}
-
-/** The first `chars` characters of the session's first prompt, or null before any prompt. */
-export async function getFirstPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
-  const row = await sql.get(FIRST_PROMPT, input) as { prompt: string | null } | undefined;
-  return row?.prompt ?? null;
 }
 
 /** The first `chars` characters of the session's latest prompt, or null before any prompt. */

@@ -13,9 +13,10 @@ import { migration012 } from './012-event-metadata-ref.js';
 import { migration013 } from './013-approval-deadline-token-label.js';
 import { migration014 } from './014-turn-activity.js';
 import { migration015 } from './015-messages.js';
+import { migration018 } from './018-session-first-prompt.js';
 
 /**
  * Migrations in order, the same schema versions as hub/store/sqlite/migrations (version N here is
  * version N there). Applied ones are rows of `schema_migrations`. Never edit a shipped one.
  */
-export const PG_MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015];
+export const PG_MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration018];
