@@ -9,7 +9,7 @@ import type { SessionActivity, TurnSummary } from '../../shared/protocol/session
 import { getRun } from '../store/runs.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
-import { getLastPrompt, getTurn } from '../store/turns.js';
+import { getTurn } from '../store/turns.js';
 
 /**
  * A title made from a prompt is cut to this many characters (on one line), like a metadata title:
@@ -93,7 +93,7 @@ export async function sessionViewOf(sql: Sql, session: StoredSession, currentTur
   const open = currentTurn !== undefined ? currentTurn : session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
   const runLive = session.lastRun?.status === 'running';
   const heard = session.presence.active || (runLive && ((await getRun(sql, session.lastRun!.runId))?.detached ?? false));
-  const lastPrompt = await getLastPrompt(sql, { sid: session.sid, chars: LAST_PROMPT_CHARS * 4 });
+  const { lastPrompt } = session;
   return {
     title: sessionTitleOf(session),
     activity: activityOf({ lifecycle: session.lifecycle, turnOpen: open?.status === 'open', heard, waiting: session.attention !== null }),

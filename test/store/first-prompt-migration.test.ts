@@ -1,6 +1,6 @@
 /**
- * Migration 018 (issue 31): a session's first prompt moves onto its row, where the title reads it;
- * a database written before it gets each session's earliest prompt copied in.
+ * Migration 018 (issue 31): a session's first and latest prompts move onto its row, where its view
+ * reads them; a database written before it gets each session's earliest and latest prompts copied in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,12 +37,12 @@ async function writeBefore(store: Store): Promise<{ prompted: string; silent: st
 
 async function expectBackfilled(store: Store, sids: { prompted: string; silent: string }): Promise<void> {
   const prompted = (await getSession(store, { namespace: 'default', sid: sids.prompted }))!;
-  expect(prompted).toMatchObject({ firstPrompt: 'the first', firstPromptAt: 1_700_000_001_000 });
-  expect(await getSession(store, { namespace: 'default', sid: sids.silent })).toMatchObject({ firstPrompt: null, firstPromptAt: null });
+  expect(prompted).toMatchObject({ firstPrompt: 'the first', firstPromptAt: 1_700_000_001_000, lastPrompt: 'the second', lastPromptAt: 1_700_000_002_000 });
+  expect(await getSession(store, { namespace: 'default', sid: sids.silent })).toMatchObject({ firstPrompt: null, firstPromptAt: null, lastPrompt: null, lastPromptAt: null });
 }
 
-describe('migration 018: the first prompt on the session row', () => {
-  it('SQLite: copies each session\'s earliest prompt', async () => {
+describe('migration 018: the first and latest prompts on the session row', () => {
+  it('SQLite: copies each session\'s earliest and latest prompts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'session-hub-018-'));
     const file = join(dir, 'hub.sqlite');
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
@@ -57,7 +57,7 @@ describe('migration 018: the first prompt on the session row', () => {
     await expectBackfilled(after, sids);
   });
 
-  it('PostgreSQL: copies each session\'s earliest prompt', async () => {
+  it('PostgreSQL: copies each session\'s earliest and latest prompts', async () => {
     const database: TestDatabase = await createTestDatabase();
     cleanup = () => database.drop();
     const before = await PgStore.open(database.url, { migrations: PG_MIGRATIONS.slice(0, -1) });
