@@ -1,7 +1,10 @@
 /**
- * Counts the round trips a group-committed batch of `update-metadata` writes costs on PostgreSQL
- * (each `send` of PgStore that starts while none is in flight: sends issued together share one), for batches of 1, 10 and 100 writes. `node dist/bench/round-trips.js`
- * with BENCH_POSTGRES_URL (admin URL; a fresh database, dropped after).
+ * Counts the round trips a group-committed batch costs on PostgreSQL (each `send` of PgStore that
+ * starts while none is in flight: sends issued together share one), for batches of 1, 10 and 100
+ * writes: `update-metadata` with a title, without one, and each kind of event of the real traffic
+ * (issue 31: hook events, a runner's turn events, an approval, a message), every write of a batch
+ * to a session of its own. `npm run bench:round-trips` with BENCH_POSTGRES_URL (admin URL; a fresh
+ * database, dropped after).
  */
 import { PgStore } from '../hub/store/postgres/pg-store.js';
 import { loadConfig } from '../hub/config.js';
@@ -9,6 +12,10 @@ import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
 import { updateMetadata } from '../hub/services/versioned-writes.js';
+import { applyHookEvents } from '../hub/lifecycle/hook-events.js';
+import { recordToolUse, stopTurn, submitPrompt } from '../hub/lifecycle/turn-events.js';
+import { openApproval } from '../hub/people/approvals.js';
+import { queueMessage } from '../hub/people/messages.js';
 import type { HubDeps } from '../hub/services/deps.js';
 import { openBenchPostgres } from './scale-out-servers.js';
 
@@ -37,14 +44,56 @@ async function main(): Promise<void> {
       publisher: { publish: () => undefined },
     };
     const actor = { namespace: 'default', role: 'runner' as const, by: 'runner' as const, socketId: 's' };
-    for (const size of [1, 10, 100]) {
-      const sids: string[] = [];
-      for (let i = 0; i < size; i++) {
-        sids.push((await startSession(deps, actor, { tag: `rt-${size}-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p', title: 't' } })).session.sid);
+    const person = { namespace: 'default', role: 'dashboard' as const, by: 'user' as const, socketId: 'p' };
+    const startOne = async (tag: string, title?: string) =>
+      (await startSession(deps, actor, { tag, flavor: 'claude', source: 'startup', metadata: { path: '/p', ...(title ? { title } : {}) } })).session.sid;
+    let hookSeq = 0;
+    const hook = (tag: string, payload: object) =>
+      applyHookEvents(deps, { ...actor, socketId: undefined }, [{ id: `h${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, payload: { session_id: tag, cwd: '/p', ...payload } }]);
+    /** Each kind: a setup per session, then the one write whose batch is counted. */
+    const kinds: { name: string; setup(i: string): Promise<string>; write(sid: string, i: string): Promise<unknown> }[] = [
+      { name: 'update-metadata with a title', setup: (i) => startOne(i, 't'), write: (sid, i) => updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { title: `w${i}` }, requestId: i }) },
+      { name: 'update-metadata, no title', setup: (i) => startOne(i), write: (sid, i) => updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { n: i } }) },
+      { name: 'prompt-submit', setup: (i) => startOne(i), write: (sid) => submitPrompt(deps, actor, { sid, prompt: 'p' }) },
+      {
+        name: 'tool-use (in an open turn)',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          return sid;
+        },
+        write: (sid, i) => recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `t${i}` }),
+      },
+      {
+        name: 'turn-stop',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          return sid;
+        },
+        write: (sid) => stopTurn(deps, actor, { sid, response: 'done' }),
+      },
+      {
+        name: 'hook PostToolUse (in an open turn)',
+        setup: async (i) => {
+          await hook(`hook-${i}`, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+          return `hook-${i}`;
+        },
+        write: (tag, i) => hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `tu${i}` }),
+      },
+      { name: 'approval opened', setup: (i) => startOne(i), write: (sid) => openApproval(deps, actor, { sid, tool: 'Bash', input: { c: 1 } }) },
+      { name: 'message queued', setup: (i) => startOne(i), write: (sid) => queueMessage(deps, person, { sid, text: 'hi', by: { tokenId: 'tok', label: null } }) },
+    ];
+    for (const kind of kinds) {
+      const counts: number[] = [];
+      for (const size of [1, 10, 100]) {
+        const keys = Array.from({ length: size }, (_, i) => `${kind.name.split(' ')[0]}-${size}-${i}`);
+        const targets = await Promise.all(keys.map((key) => kind.setup(key)));
+        sends = 0;
+        await Promise.all(targets.map((target, i) => kind.write(target, keys[i]!)));
+        counts.push(sends);
       }
-      sends = 0;
-      await Promise.all(sids.map((sid, i) => updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { n: i, title: `w${i}` }, requestId: `r-${size}-${i}` })));
-      process.stdout.write(`batch of ${size} update-metadata (with requestId): ${sends} round trips\n`);
+      process.stdout.write(`${kind.name}: ${counts.join(' / ')} round trips for batches of 1 / 10 / 100\n`);
     }
   } finally {
     await store.close();

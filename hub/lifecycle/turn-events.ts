@@ -7,16 +7,21 @@ import { requireSession } from '../services/require-session.js';
 import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
-import { updateCurrentTurn, type StoredSession } from '../store/sessions.js';
+import { openPromptTurn, type StoredSession } from '../store/sessions.js';
 import { completeActivity, findActivityByToolUseId, findTurnByPromptId, getLatestPromptTurn, getTurn, insertActivity, insertTurn, landStopOnTimedOutTurn, touchTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
 import { closeOpenTurn, noteActivity } from './transitions.js';
 import { turnForActivity } from './turn-activity.js';
 import { addTurnUsage } from './usage-events.js';
 
+/** An actor's write to one session of its namespace: the session is read with the batch's others, in one statement. */
+function sessionWrite(actor: Actor, sid: string) {
+  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid } };
+}
+
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
-  return runWrite(deps, submitPromptWork(actor, payload), actorWrite(actor));
+  return runWrite(deps, submitPromptWork(actor, payload), sessionWrite(actor, payload.sid));
 }
 
 /** The unit of work of `prompt-submit` (the hook route runs it at the event's own time). */
@@ -41,8 +46,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
       openedAt: now,
       closedAt: null,
     });
-    await updateCurrentTurn(tx, { sid: session.sid, turnId, now });
-    session.currentTurnId = turnId;
+    await openPromptTurn(tx, session, { turnId, prompt: text, now });
     changes.turn(session.namespace, (await getTurn(tx, turnId))!).currentTurnMoved(session);
     await noteActivity(tx, changes, session, now);
     return { turnId };
@@ -51,7 +55,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
 
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
 export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
-  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), actorWrite(actor));
+  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), sessionWrite(actor, payload.sid));
 }
 
 /**
@@ -101,7 +105,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
 
 /** `turn-stop`: closes the open turn with the response summary and its usage totals (docs/usage.md). */
 export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
-  return runWrite(deps, stopTurnWork(deps, actor, payload), actorWrite(actor));
+  return runWrite(deps, stopTurnWork(deps, actor, payload), sessionWrite(actor, payload.sid));
 }
 
 /** The unit of work of `turn-stop` (the hook route runs it at the event's own time). */

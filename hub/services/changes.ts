@@ -105,7 +105,7 @@ export class ChangeSet {
    */
   private async viewOf(tx: Tx, session: StoredSession, fields: number): Promise<Partial<SessionView>> {
     if (fields & VIEW_INPUTS) return sessionViewOf(tx, session);
-    if (fields & FIELD_BITS.metadata) return { title: await sessionTitleOf(tx, session) };
+    if (fields & FIELD_BITS.metadata) return { title: sessionTitleOf(session) };
     return {};
   }
 

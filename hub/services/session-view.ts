@@ -9,7 +9,7 @@ import { WAITS_ON_PERSON, type SessionActivity, type TurnSummary } from '../../s
 import { getRun } from '../store/runs.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
-import { getFirstPrompt, getLastPrompt, getTurn } from '../store/turns.js';
+import { getTurn } from '../store/turns.js';
 
 /**
  * A title made from a prompt is cut to this many characters (on one line), like a metadata title:
@@ -80,23 +80,22 @@ export interface SessionView {
   lastPrompt: string | null;
 }
 
+/** The title alone: what a metadata write may move. The first prompt is on the session's row: no read. */
+export function sessionTitleOf(session: StoredSession): string {
+  return titleOf({ metadata: session.metadata, firstPrompt: session.firstPrompt, tag: session.tag });
+}
+
 /**
  * Reads what the two functions need. `currentTurn`: the session's open turn when the caller has read
  * it already (toSnapshot), else it is read here.
  */
-/** The title alone: what a metadata write may move (no turn, run or last-prompt reads). */
-export async function sessionTitleOf(sql: Sql, session: StoredSession): Promise<string> {
-  const firstPrompt = metadataTitle(session.metadata) ? null : await getFirstPrompt(sql, { sid: session.sid, chars: TITLE_CHARS * 4 });
-  return titleOf({ metadata: session.metadata, firstPrompt, tag: session.tag });
-}
-
 export async function sessionViewOf(sql: Sql, session: StoredSession, currentTurn?: TurnSummary | null): Promise<SessionView> {
   const open = currentTurn !== undefined ? currentTurn : session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
   const runLive = session.lastRun?.status === 'running';
   const heard = session.presence.active || (runLive && ((await getRun(sql, session.lastRun!.runId))?.detached ?? false));
-  const lastPrompt = await getLastPrompt(sql, { sid: session.sid, chars: LAST_PROMPT_CHARS * 4 });
+  const { lastPrompt } = session;
   return {
-    title: await sessionTitleOf(sql, session),
+    title: sessionTitleOf(session),
     activity: activityOf({ lifecycle: session.lifecycle, turnOpen: open?.status === 'open', heard, waiting: session.attention !== null && WAITS_ON_PERSON.has(session.attention.kind) }),
     lastPrompt: lastPrompt === null ? null : oneLine(lastPrompt, LAST_PROMPT_CHARS),
   };

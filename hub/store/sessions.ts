@@ -22,6 +22,13 @@ export interface StoredSession {
   lastActivityAt: number;
   presence: { active: boolean; activeAt: number | null; aliveAt: number | null; thinking: boolean };
   attention: Attention | null;
+  /** The start of the session's first prompt (its title without a metadata one), kept on the row by the prompt's write. */
+  firstPrompt: string | null;
+  /** When that prompt's turn opened: a prompt opened earlier replaces it. */
+  firstPromptAt: number | null;
+  /** The start of the session's latest prompt, and when its turn opened (a later one replaces it). */
+  lastPrompt: string | null;
+  lastPromptAt: number | null;
 }
 
 interface SessionRow {
@@ -54,6 +61,10 @@ interface SessionRow {
   attention_since: number | null;
   attention_message: string | null;
   attention_tool: string | null;
+  first_prompt: string | null;
+  first_prompt_at: number | null;
+  last_prompt: string | null;
+  last_prompt_at: number | null;
 }
 
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
@@ -90,6 +101,15 @@ const UPDATE_LAST_RUN = `
   WHERE sid = @sid`;
 const UPDATE_FLAVOR = `UPDATE sessions SET flavor = @flavor WHERE sid = @sid`;
 const UPDATE_CURRENT_TURN = `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`;
+// a prompt's turn opening: the session's first prompt too, unless one opened earlier is kept, and
+// its latest, unless one opened later is
+const OPEN_PROMPT_TURN = `
+  UPDATE sessions SET current_turn_id = @turnId, updated_at = @now,
+    first_prompt = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @prompt ELSE first_prompt END,
+    first_prompt_at = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @now ELSE first_prompt_at END,
+    last_prompt = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @prompt ELSE last_prompt END,
+    last_prompt_at = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @now ELSE last_prompt_at END
+  WHERE sid = @sid`;
 const TOUCH_ACTIVITY = `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`;
 const UPDATE_PRESENCE = `
   UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
@@ -137,6 +157,10 @@ function toSession(row: SessionRow): StoredSession {
       row.attention_kind === null
         ? null
         : { kind: row.attention_kind, since: row.attention_since!, message: row.attention_message, tool: row.attention_tool },
+    firstPrompt: row.first_prompt ?? null,
+    firstPromptAt: row.first_prompt_at ?? null,
+    lastPrompt: row.last_prompt ?? null,
+    lastPromptAt: row.last_prompt_at ?? null,
   };
 }
 
@@ -308,6 +332,33 @@ export async function updateFlavor(sql: Sql, input: { sid: string; flavor: strin
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
   await sql.write(UPDATE_CURRENT_TURN, input);
   afterWrite(sql, input.sid);
+}
+
+/** The characters of a prompt the row keeps (the title and the list cut it shorter: session-view.ts). */
+const PROMPT_CHARS_KEPT = 800;
+
+/**
+ * A turn opened by `prompt` at `now` is the session's current one; the prompt is also its first
+ * unless one opened earlier is kept, and its latest unless one opened later is. `session` (the
+ * caller's copy) is brought up to date, so the write's `update-session` view needs no read.
+ */
+export async function openPromptTurn(sql: Sql, session: StoredSession, input: { turnId: string; prompt: string; now: number }): Promise<void> {
+  const prompt = Array.from(input.prompt).slice(0, PROMPT_CHARS_KEPT).join('');
+  await sql.write(OPEN_PROMPT_TURN, { sid: session.sid, turnId: input.turnId, now: input.now, prompt });
+  const apply = (target: StoredSession) => {
+    target.currentTurnId = input.turnId;
+    target.updatedAt = input.now;
+    if (target.firstPromptAt === null || target.firstPromptAt > input.now) {
+      target.firstPrompt = prompt;
+      target.firstPromptAt = input.now;
+    }
+    if (target.lastPromptAt === null || target.lastPromptAt <= input.now) {
+      target.lastPrompt = prompt;
+      target.lastPromptAt = input.now;
+    }
+  };
+  apply(session);
+  afterWrite(sql, session.sid, apply);
 }
 
 export async function touchActivity(sql: Sql, input: { sid: string; now: number }): Promise<void> {

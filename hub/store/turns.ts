@@ -2,6 +2,7 @@ import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
 import { getSessionTurnsUsage, getTurnUsage } from './usage.js';
+import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 
 interface TurnRow {
   turn_id: string;
@@ -52,15 +53,6 @@ const LATEST_TURN = {
 const LATEST_PROMPT_TURN = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
   postgres: `SELECT * FROM turns WHERE sid = @sid AND kind = 'prompt' ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
-};
-/** The start of the session's first prompt (cut in SQL: a prompt may be 256 KiB), for its display title. */
-const FIRST_PROMPT = {
-  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, rowid LIMIT 1`,
-  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at, created_order LIMIT 1`,
-};
-const LAST_PROMPT = {
-  sqlite: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
-  postgres: `SELECT substr(prompt, 1, @chars) AS prompt FROM turns WHERE sid = @sid AND prompt IS NOT NULL ORDER BY opened_at DESC, created_order DESC LIMIT 1`,
 };
 const TURNS_OF_SESSION = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at, rowid`,
@@ -149,11 +141,24 @@ export async function insertTurn(
   },
 ): Promise<void> {
   // an open turn's activity starts with its opening; a closed one (recovery) is never swept
-  await sql.run(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0, lastActivityAt: input.status === 'open' ? input.openedAt : null });
+  await sql.write(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0, lastActivityAt: input.status === 'open' ? input.openedAt : null });
+  rememberTurn(sql, {
+    turnId: input.turnId,
+    sid: input.sid,
+    kind: input.kind,
+    prompt: input.prompt,
+    promptTruncated: input.promptTruncated,
+    status: input.status,
+    openedAt: input.openedAt,
+    closedAt: input.closedAt,
+    response: null,
+    activityCount: 0,
+    usage: [],
+  });
 }
 
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
-  return withUsage(sql, await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined);
+  return cachedTurn(sql, turnId) ?? rememberTurn(sql, await withUsage(sql, await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined));
 }
 
 /**
@@ -162,18 +167,26 @@ export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | u
  */
 export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
   if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
+  turnWritten(sql, input.turnId, (turn) => {
+    turn.status = input.status;
+    turn.closedAt = input.closedAt;
+    turn.response = input.response ?? turn.response;
+  });
   await sql.run(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
   return true;
 }
 
 /** A stop after its turn was timed out: the turn takes the stop's status, end and response; false when it was not `timeout`. */
 export async function landStopOnTimedOutTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
-  return (await sql.run(LAND_STOP_ON_TIMED_OUT, input)).changes > 0;
+  const landed = (await sql.run(LAND_STOP_ON_TIMED_OUT, input)).changes > 0;
+  turnWritten(sql, input.turnId);
+  return landed;
 }
 
 /** The open turn had activity at `at` (the hub's time): its timeout counts from the latest. No-op on a closed turn. */
 export async function touchTurn(sql: Sql, input: { turnId: string; at: number }): Promise<void> {
-  await sql.run(TOUCH_TURN, input);
+  // its latest activity is no field of a TurnSummary: a cached copy stays current
+  await sql.write(TOUCH_TURN, input);
 }
 
 /** The session ended: every tool of it still running ends `abandoned`. Answers the turns that changed. */
@@ -194,18 +207,6 @@ export async function getLatestTurn(sql: Sql, sid: string): Promise<TurnSummary 
 /** The session's latest turn opened by a prompt (recovery turns left out). */
 export async function getLatestPromptTurn(sql: Sql, sid: string): Promise<TurnSummary | undefined> {
   return withUsage(sql, await sql.get(LATEST_PROMPT_TURN, { sid }) as TurnRow | undefined);
-}
-
-/** The first `chars` characters of the session's first prompt, or null before any prompt. */
-export async function getFirstPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
-  const row = await sql.get(FIRST_PROMPT, input) as { prompt: string | null } | undefined;
-  return row?.prompt ?? null;
-}
-
-/** The first `chars` characters of the session's latest prompt, or null before any prompt. */
-export async function getLastPrompt(sql: Sql, input: { sid: string; chars: number }): Promise<string | null> {
-  const row = await sql.get(LAST_PROMPT, input) as { prompt: string | null } | undefined;
-  return row?.prompt ?? null;
 }
 
 export async function listTurns(sql: Sql, sid: string): Promise<TurnSummary[]> {
@@ -257,6 +258,9 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+  turnWritten(sql, input.turnId, (turn) => {
+    turn.activityCount++;
+  });
 }
 
 /** Finishes a running activity; false when it was not running. */

@@ -4,6 +4,7 @@
  */
 import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
 import type { Query, Sql } from './sql.js';
+import { turnWritten } from './turn-cache.js';
 
 interface UsageRow {
   turn_id: string;
@@ -83,6 +84,7 @@ export async function putTurnUsage(sql: Sql, turn: { turnId: string; sid: string
   for (const entry of usage) {
     await sql.run(UPSERT, { turnId: turn.turnId, sid: turn.sid, namespace: turn.namespace, at: turn.openedAt, ...entry });
   }
+  turnWritten(sql, turn.turnId);
 }
 
 export async function getSessionUsage(sql: Sql, sid: string): Promise<UsageTotals> {

@@ -1,0 +1,69 @@
+/**
+ * Issue 31: what a group-committed batch costs in round trips to PostgreSQL, counted on the wire,
+ * must not grow with the batch's size.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../hub/clock.js';
+import { loadConfig } from '../../hub/config.js';
+import { startSession } from '../../hub/lifecycle/session-start.js';
+import { submitPrompt } from '../../hub/lifecycle/turn-events.js';
+import { createLogger } from '../../hub/log.js';
+import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
+import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { PgStore } from '../../hub/store/postgres/pg-store.js';
+import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { runnerActor } from '../helpers/services.js';
+
+let database: TestDatabase | undefined;
+let store: PgStore | undefined;
+let counter: Awaited<ReturnType<typeof startRoundTripCounter>> | undefined;
+afterEach(async () => {
+  await store?.close();
+  await counter?.close();
+  await database?.drop();
+  store = database = counter = undefined;
+});
+
+async function counted(): Promise<{ deps: HubDeps; published: OutgoingEvent[] }> {
+  database = await createTestDatabase();
+  counter = await startRoundTripCounter(database.url);
+  store = await PgStore.open(counter.url);
+  const published: OutgoingEvent[] = [];
+  const deps: HubDeps = {
+    store,
+    hubId: 'test-hub',
+    clock: new ManualClock(1_700_000_000_000),
+    config: loadConfig({}, { logLevel: 'silent' }),
+    log: createLogger('silent'),
+    publisher: { publish: (events) => void published.push(...events) },
+  };
+  return { deps, published };
+}
+
+describe('round trips of a batch (PostgreSQL)', () => {
+  it('a batch of metadata patches setting no title costs 2 round trips at 1, 10 and 100 writes, and each event carries the first prompt as title', async () => {
+    const { deps, published } = await counted();
+    const actor = runnerActor();
+    // set up together (batched like any writes)
+    const sids = await Promise.all(Array.from({ length: 111 }, async (_, i) => {
+      const { session } = await startSession(deps, actor, { tag: `t${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+      await submitPrompt(deps, actor, { sid: session.sid, prompt: `fix   bug ${i}` });
+      return session.sid;
+    }));
+    const costs: number[] = [];
+    let from = 0;
+    for (const size of [1, 10, 100]) {
+      const batch = sids.slice(from, (from += size));
+      published.length = 0;
+      const before = counter!.roundTrips();
+      const acks = await Promise.all(batch.map((sid, i) => updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } })));
+      costs.push(counter!.roundTrips() - before);
+      expect(acks.every((ack) => ack.result === 'success')).toBe(true);
+      const titles = published.map(({ event }) => (event.body as { title?: string }).title);
+      expect(titles).toEqual(batch.map((_, i) => `fix bug ${from - size + i}`));
+    }
+    // BEGIN with the locks and the batch's reads; the writes with COMMIT
+    expect(costs).toEqual([2, 2, 2]);
+  }, 60_000);
+});
