@@ -8,19 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { Message, MessagesResponse } from '../../shared/protocol/messages.js';
 import { connectRunner, startSession, testTaker, waitFor, type RunnerSocket } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
+import { postMessage } from '../helpers/messages.js';
 
 let hub: TestHub;
 useTestHub((started) => (hub = started));
 
-async function send(sid: string, text: string): Promise<Message> {
-  const response = await fetch(`${hub.url}/api/sessions/${sid}/messages`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { message: Message }).message;
-}
 async function messagesOf(sid: string): Promise<Message[]> {
   const response = await fetch(`${hub.url}/api/sessions/${sid}/messages`, { headers: { authorization: `Bearer ${hub.tokens.runner}` } });
   return ((await response.json()) as MessagesResponse).messages;
@@ -53,7 +45,7 @@ describe('another runner on the same token', () => {
     const restart = await intruder.emitWithAck('session-start', { tag: session.tag, flavor: 'claude', source: 'resume', taker: { key: otherKey, process: 'intruder' } });
     expect(restart).toMatchObject({ ok: true, created: false, takerRefused: expect.stringContaining("not this session's taker") });
 
-    const message = await send(session.sid, 'for the session\'s own agent');
+    const message = await postMessage(hub, session.sid, 'for the session\'s own agent');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(stolen).toEqual([]);
     expect((await messagesOf(session.sid))[0]).toMatchObject({ id: message.id, state: 'queued', takenBy: null });
@@ -76,7 +68,7 @@ describe('another runner on the same token', () => {
     const intruder = await connectRunner(hub.url, hub.tokens.runner);
     const stolen = collect(intruder);
     await intruder.emitWithAck('session-join', { sid: session.sid, taker: { key: otherKey, process: 'intruder' } });
-    await send(session.sid, 'live one');
+    await postMessage(hub, session.sid, 'live one');
     await waitFor(() => got.length === 1, 5000, 'the own runner got it');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(stolen).toEqual([]);
