@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../shared/protocol/messages.js';
 import type { ListSessionsResponse } from '../../shared/protocol/http.js';
-import { waitFor } from '../helpers/clients.js';
+import { testTaker, waitFor } from '../helpers/clients.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 
@@ -37,7 +37,7 @@ async function createToken(hub: HubProcess, admin: string, role: string): Promis
 /** A hook session reported with `token`; its sid. */
 async function hookSession(hub: HubProcess, token: string, admin: string, tag: string): Promise<string> {
   const response = await call(hub, 'POST', '/api/hooks', token, {
-    events: [{ id: randomUUID(), flavor: 'claude', firedAt: Date.now(), seq: 0, payload: { hook_event_name: 'SessionStart', session_id: tag, cwd: '/tmp', source: 'startup' } }],
+    events: [{ id: randomUUID(), flavor: 'claude', firedAt: Date.now(), seq: 0, payload: { hook_event_name: 'SessionStart', session_id: tag, cwd: '/tmp', source: 'startup' }, taker: testTaker('hook') }],
   });
   expect(response.status).toBe(200);
   const { sessions } = (await (await call(hub, 'GET', '/api/sessions', admin)).json()) as ListSessionsResponse;
@@ -47,7 +47,7 @@ async function hookSession(hub: HubProcess, token: string, admin: string, tag: s
 /** A long background wait with `token`, begun now; resolves with its status and how long it took. */
 function longWait(hub: HubProcess, token: string, tag: string) {
   const startedAt = Date.now();
-  return call(hub, 'POST', '/api/hooks/wait', token, { flavor: 'claude', tag, event: 'Stop', waitMs: 60_000 }).then(async (response) => ({
+  return call(hub, 'POST', '/api/hooks/wait', token, { flavor: 'claude', tag, event: 'Stop', waitMs: 60_000, taker: testTaker('hook') }).then(async (response) => ({
     status: response.status,
     body: (await response.json()) as { error?: string; message?: string },
     tookMs: Date.now() - startedAt,

@@ -28,7 +28,8 @@ describe('session-hub token', () => {
 
     const listed = await runCli(['token', 'list', '--data', hub.dataDir]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout.trim().split('\n')).toHaveLength(4);
+    // the four a first start makes (agent, runner, dashboard, admin) and the one created here
+    expect(listed.stdout.trim().split('\n')).toHaveLength(5);
     expect(listed.stdout).toMatch(/dashboard\s+team-a\s+cli/);
     expect(listed.stdout).not.toContain(token);
   });
@@ -40,6 +41,6 @@ describe('session-hub token', () => {
     hub = await spawnHub({ env: { SESSION_HUB_TOKENS: '' } });
     const wrongRole = await runCli(['token', 'create', '--role', 'root', '--data', hub.dataDir]);
     expect(wrongRole).toMatchObject({ code: 2, stdout: '' });
-    expect(wrongRole.stderr).toContain('--role must be runner, machine, dashboard, operator or admin');
+    expect(wrongRole.stderr).toContain('--role must be agent, runner, machine, dashboard, operator or admin');
   });
 });
