@@ -158,7 +158,7 @@ describe('POST /api/hooks', () => {
     it('403 for a dashboard token, naming the role needed', async () => {
       const response = await post({ events: one() }, hub.tokens.dashboard);
       expect(response.status).toBe(403);
-      expect(await response.json()).toEqual({ error: 'forbidden', message: 'this needs an agent or runner or admin token; yours is a dashboard token' });
+      expect(await response.json()).toEqual({ error: 'forbidden', message: 'this needs an agent or runner or machine or admin token; yours is a dashboard token' });
     });
 
     it('400 for a body that is not JSON', async () => {
