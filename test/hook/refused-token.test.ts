@@ -23,7 +23,7 @@ describe('a hook whose token the hub refuses', () => {
     const [start, prompt] = await sendHooks('claude', claude.slice(0, 2), env);
     for (const call of [start!, prompt!]) {
       expect(call.code).toBe(0);
-      expect(call.stderr).toContain('the hub refused SESSION_HUB_TOKEN (403 forbidden: this needs an agent or runner or admin token; yours is a dashboard token)');
+      expect(call.stderr).toContain('the hub refused SESSION_HUB_TOKEN (403 forbidden: this needs an agent or runner or machine or admin token; yours is a dashboard token)');
       expect(call.stderr).toContain(FIX);
       expect(call.stderr).not.toContain('unreachable');
     }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HookWaitResponse } from '../../shared/protocol/messages.js';
-import { handshakeError } from '../helpers/clients.js';
+import { handshakeError, testTaker } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { postMessage } from '../helpers/messages.js';
 import { hubReader } from '../hook/run-cli.js';
@@ -26,7 +26,7 @@ function call(method: string, path: string, token: string, body?: unknown): Prom
 /** A Claude Code session started through the hook route with the agent token; its snapshot. */
 async function sessionOfAgent(tag: string) {
   const response = await call('POST', '/api/hooks', hub.tokens.agent, {
-    events: [{ id: randomUUID(), flavor: 'claude', firedAt: Date.now(), seq: 0, payload: { hook_event_name: 'SessionStart', session_id: tag, cwd: '/tmp', source: 'startup' } }],
+    events: [{ id: randomUUID(), flavor: 'claude', firedAt: Date.now(), seq: 0, payload: { hook_event_name: 'SessionStart', session_id: tag, cwd: '/tmp', source: 'startup' }, taker: testTaker('hook') }],
   });
   expect(response.status).toBe(200);
   return sessionByTag(tag);
@@ -38,7 +38,7 @@ describe('the agent token', () => {
     const session = await sessionOfAgent(tag);
     expect(session.lifecycle.state).toBe('running');
     await postMessage(hub, session.sid, 'run the linter too');
-    const waited = await call('POST', '/api/hooks/wait', hub.tokens.agent, { flavor: 'claude', tag, event: 'Stop', waitMs: 2000 });
+    const waited = await call('POST', '/api/hooks/wait', hub.tokens.agent, { flavor: 'claude', tag, event: 'Stop', waitMs: 2000, taker: testTaker('hook') });
     expect(waited.status).toBe(200);
     expect(((await waited.json()) as HookWaitResponse).messages.map((m) => m.text)).toEqual(['run the linter too']);
   });
