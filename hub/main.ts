@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from './clock.js';
 import { deregisterHub, startHeartbeat } from './cluster/heartbeat.js';
 import { attachRedisAdapter } from './cluster/redis-adapter.js';
-import { createClusterRunnerPresence } from './cluster/runner-presence.js';
+import { createClusterRunnerPresence } from './socket/runner-presence.js';
 import type { HubConfig } from './config.js';
 import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
