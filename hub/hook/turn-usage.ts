@@ -29,6 +29,34 @@ const READERS: Record<TranscriptFormat, (path: string, offset: number, model: st
 /** The hub refuses more (UsageReportsSchema). */
 const MAX_MODELS = 32;
 
+/**
+ * How long a turn-stop waits for its closing text to reach the transcript (the flavor's
+ * `closingTextField`), and how often it looks: Claude Code flushes every 100 ms, so ten flushes.
+ */
+export const CLOSING_TEXT_WAIT_MS = 1_000;
+const CLOSING_TEXT_POLL_MS = 25;
+
+/** Whether a read holds the turn's closing text (the payload's text ends with one of its text blocks). */
+function holdsClosingText(read: TranscriptUsage, closing: string): boolean {
+  const wanted = closing.trim();
+  return read.texts === undefined || read.texts.some((text) => text.trim() !== '' && wanted.endsWith(text.trim()));
+}
+
+/**
+ * The turn's read from `offset`. Where the flavor names the payload's closing text, the read is
+ * repeated until the transcript holds it (the agent's last message may still sit in its write
+ * queue when the turn-stop hook fires), at most CLOSING_TEXT_WAIT_MS; then the last read stands.
+ */
+async function readTurn(read: (offset: number) => Promise<TranscriptUsage>, offset: number, closing: string | undefined): Promise<TranscriptUsage> {
+  const until = Date.now() + CLOSING_TEXT_WAIT_MS;
+  let result = await read(offset);
+  while (closing !== undefined && closing.trim() !== '' && !holdsClosingText(result, closing) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, CLOSING_TEXT_POLL_MS));
+    result = await read(offset);
+  }
+  return result;
+}
+
 function sizeOf(path: string): number {
   try {
     return statSync(path).size;
@@ -63,7 +91,9 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
   }
   try {
     const model = flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField);
-    const { usageByModel, newOffset, problem } = await read(path, held.offset, model);
+    const closingField = flavor?.transcriptUsage?.closingTextField;
+    const closing = closingField === undefined ? undefined : readText(payload, closingField);
+    const { usageByModel, newOffset, problem } = await readTurn((offset) => read(path, offset, model), held.offset, closing);
     turns[tag] = { path, offset: newOffset, touchedAt: now };
     const usage = Object.entries(usageByModel)
       .slice(0, MAX_MODELS)

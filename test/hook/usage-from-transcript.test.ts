@@ -101,4 +101,27 @@ describe('the bridge reads a turn’s usage from the Claude Code transcript', ()
     // the first message only (the second's one line is not complete yet)
     expect(turns[0]!.usage).toEqual([expect.objectContaining({ model: 'claude-opus-4-6', inputTokens: 3, outputTokens: 9, cacheReadTokens: 11442, cacheWriteTokens: 15005 })]);
   });
+
+  it('a Stop fired before the closing message reached the transcript waits for it (Claude Code flushes its transcript every 100 ms)', async () => {
+    const tag = 'closing-message-late';
+    writeFileSync(transcript, text(beforeAnswer));
+    await sendHooks('claude', [withTranscript(byName('UserPromptSubmit'), { session_id: tag })], env());
+    appendFileSync(transcript, text(answer));
+    // the closing message as Claude Code writes it: a line of its own, with its usage
+    const closing = JSON.stringify({
+      type: 'assistant',
+      requestId: 'req_closing',
+      message: { model: 'claude-opus-4-6', id: 'msg_closing', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Added --verbose; tests pass.' }], usage: { input_tokens: 7, output_tokens: 40, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } },
+    });
+    const stop = sendHooks('claude', [withTranscript(byName('Stop'), { session_id: tag })], env());
+    // the agent's write queue flushes after the hook was spawned
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    appendFileSync(transcript, text([closing]));
+    const results = await stop;
+    expect(results[0]).toMatchObject({ code: 0, stderr: '' });
+    const turns = await turnsOf(tag);
+    expect(turns[0]!.usage).toEqual([
+      expect.objectContaining({ model: 'claude-opus-4-6', inputTokens: TOKENS.inputTokens + 7, outputTokens: TOKENS.outputTokens + 40, cacheReadTokens: TOKENS.cacheReadTokens + 100, cacheWriteTokens: TOKENS.cacheWriteTokens }),
+    ]);
+  });
 });
