@@ -30,6 +30,11 @@ export class AgentRun {
   sid: string | null = null;
   private driver: AgentDriver | undefined;
   private agentSessionId: string | null = null;
+  /**
+   * The hub session's tag (where the hook route finds it): the agent's first id, kept by the hub when
+   * the agent's id changes (a fresh start after a rejected resume), so approvals keep reaching it.
+   */
+  private hubTag: string | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private ending: Ending | undefined;
   private ended = false;
@@ -64,6 +69,7 @@ export class AgentRun {
       exitedFirst,
     ]);
     this.sid = session.sid;
+    this.hubTag = session.tag;
     this.exitedBeforeStart = undefined;
     if (request.prompt) this.send(request.prompt);
     return session.sid;
@@ -139,7 +145,7 @@ export class AgentRun {
         this.report('turn end', (sid) => this.ctx.client.stopTurn({ sid, status: end.status, ...(end.response ? { response: end.response } : {}) }));
       },
       approval: (request) =>
-        askHub({ hubUrl: this.ctx.hubUrl, token: this.ctx.token, flavor: this.plan.request.flavor, agentSessionId: () => this.agentSessionId ?? '', cwd: this.plan.cwd, closed: () => this.ended }, request),
+        askHub({ hubUrl: this.ctx.hubUrl, token: this.ctx.token, flavor: this.plan.request.flavor, agentSessionId: () => this.hubTag ?? '', cwd: this.plan.cwd, closed: () => this.ended }, request),
       resumeRejected: (error) => {
         rejected = error;
       },
