@@ -251,8 +251,8 @@ describe('the bundled bridge', () => {
 });
 
 describe('POST /api/hooks: a sync event\'s wait', () => {
-  it('refuses a waitMs that is not a positive number of ms up to 10 minutes, naming the field, and applies nothing', async () => {
-    for (const waitMs of [0, -5, 600_001, 1.5]) {
+  it('refuses a waitMs that is not a positive number of ms up to 1 hour (the longest approval wait), naming the field, and applies nothing', async () => {
+    for (const waitMs of [0, -5, 3_600_001, 1.5]) {
       const response = await fetch(`${hub.url}/api/hooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${hub.tokens.runner}`, 'content-type': 'application/json' },
