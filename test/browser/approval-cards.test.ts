@@ -68,6 +68,34 @@ const LONG_COMMAND =
 const LONG_CWD = '/home/developer/projects/session-hub-phone-check/packages/server-side-rendering-module';
 
 describe('approvals a person can act on, at 390 px', () => {
+  it('Deny with a reason typed on the page: the waiting hook prints the deny carrying it; with nothing set on the agent’s side, minutes are left', async () => {
+    const tag = `cards-deny-${Date.now()}`;
+    const { SESSION_HUB_HOOK_WAIT_MS: _bound, ...unbounded } = hookEnv();
+    const waiting = startHook(attentionPayload('claude-permission-request', tag), unbounded);
+    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+    const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+
+    await phonePage();
+    await signIn(page, hub.url, tokens.operator);
+    const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
+    await page.waitForSelector(card);
+    // the hub's default wait: minutes, counted down on the card
+    expect(await textOf(page, `${card} .approval-left`)).toMatch(/^(5 min|4 min \d+ s) left, then the agent asks in its terminal$/);
+    const reason = 'not on the shared machine: delete the cache instead';
+    await page.locator(`${card} input.deny-reason`).fill(reason);
+    // the field fits the phone: it takes its own line, the page never scrolls sideways
+    const box = (await page.locator(`${card} input.deny-reason`).boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'approval-deny-reason-390');
+    await page.locator(`${card} button[data-decision="deny"]`).click();
+
+    expect(await waiting.done).toMatchObject({ code: 0, stdout: permissionRequestStdout({ decision: 'deny', message: reason }) });
+    const decided = `#needs-you li[data-sid="${sid}"] [data-status="denied"] .approval-outcome`;
+    await page.waitForSelector(decided);
+    expect(await textOf(page, decided)).toContain(reason);
+  });
+
   it('first in "needs you", whole input, path unbroken, time left; Allow leaves a card naming the decider', async () => {
     const sdk = await RunnerClient.connect({ url: hub.url, token: tokens.runner });
     try {
