@@ -3,7 +3,8 @@
  * A session's tool approvals (docs/attention.md): each pending one with its tool, its whole input
  * (wrapped, scrolling when long: a person sees the whole command before allowing it), its folder,
  * the time left before the agent asks in its terminal instead, and Allow / Deny for the roles that
- * decide (operator, admin), with a reason to deny typed beside them (the agent reads it); others read "waiting for approval" and which token would let them
+ * decide (operator, admin), with a reason to deny typed beside them (the agent reads it) and, where the
+ * agent suggested a rule, "Always allow <rule> here" (it keeps allowing it); others read "waiting for approval" and which token would let them
  * decide. A click decides at once, and the card then says what was decided and by whom (the token's
  * label). Ended approvals show who decided, when and why. Fetched over HTTP, then kept current by
  * the live `approval` bodies.
@@ -51,9 +52,18 @@ export function ApprovalOutcome({ a, now }) {
   return html`<div class="approval-outcome" data-outcome=${a.status}>
     <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
     ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
+    ${a.always && a.alwaysOffer && html`<span class="approval-always"> · from now on: ${rulesText(a.alwaysOffer)}</span>`}
     ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
     ${a.answers && html`<span class="approval-answers">: ${Object.values(a.answers).join('; ')}</span>`}
   </div>`;
+}
+
+/**
+ * The rules an approval offers to keep allowing, as the agent writes them (`Bash(npm test)`).
+ * @param {NonNullable<Approval['alwaysOffer']>} offer
+ */
+function rulesText(offer) {
+  return offer.flatMap((u) => u.rules.map((r) => (r.ruleContent === undefined ? r.toolName : `${r.toolName}(${r.ruleContent})`))).join(', ');
 }
 
 /**
@@ -162,12 +172,15 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
   const at = Math.max(now, tick);
   const canDecide = DECIDING_ROLES.includes(role ?? '');
 
-  /** @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered */
-  async function decide(approval, decision, answers) {
+  /**
+   * @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered
+   * @param {boolean} [always] allow with the rules the approval offers ("always allow this here")
+   */
+  async function decide(approval, decision, answers, always = false) {
     setDeciding((d) => ({ ...d, [approval.approvalId]: '' }));
     const reason = decision === 'deny' ? (reasons[approval.approvalId] ?? '').trim() : '';
     try {
-      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : reason ? { message: reason } : {});
+      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : reason ? { message: reason } : always ? { always } : {});
       put(decided);
       rememberDecision(decided);
       setDeciding(({ [approval.approvalId]: _, ...rest }) => rest);
@@ -202,6 +215,8 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
           ? html`<div class="approval-actions">
               <button type="button" class="allow" data-decision="allow" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'allow')}>Allow</button>
               <button type="button" class="deny" data-decision="deny" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'deny')}>Deny</button>
+              ${a.alwaysOffer && html`<button type="button" class="allow always" data-decision="always" disabled=${deciding[a.approvalId] === ''}
+                onClick=${() => decide(a, 'allow', undefined, true)}>Always allow ${rulesText(a.alwaysOffer)} here</button>`}
               <span class="muted">asked <${RelTime} at=${a.createdAt} now=${at} /></span>
               <${TimeLeft} a=${a} now=${at} />
               <input type="text" class="deny-reason" aria-label="Why deny (the agent reads it)" placeholder="Why deny? (optional: the agent reads it)"
