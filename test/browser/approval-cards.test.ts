@@ -96,6 +96,35 @@ describe('approvals a person can act on, at 390 px', () => {
     expect(await textOf(page, decided)).toContain(reason);
   });
 
+  it('"Always allow" the rule Claude Code suggested: the waiting hook prints it back as updatedPermissions; the card says it is kept', async () => {
+    const tag = `cards-always-${Date.now()}`;
+    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv());
+    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+    const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+
+    await phonePage();
+    await signIn(page, hub.url, tokens.operator);
+    const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
+    await page.waitForSelector(card);
+    const always = page.locator(`${card} button[data-decision="always"]`);
+    expect(await always.textContent()).toBe('Always allow Bash(rm -rf node_modules) here');
+    const box = (await always.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'approval-always-allow-390');
+    await always.click();
+
+    const run = await waiting.done;
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).hookSpecificOutput.decision).toEqual({
+      behavior: 'allow',
+      updatedPermissions: [{ type: 'addRules', behavior: 'allow', destination: 'localSettings', rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }] }],
+    });
+    const decided = `#needs-you li[data-sid="${sid}"] [data-status="allowed"] .approval-outcome`;
+    await page.waitForSelector(decided);
+    expect(await textOf(page, decided)).toContain('from now on: Bash(rm -rf node_modules)');
+  });
+
   it('first in "needs you", whole input, path unbroken, time left; Allow leaves a card naming the decider', async () => {
     const sdk = await RunnerClient.connect({ url: hub.url, token: tokens.runner });
     try {
