@@ -67,18 +67,22 @@ const LONG_COMMAND =
   'git status --porcelain';
 const LONG_CWD = '/home/developer/projects/session-hub-phone-check/packages/server-side-rendering-module';
 
+/** A real hook process asking Claude Code's PermissionRequest, and its pending card on a phone page signed in as the operator. */
+async function pendingCard(tag: string, env: Record<string, string>) {
+  const waiting = startHook(attentionPayload('claude-permission-request', tag), env);
+  const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+  const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+  await phonePage();
+  await signIn(page, hub.url, tokens.operator);
+  const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
+  await page.waitForSelector(card);
+  return { sid, card, waiting };
+}
+
 describe('approvals a person can act on, at 390 px', () => {
   it('Deny with a reason typed on the page: the waiting hook prints the deny carrying it; with nothing set on the agent’s side, minutes are left', async () => {
-    const tag = `cards-deny-${Date.now()}`;
     const { SESSION_HUB_HOOK_WAIT_MS: _bound, ...unbounded } = hookEnv();
-    const waiting = startHook(attentionPayload('claude-permission-request', tag), unbounded);
-    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
-    const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
-
-    await phonePage();
-    await signIn(page, hub.url, tokens.operator);
-    const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
-    await page.waitForSelector(card);
+    const { sid, card, waiting } = await pendingCard(`cards-deny-${Date.now()}`, unbounded);
     // the hub's default wait: minutes, counted down on the card
     expect(await textOf(page, `${card} .approval-left`)).toMatch(/^(5 min|4 min \d+ s) left, then the agent asks in its terminal$/);
     const reason = 'not on the shared machine: delete the cache instead';
@@ -97,15 +101,7 @@ describe('approvals a person can act on, at 390 px', () => {
   });
 
   it('"Always allow" the rule Claude Code suggested: the waiting hook prints it back as updatedPermissions; the card says it is kept', async () => {
-    const tag = `cards-always-${Date.now()}`;
-    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv());
-    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
-    const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
-
-    await phonePage();
-    await signIn(page, hub.url, tokens.operator);
-    const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
-    await page.waitForSelector(card);
+    const { sid, card, waiting } = await pendingCard(`cards-always-${Date.now()}`, hookEnv());
     const always = page.locator(`${card} button[data-decision="always"]`);
     expect(await always.textContent()).toBe('Always allow Bash(rm -rf node_modules) here');
     const box = (await always.boundingBox())!;
