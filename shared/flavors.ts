@@ -206,6 +206,13 @@ export interface HookConfigDeclaration {
    */
   approvalHooks?: readonly string[];
   /**
+   * "Always allow this here" from the page: the approval hook's payload field holding the agent's
+   * own suggested permission rules (Claude Code's `permission_suggestions`, what its "Yes, and
+   * don't ask again" saves); an allow that says `always` hands the `addRules` / `allow` ones back
+   * as the decision's `updatedPermissions` (shared/permission-output.ts). Absent: not offered.
+   */
+  alwaysAllowField?: string;
+  /**
    * Mapped events that are not hooks of this file (Codex's notify notifications, sent by the
    * `notify` program older installs set): the hub still maps them; install does not write them.
    */
@@ -346,7 +353,7 @@ const declarations: FlavorDeclaration[] = [
     // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
     hookConfig: {
       // code.claude.com/docs/en/settings: ~/.claude/settings.json applies to every project
-      format: 'settings-json', file: '.claude/settings.json', userFile: '~/.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      format: 'settings-json', file: '.claude/settings.json', userFile: '~/.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'], alwaysAllowField: 'permission_suggestions',
       // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
       // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },

@@ -31,6 +31,7 @@ import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
 import { noteTurnActivity } from './turn-activity.js';
 import { recordToolUseWork, stopTurnWork, submitPromptWork } from './turn-events.js';
+import { addLatestTurnUsage } from './usage-events.js';
 
 /**
  * When an event fired, on the hub's clock: the hub's now minus the event's age as the bridge measured
@@ -121,6 +122,7 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
       await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
       break;
     case 'session-end':
+      if (hook.usage) await addLatestTurnUsage(tx, changes, deps, { session: (await getSession(tx, { namespace: actor.namespace, sid }))!, reports: hook.usage });
       await endSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
       return sid;
     case 'session-finalize':

@@ -1,5 +1,6 @@
 import type { Approval, ApprovalStatus } from '../../shared/protocol/attention.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
+import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
 
 interface ApprovalRow {
@@ -19,11 +20,13 @@ interface ApprovalRow {
   message: string | null;
   expires_at: number | string | null;
   answers: string | null;
+  always_offer: string | null;
+  always: number;
 }
 
 const INSERT = `
-  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at)
-  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt)`;
+  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at, always_offer)
+  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt, @alwaysOffer)`;
 const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
 const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
 // pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
@@ -38,7 +41,7 @@ const SELECT_LEFT_PENDING = `
   ORDER BY created_at, approval_id LIMIT @limit`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
-  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers, always = @always
   WHERE approval_id = @approvalId AND status = 'pending'`;
 
 function toApproval(row: ApprovalRow): Approval {
@@ -58,14 +61,17 @@ function toApproval(row: ApprovalRow): Approval {
     message: row.message,
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
     ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
+    alwaysOffer: row.always_offer === null ? null : (JSON.parse(row.always_offer) as AllowRuleUpdate[]),
+    always: Number(row.always) === 1,
   };
 }
 
 export async function insertApproval(
   sql: Sql,
-  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null },
+  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null; alwaysOffer: readonly AllowRuleUpdate[] | null },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, input: input.input === null ? null : JSON.stringify(input.input), inputTruncated: input.inputTruncated ? 1 : 0 });
+  const { alwaysOffer, ...rest } = input;
+  await sql.run(INSERT, { ...rest, input: input.input === null ? null : JSON.stringify(input.input), inputTruncated: input.inputTruncated ? 1 : 0, alwaysOffer: alwaysOffer === null ? null : JSON.stringify(alwaysOffer) });
 }
 
 /** An approval of this session in this namespace; any other is exactly as absent as a missing one. */
@@ -91,9 +97,9 @@ export async function listPendingApprovals(sql: Sql, sid: string): Promise<Appro
 /** Ends a pending approval; false when it was no longer pending (nothing changed). */
 export async function finishApproval(
   sql: Sql,
-  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string> },
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string>; always?: boolean },
 ): Promise<boolean> {
-  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
+  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers), always: input.always === true ? 1 : 0 })).changes === 1;
 }
 
 /** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */
