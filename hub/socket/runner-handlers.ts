@@ -24,7 +24,7 @@ import { runWrite } from '../services/changes.js';
 import type { Taker } from '../../shared/protocol/messages.js';
 import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { updateMetadata, updateState } from '../services/versioned-writes.js';
+import { updateMetadata, updateState } from '../lifecycle/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
 import { holdLive, releaseLive } from './publisher.js';

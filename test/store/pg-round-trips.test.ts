@@ -9,7 +9,7 @@ import { startSession } from '../../hub/lifecycle/session-start.js';
 import { submitPrompt } from '../../hub/lifecycle/turn-events.js';
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
