@@ -77,12 +77,22 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   app.post(
     '/api/hooks/wait',
     { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
-    async (request) => {
+    async (request, reply) => {
       const { namespace, role, tokenHash } = identityOf(request);
       const revoked = access.tokens.revocationSignal(tokenHash);
+      // the waiter went away (its agent exited, or the connection broke): take nothing for it
+      const left = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) left.abort(new Error('the waiter closed its connection'));
+      };
+      reply.raw.once('close', onClose);
       try {
-        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: revoked.signal });
+        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: AbortSignal.any([revoked.signal, left.signal]) });
+      } catch (error) {
+        if (left.signal.aborted) return reply.hijack(); // nobody to answer
+        throw error;
       } finally {
+        reply.raw.off('close', onClose);
         revoked.dispose();
       }
     },

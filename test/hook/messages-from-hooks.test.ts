@@ -148,8 +148,10 @@ describe('the background waiter (asyncRewake)', () => {
     expect((await messagesOf(session.sid))[0]).toMatchObject({ state: 'queued' });
   });
 
-  it('the hub away: exit 0 with a note, never a wake', async () => {
-    const result = await hook('claude', stop('wake-5'), { ...bridge.env(await deadUrl()), SESSION_HUB_WAKE_WAIT_MS: '30000' }, ['--wake']);
+  it('the hub away for the whole wait: asked again until the wait is over, then exit 0 with a note, never a wake', async () => {
+    const started = Date.now();
+    const result = await hook('claude', stop('wake-5'), { ...bridge.env(await deadUrl()), SESSION_HUB_WAKE_WAIT_MS: '2500' }, ['--wake']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/waiting for messages/);
