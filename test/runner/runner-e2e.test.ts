@@ -56,7 +56,7 @@ async function setup(env: Record<string, string> = {}) {
     machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
     return machine !== undefined;
   }, 30_000, `the runner registers; output:\n${runner.output()}`);
-  expect(machine!.agents.map((a) => a.flavor)).toEqual(['claude']);
+  expect(machine!.agents.map((a) => a.flavor)).toContain('claude');
   return { hub, call, machineId: machine!.machineId };
 }
 
