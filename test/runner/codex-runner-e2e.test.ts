@@ -14,7 +14,7 @@ import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { agentBinaries } from '../agents/helpers/claude.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
-import { startResponsesServer } from '../agents/helpers/responses-server.js';
+import { SCRIPTED_CODEX_USAGE, startResponsesServer } from '../agents/helpers/responses-server.js';
 import { waitFor } from '../helpers/clients.js';
 import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
@@ -130,8 +130,8 @@ describe('session-hub runner with the real Codex CLI (app-server)', () => {
     await waitFor(async () => (await turnList()).some((t) => t.status === 'completed'), 60_000, `first turn completed; runner:\n${runner.output()}`);
     expect((await turnList())[0]).toMatchObject({ prompt: 'first prompt', response: 'All done.', status: 'completed' });
     expect(existsSync(join(dir, 'approved.txt'))).toBe(true);
-    const usage = (await snapshot()) as unknown as { usage?: unknown };
-    expect(JSON.stringify(usage)).toContain('gpt-5-codex');
+    // two model requests (the command, then the closing text), each as the scripted server counts it
+    expect((await snapshot()).usage).toMatchObject({ inputTokens: 2 * SCRIPTED_CODEX_USAGE.input_tokens, outputTokens: 2 * SCRIPTED_CODEX_USAGE.output_tokens, cacheReadTokens: 0 });
 
     // the agent idles: a person's message is its next input, at once
     const before = model.requests.length;
