@@ -18,6 +18,7 @@ import { SCRIPTED_CODEX_USAGE, startResponsesServer } from '../agents/helpers/re
 import { waitFor } from '../helpers/clients.js';
 import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
+import { alive } from './helpers/process-alive.js';
 import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
 
 let model: ModelServer;
@@ -76,15 +77,6 @@ async function pendingApproval(): Promise<{ approvalId: string; tool: string; in
 
 function agentPids(): number[] {
   return runner.logs().filter((l) => l.msg === 'agent started' && typeof l.pid === 'number').map((l) => l.pid as number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function stopAndWaitCancelled(): Promise<void> {
