@@ -414,6 +414,8 @@ const declarations: FlavorDeclaration[] = [
     },
     // the rollout's usage records name no model, its turn_context does (before the turn's start, at times): the payload's `model` then
     transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
+    // `codex app-server`, JSON-RPC over stdio: threads, turns, interrupts, approvals (runner/drivers/codex-app-server.ts)
+    runner: { cli: 'codex', driver: 'codex-app-server' },
   },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,

@@ -12,6 +12,7 @@ import { claudeHome, type ClaudeHome } from '../runner/helpers/claude-home.js';
 import { spawnRunner, type RunnerProcess } from '../runner/helpers/runner-process.js';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
 import { waitFor } from '../helpers/clients.js';
+import { alive } from '../helpers/process-alive.js';
 import type { HubProcess } from '../helpers/hub-process.js';
 import { connectMachine } from '../machines/machine-peer.js';
 import { getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
@@ -27,14 +28,6 @@ afterEach(async () => {
   runner = model = home = undefined;
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function call(hub: HubProcess, token: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${hub.url}${path}`, {

@@ -16,6 +16,7 @@ import type { MessagesResponse } from '../../shared/protocol/messages.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/clients.js';
+import { alive } from '../helpers/process-alive.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 
@@ -84,14 +85,6 @@ describe('the background waiter', () => {
     const waiterPid = await new Promise<number>((resolvePid) => agent.stdout.once('data', (chunk: Buffer) => resolvePid(Number(chunk.toString().trim()))));
     await new Promise((r) => setTimeout(r, 1000));
     agent.kill('SIGKILL');
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
     await waitFor(() => !alive(waiterPid), 10_000, 'the waiter to end with its agent');
     await call(hub, 'POST', `/api/sessions/${sid}/messages`, { text: 'Anyone?' });
     await new Promise((r) => setTimeout(r, 1500)); // a waiter still registered would take it within its poll

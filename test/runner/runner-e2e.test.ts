@@ -16,6 +16,7 @@ import { waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
+import { alive } from '../helpers/process-alive.js';
 import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
 
 stopHubsAfterEach();
@@ -37,15 +38,6 @@ function api(hub: HubProcess) {
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function setup(env: Record<string, string> = {}) {
