@@ -194,7 +194,8 @@ describe('approvals a person can act on, at 390 px', () => {
 
   it('an approval nobody decides says it went back to the terminal', async () => {
     const tag = `cards-expire-${Date.now()}`;
-    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv(4000));
+    // 12 s: long enough for the page to show it pending on a loaded machine (4 s raced sign-in)
+    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv(12_000));
     const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
     const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
     await phonePage();
@@ -205,5 +206,5 @@ describe('approvals a person can act on, at 390 px', () => {
     await page.waitForSelector(ended);
     expect(await textOf(page, ended)).toContain('went back to the terminal');
     expect(await page.$$(`#needs-you li[data-sid="${sid}"] button[data-decision]`)).toHaveLength(0);
-  });
+  }, 45_000);
 });
