@@ -4,6 +4,8 @@
  * HTTP, a message reaching the idle agent, interrupt, stop (run cancelled, agent gone), and kill -9
  * of the runner mid-turn (run interrupted after its grace, the agent does not live on).
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
@@ -140,6 +142,35 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     const request = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
     expect(request).toContain('first prompt');
   }, 180_000);
+
+  it('an agent that no longer knows its id: resume-failed once, a fresh agent with the turns replayed, the same sid, its approval asked on that session', async () => {
+    const { call, machineId } = await setup();
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    const sid = started.body.sid as string;
+    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const expired = ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).metadata.value.claudeSessionId;
+    // the vendor forgot the conversation: Claude Code answers --resume with "No conversation found"
+    rmSync(join(home!.home, '.claude', 'projects'), { recursive: true, force: true });
+
+    const before = model!.requests.length;
+    const forced = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(202);
+    expect(forced.body.sid).toBe(sid);
+    // the fresh agent's tool call waits on the same hub session, though the agent's id is new
+    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).filter((t) => t.status === 'completed').length === 2, 60_000, `second turn completed; runner:\n${runner!.output()}`);
+    const replayed = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
+    expect(replayed).toContain('first prompt');
+    expect(replayed).toContain('All done.');
+    const snapshot = (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    expect(snapshot.metadata.value.claudeSessionId).toEqual(expect.any(String));
+    expect(snapshot.metadata.value.claudeSessionId).not.toBe(expired);
+    expect((await call('GET', '/api/sessions')).body.sessions).toHaveLength(1);
+    expect(runner!.logs().filter((l) => l.msg === 'resume rejected: fresh start with the turns replayed')).toHaveLength(1);
+  }, 240_000);
 
   it('SIGTERM of the runner stops its agents and their runs end interrupted', async () => {
     const { call, machineId } = await setup();
