@@ -10,10 +10,9 @@ import type { TurnSummary } from '../../shared/protocol/session.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { waitFor } from '../helpers/clients.js';
-import type { HubProcess } from '../helpers/hub-process.js';
 import { claudeHome, type ClaudeHome } from '../runner/helpers/claude-home.js';
 import { spawnRunner, type RunnerProcess } from '../runner/helpers/runner-process.js';
-import { getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
+import { callAs as call, getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
 
 twoHubsAfterEach();
 let model: ModelServer | undefined;
@@ -24,15 +23,6 @@ afterEach(async () => {
   await model?.close();
   home?.remove();
 });
-
-async function call(hub: HubProcess, token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${hub.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 describe('the real runner across two hub processes', () => {
   it('start, approval, message and stop taken by process B reach the runner and its Claude Code on process A', { timeout: 240_000 }, async () => {
