@@ -92,3 +92,29 @@ export type ApprovalsResponse = z.infer<typeof ApprovalsResponseSchema>;
 /** 409 on a decided, expired or superseded approval: the approval as it stands (with the first decision). */
 export const ApprovalConflictSchema = z.object({ error: z.literal('conflict'), message: z.string(), approval: ApprovalSchema });
 export type ApprovalConflict = z.infer<typeof ApprovalConflictSchema>;
+
+/** The longest a runner's `approval-ask` waits for a person in one ask (10 minutes); it asks again after. */
+export const APPROVAL_ASK_MAX_WAIT_MS = 600_000;
+
+/**
+ * `approval-ask` (runner → hub): a tool call of the runner's agent waits for a person. Named by the
+ * hub session's sid, so it lands on that session whatever the agent's own id is now (a fresh agent
+ * after `resume-failed` has a new one). Acked once a person decided, or with `decision: null` when
+ * nobody did within `waitMs` (the approval ends `expired`; the runner may ask again).
+ */
+export const ApprovalAskPayloadSchema = z.object({
+  sid: SidSchema,
+  tool: z.string().min(1).max(256),
+  toolUseId: z.string().min(1).max(256).nullable(),
+  input: JsonValueSchema,
+  cwd: z.string().max(4096).nullable(),
+  waitMs: z.number().int().min(1).max(APPROVAL_ASK_MAX_WAIT_MS),
+});
+export type ApprovalAskPayload = z.infer<typeof ApprovalAskPayloadSchema>;
+export const ApprovalAskAckSchema = okAck({
+  approvalId: z.string(),
+  decision: z.enum(['allow', 'deny']).nullable(),
+  message: z.string().nullable(),
+  answers: z.record(z.string(), z.string()).optional(),
+});
+export type ApprovalAskAck = z.infer<typeof ApprovalAskAckSchema>;
