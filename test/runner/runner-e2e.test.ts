@@ -71,6 +71,18 @@ const turnList = async (call: ReturnType<typeof api>, sid: string) => {
   return Array.isArray(body) ? body : body.turns;
 };
 
+/** A session started from HTTP, its tool allowed, its first turn completed, then stopped (run cancelled). */
+async function stoppedAfterOneTurn() {
+  const { call, machineId } = await setup();
+  const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+  const sid = started.body.sid as string;
+  await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+  await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+  expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+  await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+  return { call, sid };
+}
+
 describe('session-hub runner with the real Claude Code CLI', () => {
   it('starts from HTTP, asks approval over HTTP, takes a message while idle, interrupts, and stops the whole agent', async () => {
     const { call, machineId } = await setup();
@@ -117,13 +129,7 @@ describe('session-hub runner with the real Claude Code CLI', () => {
   }, 180_000);
 
   it('continues a stopped session: refused as unsafe, then forced, the same sid, the model seeing the earlier turn', async () => {
-    const { call, machineId } = await setup();
-    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
-    const sid = started.body.sid as string;
-    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
-    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
-    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
-    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const { call, sid } = await stoppedAfterOneTurn();
     const refused = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on' });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('resume_unsafe');
@@ -137,13 +143,7 @@ describe('session-hub runner with the real Claude Code CLI', () => {
   }, 180_000);
 
   it('an agent that no longer knows its id: resume-failed once, a fresh agent with the turns replayed, the same sid, its approval asked on that session', async () => {
-    const { call, machineId } = await setup();
-    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
-    const sid = started.body.sid as string;
-    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
-    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
-    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
-    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const { call, sid } = await stoppedAfterOneTurn();
     const expired = ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).metadata.value.claudeSessionId;
     // the vendor forgot the conversation: Claude Code answers --resume with "No conversation found"
     rmSync(join(home!.home, '.claude', 'projects'), { recursive: true, force: true });
