@@ -219,7 +219,9 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       continue;
     }
     try {
-      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace });
+      // its rows are read with the whole batch's (batch-reads.ts)
+      const reads = { namespace: actor.namespace, hook: { eventId: event.id, tag: hookTagOf(event.flavor, event.payload) } };
+      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace, reads });
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);
       const { result, approvalId } = applied;

@@ -1,33 +1,44 @@
 import { prefetchAppliedRequests, type VersionedField } from './applied-requests.js';
 import { prefetchSeqCounters } from './events.js';
-import { prefetchSessions } from './sessions.js';
+import { prefetchHookRows } from './hook-events.js';
+import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
 import type { Tx } from './sql.js';
 
-/** What one write of a batch will read: its session, and whether its requestId was applied already. */
+/**
+ * What one write of a batch will read: its session (by sid, or by tag for a hook event), whether its
+ * requestId or hook event id was applied already, and its hook session.
+ */
 export interface WriteReads {
   namespace: string;
-  sid: string;
+  sid?: string;
   applied?: { field: VersionedField; requestId: string };
+  hook?: { eventId: string; tag: string | undefined };
 }
 
 /**
- * Reads what a group-committed batch's writes will look up: their sessions, their requestIds, and
- * the namespaces' seq counters, a few statements for the whole batch instead of round trips per
+ * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
+ * hook event ids, their hook sessions, and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
  * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
  * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
  * trips, and its rowCache already holds hot sessions across transactions.
  */
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
-  const sidsByNamespace = new Map<string, Set<string>>();
-  for (const { namespace, sid } of reads) {
-    let sids = sidsByNamespace.get(namespace);
-    if (!sids) sidsByNamespace.set(namespace, (sids = new Set()));
-    sids.add(sid);
+  const byNamespace = new Map<string, { sids: Set<string>; tags: Set<string>; eventIds: Set<string> }>();
+  for (const { namespace, sid, hook } of reads) {
+    let keys = byNamespace.get(namespace);
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set() }));
+    if (sid !== undefined) keys.sids.add(sid);
+    if (hook) keys.eventIds.add(hook.eventId);
+    if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...sidsByNamespace].map(([namespace, sids]) => prefetchSessions(tx, { namespace, sids: [...sids] })),
-    prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied ? [{ sid, ...applied }] : []))),
-    prefetchSeqCounters(tx, sidsByNamespace.keys()),
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds }]) => [
+      prefetchSessions(tx, { namespace, sids: [...sids] }),
+      prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
+      prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
+    ]),
+    prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),
+    prefetchSeqCounters(tx, byNamespace.keys()),
   ]);
 }
