@@ -1,7 +1,9 @@
 import { prefetchAppliedRequests, type VersionedField } from './applied-requests.js';
 import { prefetchSeqCounters } from './events.js';
 import { prefetchHookRows } from './hook-events.js';
+import { prefetchPendingApprovals } from './approvals.js';
 import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
+import { prefetchCurrentTurns } from './turns.js';
 import type { Tx } from './sql.js';
 
 /**
@@ -17,7 +19,8 @@ export interface WriteReads {
 
 /**
  * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
- * hook event ids, their hook sessions, and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
+ * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
+ * and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
  * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
  * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
  * trips, and its rowCache already holds hot sessions across transactions.
@@ -37,6 +40,8 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
       prefetchSessions(tx, { namespace, sids: [...sids] }),
       prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
       prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
+      prefetchCurrentTurns(tx, { namespace, sids: [...sids], tags: [...tags] }),
+      prefetchPendingApprovals(tx, { namespace, sids: [...sids], tags: [...tags] }),
     ]),
     prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),
     prefetchSeqCounters(tx, byNamespace.keys()),

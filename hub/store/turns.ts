@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
-import { getSessionTurnsUsage, getTurnUsage } from './usage.js';
+import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 
 interface TurnRow {
@@ -155,6 +155,24 @@ export async function insertTurn(
     activityCount: 0,
     usage: [],
   });
+}
+
+const CURRENT_TURNS = `
+  SELECT * FROM turns WHERE turn_id IN (
+    SELECT current_turn_id FROM sessions WHERE namespace = @namespace
+      AND (sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
+
+/**
+ * The current turns of a PostgreSQL batch's sessions (by sid or tag), with their usage, into the
+ * transaction's turn cache (turn-cache.ts): two statements sent together, for the whole batch.
+ */
+export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  if (sql.dialect !== 'postgres' || !sql.rowCache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const [rows, usage] = await Promise.all([
+    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) }),
+    getCurrentTurnsUsage(sql, input),
+  ]);
+  for (const row of rows) if (!cachedTurn(sql, row.turn_id)) rememberTurn(sql, toTurn(row, usage.get(row.turn_id) ?? []));
 }
 
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
