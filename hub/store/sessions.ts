@@ -352,7 +352,10 @@ export async function updateFlavor(sql: Sql, input: { sid: string; flavor: strin
 
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
   await sql.write(UPDATE_CURRENT_TURN, input);
-  afterWrite(sql, input.sid);
+  afterWrite(sql, input.sid, (session) => {
+    session.currentTurnId = input.turnId;
+    session.updatedAt = input.now;
+  });
 }
 
 /** The characters of a prompt the row keeps (the title and the list cut it shorter: session-view.ts). */

@@ -228,13 +228,19 @@ export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | u
  * same write (a tool the agent denied or killed fires no end of its own).
  */
 export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
-  if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
+  // a turn cached in this PostgreSQL transaction is current (turn-cache.ts): its status answers
+  // whether it closes, and both writes wait for the batch's next round trip
+  const known = cachedTurn(sql, input.turnId);
+  if (known) {
+    if (known.status !== 'open') return false;
+    await sql.write(CLOSE_TURN, input);
+  } else if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
   turnWritten(sql, input.turnId, (turn) => {
     turn.status = input.status;
     turn.closedAt = input.closedAt;
     turn.response = input.response ?? turn.response;
   });
-  await sql.run(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
+  await sql.write(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
   cachedActivities(sql, (activity) => (activity.turnId === input.turnId && activity.status === 'running' ? 'drop' : true));
   return true;
 }

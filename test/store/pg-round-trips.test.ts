@@ -68,7 +68,7 @@ describe('round trips of a batch (PostgreSQL)', () => {
     expect(costs).toEqual([2, 2, 2]);
   }, 60_000);
 
-  it('a batch mixing hook PostToolUse events of several sessions, runner tool calls and title-less patches costs 2 round trips at 1, 10 and 100 events', async () => {
+  it('a batch mixing hook events of several sessions (PreToolUse, PostToolUse, Stop), runner prompts and tool calls, and title-less patches costs 2 round trips at 1, 10 and 100 events', async () => {
     const { deps } = await counted();
     const actor = runnerActor();
     const agent = { ...actor, socketId: undefined };
@@ -83,15 +83,15 @@ describe('round trips of a batch (PostgreSQL)', () => {
       await submitPrompt(deps, actor, { sid: session.sid, prompt: 'p' });
       return session.sid;
     }));
-    /** The i-th event of a batch: one of three kinds, each to a session of its own. */
+    /** The i-th event of a batch: one of six kinds, each to a session of its own. */
     const event = (i: number): Promise<unknown> => {
-      // the kinds fixed so far: hook PostToolUse, runner tool-use, title-less patch (PreToolUse and UserPromptSubmit hooks, runner prompts next)
+      // a hook UserPromptSubmit still reads its derived promptId's turn on its own (not yet batched)
       const tag = tags[i]!;
       const sid = sids[i]!;
-      switch ([1, 3, 5][i % 3]) {
+      switch (i % 6) {
         case 0: return hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `tu${i}` });
         case 1: return hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `tu${i}` });
-        case 2: return hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: `next ${i}` });
+        case 2: return hook(tag, { hook_event_name: 'Stop' });
         case 3: return recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `rt${i}` });
         case 4: return submitPrompt(deps, actor, { sid, prompt: `again ${i}` });
         default: return updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } });
