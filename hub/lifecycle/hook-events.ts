@@ -204,6 +204,14 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
   };
 }
 
+/** The tool use ids an event may look up (its mapping without the session's turn count, which only numbers prompts). */
+function toolUseIdsOf(event: HookEvent): string[] {
+  const mapped = mapHookPayload(event.flavor, event.payload, 0);
+  if (mapped.kind === 'ignored') return [];
+  const ids = [mapped.hook.toolUseId, ...(mapped.hook.batch ?? []).map((call) => call.toolUseId)];
+  return ids.filter((id): id is string => typeof id === 'string');
+}
+
 /**
  * Applies a batch: events in seq order (stable: the bridge sends each session's events in its
  * order), one write each. An event the hub refuses for good is recorded `failed` (a re-send is a
@@ -221,7 +229,9 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       continue;
     }
     try {
-      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace });
+      // its rows are read with the whole batch's (batch-reads.ts)
+      const reads = { namespace: actor.namespace, hook: { eventId: event.id, tag: hookTagOf(event.flavor, event.payload) }, toolUseIds: toolUseIdsOf(event) };
+      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace, reads });
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);
       const { result, approvalId } = applied;
