@@ -14,9 +14,9 @@ import { closeOpenTurn, noteActivity } from './transitions.js';
 import { turnForActivity } from './turn-activity.js';
 import { addTurnUsage } from './usage-events.js';
 
-/** An actor's write to one session of its namespace: the session is read with the batch's others, in one statement. */
+/** An actor's turn event to one session of its namespace: the session and its current turn are read with the batch's others. */
 function sessionWrite(actor: Actor, sid: string) {
-  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid } };
+  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid, turn: true } };
 }
 
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */

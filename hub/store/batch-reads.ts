@@ -14,7 +14,10 @@ export interface WriteReads {
   namespace: string;
   sid?: string;
   applied?: { field: VersionedField; requestId: string };
+  /** A hook event: its id and tag (it reads what `turn` reads too). */
   hook?: { eventId: string; tag: string | undefined };
+  /** A turn event: its session's current turn with usage, and its pending approvals. */
+  turn?: boolean;
   /** Tool uses it may look up by id, in its session (by sid, or the hook's tag). */
   toolUseIds?: readonly string[];
 }
@@ -22,33 +25,46 @@ export interface WriteReads {
 /**
  * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
  * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
- * the tool uses they look up by id,
- * and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
+ * the tool uses they look up by id, and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
  * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
  * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
  * trips, and its rowCache already holds hot sessions across transactions.
  */
+/** A namespace's keys of a batch's reads. */
+interface Keys {
+  sids: Set<string>;
+  tags: Set<string>;
+  eventIds: Set<string>;
+  turnSids: Set<string>;
+  toolUses: { sid?: string; tag?: string; toolUseId: string }[];
+}
+
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
-  const byNamespace = new Map<string, { sids: Set<string>; tags: Set<string>; eventIds: Set<string>; toolUses: { sid?: string; tag?: string; toolUseId: string }[] }>();
-  for (const { namespace, sid, hook, toolUseIds } of reads) {
+  const byNamespace = new Map<string, Keys>();
+  for (const { namespace, sid, hook, turn, toolUseIds } of reads) {
     let keys = byNamespace.get(namespace);
-    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), toolUses: [] }));
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), toolUses: [] }));
     const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
     if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
     if (sid !== undefined) keys.sids.add(sid);
+    if (sid !== undefined && turn) keys.turnSids.add(sid);
     if (hook) keys.eventIds.add(hook.eventId);
     if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, toolUses }]) => [
-      prefetchSessions(tx, { namespace, sids: [...sids] }),
-      prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
-      prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
-      prefetchCurrentTurns(tx, { namespace, sids: [...sids], tags: [...tags] }),
-      prefetchPendingApprovals(tx, { namespace, sids: [...sids], tags: [...tags] }),
-      prefetchActivities(tx, { namespace, wanted: toolUses }),
-    ]),
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, toolUses }]) => {
+      // the sessions whose turns and approvals their events touch: turn events' and hook events'
+      const turnSessions = { namespace, sids: [...turnSids], tags: [...tags] };
+      return [
+        prefetchSessions(tx, { namespace, sids: [...sids] }),
+        prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
+        prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
+        prefetchCurrentTurns(tx, turnSessions),
+        prefetchPendingApprovals(tx, turnSessions),
+        prefetchActivities(tx, { namespace, wanted: toolUses }),
+      ];
+    }),
     prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),
     prefetchSeqCounters(tx, byNamespace.keys()),
   ]);
