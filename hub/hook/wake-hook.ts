@@ -67,15 +67,50 @@ export async function runWake(flavor: string, readPayload: () => Promise<string>
   if (!tag) return { exitCode: 0, stderr: `session-hub hook: the payload has no ${fields.sessionId}\n` };
   // the session's taker key, shared with its other hooks on this machine: without it the hub refuses the wait
   const taker = takerOf(targetDir(defaultSpoolDir(env), { url, token }), tag);
-  const body = JSON.stringify({ flavor, tag, event: readText(payload, fields.event) ?? wake.event, waitMs, ...(taker ? { taker } : {}) });
-  try {
-    // the hub answers by waitMs; a little more for the answer to come back
-    const answer = await postJson(new URL('/api/hooks/wait', url), { authorization: `Bearer ${token}` }, body, waitMs + 5000);
-    if (answer.status !== 200) return { exitCode: 0, stderr: `session-hub hook: waiting for messages: ${answer.status} ${answer.body.slice(0, 200)}\n` };
-    const { messages } = JSON.parse(answer.body) as HookWaitResponse;
-    if (messages.length === 0) return { exitCode: 0, stderr: '' };
-    return { exitCode: wake.wakeExitCode, stderr: `${messages.map((message) => message.text).join('\n\n')}\n` };
-  } catch (error) {
-    return { exitCode: 0, stderr: `session-hub hook: waiting for messages: ${error instanceof Error ? error.message : String(error)}\n` };
+  const event = readText(payload, fields.event) ?? wake.event;
+  return waitAcrossOutages({ url, token, waitMs, body: (remaining) => JSON.stringify({ flavor, tag, event, waitMs: remaining, ...(taker ? { taker } : {}) }) }, wake.wakeExitCode);
+}
+
+/** First pause after a hub away, doubled per failure up to WAKE_RETRY_MAX_MS. */
+export const WAKE_RETRY_MIN_MS = 250;
+export const WAKE_RETRY_MAX_MS = 5000;
+/** An empty answer with more than this left is the hub closing, not the wait's end: wait again. */
+const EARLY_EMPTY_MS = 1000;
+
+/**
+ * Waits on the hub until a message comes or the wait's own deadline: a hub restarting or away
+ * (refused connection, a 5xx, an empty answer well before the deadline as a closing hub gives) is
+ * asked again with what is left of the wait, after a pause that grows, so the waiter outlives a hub
+ * restart (issue 34) and the agent is woken by a message posted after it.
+ */
+async function waitAcrossOutages(
+  wait: { url: string; token: string; waitMs: number; body: (remainingMs: number) => string },
+  wakeExitCode: number,
+): Promise<WakeOutcome> {
+  const deadline = Date.now() + wait.waitMs;
+  let pause = WAKE_RETRY_MIN_MS;
+  let lastTrouble = '';
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return { exitCode: 0, stderr: lastTrouble ? `session-hub hook: waiting for messages: ${lastTrouble}\n` : '' };
+    try {
+      // the hub answers by `remaining`; a little more for the answer to come back
+      const answer = await postJson(new URL('/api/hooks/wait', wait.url), { authorization: `Bearer ${wait.token}` }, wait.body(remaining), remaining + 5000);
+      if (answer.status === 200) {
+        const { messages } = JSON.parse(answer.body) as HookWaitResponse;
+        if (messages.length > 0) return { exitCode: wakeExitCode, stderr: `${messages.map((message) => message.text).join('\n\n')}\n` };
+        if (deadline - Date.now() <= EARLY_EMPTY_MS) return { exitCode: 0, stderr: '' };
+        lastTrouble = '';
+      } else if (answer.status < 500) {
+        // refused (a revoked token, not the session's taker, a bad request): asking again changes nothing
+        return { exitCode: 0, stderr: `session-hub hook: waiting for messages: ${answer.status} ${answer.body.slice(0, 200)}\n` };
+      } else {
+        lastTrouble = `${answer.status} ${answer.body.slice(0, 200)}`;
+      }
+    } catch (error) {
+      lastTrouble = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+    pause = Math.min(pause * 2, WAKE_RETRY_MAX_MS);
   }
 }
