@@ -77,12 +77,20 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
   app.post(
     '/api/hooks/wait',
     { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookWaitRequestSchema, response: { 200: HookWaitResponseSchema } } },
-    async (request) => {
+    async (request, reply) => {
       const { namespace, role, tokenHash } = identityOf(request);
       const revoked = access.tokens.revocationSignal(tokenHash);
+      // the waiter's connection closed (its process killed, a bridge gone): it stops waiting and
+      // taking, so the reach no longer says "now" for an agent no waiter can wake
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort(new Error('the waiter went away'));
+      };
+      reply.raw.once('close', onClose);
       try {
-        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: revoked.signal });
+        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: AbortSignal.any([revoked.signal, gone.signal]) });
       } finally {
+        reply.raw.off('close', onClose);
         revoked.dispose();
       }
     },
