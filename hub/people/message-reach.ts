@@ -5,7 +5,8 @@
  * with the session's live activity.
  *
  * `wake` between turns is what is true now, never a clock's guess (issue 34): a waiter of the
- * session is waiting on this hub at this moment (the registry of live waits), and `wakeUntil` is
+ * session is waiting on a hub process at this moment (the registry of live waits, other processes
+ * asked through the cluster: ../cluster/waiter-presence.ts), and `wakeUntil` is
  * when it gives up. A waiter gone (its agent killed, or a hub restart it has not come back from
  * yet) leaves `stop`, so the page never says "now" for a reply that would stay queued.
  */
@@ -28,7 +29,7 @@ export async function reachOf(deps: HubDeps, session: StoredSession): Promise<Re
   if (run && !run.detached) return { reach: 'runner' };
   const wake = getFlavor(session.flavor)?.hookConfig?.wakeHook;
   if (!wake) return { reach: 'stop' };
-  const wakeUntil = liveWaiterUntil(deps, session.namespace, session.tag);
+  const wakeUntil = liveWaiterUntil(deps, session.namespace, session.tag) ?? (await deps.waiterPresence?.untilElsewhere(session.namespace, session.tag));
   if (wakeUntil !== undefined) return { reach: 'wake', wakeUntil };
   const latest = await getLatestTurn(deps.store, session.sid);
   // a turn running: its stop starts a waiter
