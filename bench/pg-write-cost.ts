@@ -17,7 +17,7 @@ import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
-import { updateMetadata } from '../hub/services/versioned-writes.js';
+import { updateMetadata } from '../hub/lifecycle/versioned-writes.js';
 import type { HubDeps } from '../hub/services/deps.js';
 import { backendCpuSince, openBenchPostgres, postgresBackendCpu } from './scale-out-servers.js';
 import { fixed } from './stats.js';

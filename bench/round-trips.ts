@@ -11,7 +11,7 @@ import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
-import { updateMetadata } from '../hub/services/versioned-writes.js';
+import { updateMetadata } from '../hub/lifecycle/versioned-writes.js';
 import { applyHookEvents } from '../hub/lifecycle/hook-events.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../hub/lifecycle/turn-events.js';
 import { openApproval } from '../hub/people/approvals.js';

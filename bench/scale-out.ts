@@ -150,7 +150,7 @@ function printTargets(results: Map<string, Map<string, Measured>>): void {
   say('');
   say('parallel tenants: 10 runners with one write in flight each do at most 10 / ack latency, whatever serves them;');
   say('past one lock for the cluster this is ≈ 1 by design. "tenants adding capacity" is the same question with');
-  say('each tenant bringing its own fleet (docs/scale-out.md, "Fourth round").');
+  say('each tenant bringing its own fleet (docs/scale-out.md, "Benchmark").');
 }
 
 async function main(): Promise<void> {

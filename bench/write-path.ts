@@ -12,7 +12,7 @@ import { loadConfig } from '../hub/config.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
 import { createLogger } from '../hub/log.js';
 import type { Actor, HubDeps } from '../hub/services/deps.js';
-import { updateMetadata } from '../hub/services/versioned-writes.js';
+import { updateMetadata } from '../hub/lifecycle/versioned-writes.js';
 import { SqliteStore } from '../hub/store/sqlite/sqlite-store.js';
 
 const START_METADATA = {

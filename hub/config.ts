@@ -1,3 +1,4 @@
+import { DEFAULT_APPROVAL_WAIT_MS, MAX_APPROVAL_WAIT_MS } from '../shared/approval-wait.js';
 import { SPAWN_TIMEOUT_MS } from '../shared/protocol/machines.js';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -53,8 +54,8 @@ const ConfigSchema = z.object({
   /** How often the sending process looks for attention changes, and the first retry's wait (doubling, 3 tries). */
   pushPollMs: z.coerce.number().int().positive().default(1_000),
   pushRetryMs: z.coerce.number().int().positive().default(2_000),
-  /** How long a synchronous approval hook (Claude Code's PermissionRequest) waits for a decision before it ends `expired`. */
-  approvalWaitMs: z.coerce.number().int().positive().default(50_000),
+  /** How long a synchronous approval hook (Claude Code's PermissionRequest) waits for a decision before it ends `expired`: the one setting the installed hooks follow. */
+  approvalWaitMs: z.coerce.number().int().positive().max(MAX_APPROVAL_WAIT_MS, `must be at most ${MAX_APPROVAL_WAIT_MS} (1 hour: what the installed hooks wait at most)`).default(DEFAULT_APPROVAL_WAIT_MS),
   /** A person's message nobody took for this long (the session ended, its agent never stopped) ends `expired` (docs/messages.md). */
   messageTtlMs: z.coerce.number().int().positive().default(86_400_000),
   /** How long a machine's agent has to report its session after a start or continue before `spawn_timeout` (docs/machines.md). */

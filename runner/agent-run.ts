@@ -139,7 +139,7 @@ export class AgentRun {
         this.report('turn end', (sid) => this.ctx.client.stopTurn({ sid, status: end.status, ...(end.response ? { response: end.response } : {}) }));
       },
       approval: (request) =>
-        askHub({ hubUrl: this.ctx.hubUrl, token: this.ctx.token, flavor: this.plan.request.flavor, agentSessionId: () => this.agentSessionId ?? '', cwd: this.plan.cwd, closed: () => this.ended }, request),
+        askHub({ client: this.ctx.client, sid: () => this.sid, cwd: this.plan.cwd, closed: () => this.ended }, request),
       resumeRejected: (error) => {
         rejected = error;
       },
@@ -187,16 +187,18 @@ export class AgentRun {
     this.driver = this.launch(undefined);
     const id = this.driver.initialSessionId;
     if (id) this.events().sessionId(id);
-    const replay = replayText(verdict.replay ?? []);
+    // the continue's prompt went to the agent that refused: it follows the replay, in the same input
+    const replay = replayText(verdict.replay ?? [], request.prompt);
     if (replay) this.driver.send(replay);
   }
 }
 
-/** The earlier turns as one input for a fresh agent: what was asked and answered, in order. */
-export function replayText(turns: readonly TurnSummary[]): string {
+/** The earlier turns as one input for a fresh agent: what was asked and answered, in order, then the next instruction if one waits. */
+export function replayText(turns: readonly TurnSummary[], next?: string): string {
   const lines = turns.filter((turn) => turn.prompt || turn.response).map((turn) => `User: ${turn.prompt ?? ''}\nAssistant: ${turn.response ?? ''}`);
-  if (lines.length === 0) return '';
-  return `This conversation continues an earlier session whose history the agent no longer has. The earlier turns, replayed:\n\n${lines.join('\n\n')}\n\nAcknowledge briefly and wait for the next instruction.`;
+  if (lines.length === 0) return next ?? '';
+  const ask = next ? `The next instruction:\n\n${next}` : 'Acknowledge briefly and wait for the next instruction.';
+  return `This conversation continues an earlier session whose history the agent no longer has. The earlier turns, replayed:\n\n${lines.join('\n\n')}\n\n${ask}`;
 }
 
 export class SpawnFailed extends Error {}

@@ -93,7 +93,18 @@ export interface FlavorDeclaration {
    * its session-start or prompt-submit hooks) and, at the turn-stop hook, reads the turn's usage from
    * there on and sends it with the event (docs/usage.md).
    */
-  transcriptUsage?: { pathField: string; format: TranscriptFormat; /** The payload field naming the model, for usage the transcript does not attribute. */ modelField?: string };
+  transcriptUsage?: {
+    pathField: string;
+    format: TranscriptFormat;
+    /** The payload field naming the model, for usage the transcript does not attribute. */
+    modelField?: string;
+    /**
+     * The turn-stop payload's field holding the turn's closing text, for an agent that writes its
+     * transcript behind a timer and may fire its turn-stop hook before the last message is on disk:
+     * the bridge re-reads, briefly, until the transcript holds that text (hub/hook/turn-usage.ts).
+     */
+    closingTextField?: string;
+  };
   /**
    * The turn-stop payload field that carries the turn's usage itself, as the hub's usage reports
    * (`[{ model, inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens? }]`): for an agent
@@ -194,6 +205,13 @@ export interface HookConfigDeclaration {
    * decision (shared/permission-output.ts), or with nothing when nobody decides in time.
    */
   approvalHooks?: readonly string[];
+  /**
+   * "Always allow this here" from the page: the approval hook's payload field holding the agent's
+   * own suggested permission rules (Claude Code's `permission_suggestions`, what its "Yes, and
+   * don't ask again" saves); an allow that says `always` hands the `addRules` / `allow` ones back
+   * as the decision's `updatedPermissions` (shared/permission-output.ts). Absent: not offered.
+   */
+  alwaysAllowField?: string;
   /**
    * Mapped events that are not hooks of this file (Codex's notify notifications, sent by the
    * `notify` program older installs set): the hub still maps them; install does not write them.
@@ -335,7 +353,7 @@ const declarations: FlavorDeclaration[] = [
     // one bridge call per hook instead (~1.7x a bare node start; docs/hooks.md)
     hookConfig: {
       // code.claude.com/docs/en/settings: ~/.claude/settings.json applies to every project
-      format: 'settings-json', file: '.claude/settings.json', userFile: '~/.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'],
+      format: 'settings-json', file: '.claude/settings.json', userFile: '~/.claude/settings.json', userMessageField: 'systemMessage', approvalHooks: ['PermissionRequest'], alwaysAllowField: 'permission_suggestions',
       // code.claude.com/docs/en/hooks "Stop decision control": decision "block" + reason makes Claude
       // go on with the reason as its next instruction (a turn ends after 8 blocks in a row)
       messageHooks: { Stop: { fixed: { decision: 'block' }, textField: 'reason' } },
@@ -357,7 +375,9 @@ const declarations: FlavorDeclaration[] = [
     },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
-    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl' },
+    // Claude Code 2.1.197 queues transcript writes and flushes them every 100 ms (FLUSH_INTERVAL_MS),
+    // and fires Stop without waiting for the flush: the closing message may not be on disk yet
+    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', closingTextField: 'last_assistant_message' },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
     runner: { cli: 'claude', driver: 'claude-stream-json' },
   },
@@ -394,6 +414,8 @@ const declarations: FlavorDeclaration[] = [
     },
     // the rollout's usage records name no model, its turn_context does (before the turn's start, at times): the payload's `model` then
     transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
+    // `codex app-server`, JSON-RPC over stdio: threads, turns, interrupts, approvals (runner/drivers/codex-app-server.ts)
+    runner: { cli: 'codex', driver: 'codex-app-server' },
   },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,

@@ -7,16 +7,21 @@
  * unreachable hub, no answer, or a busy spool give back "spool it as usual" (nothing printed).
  * Part of the bridge bundle (node built-ins only).
  */
+import { MAX_APPROVAL_WAIT_MS } from '../../shared/approval-wait.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { deliverSpool, type HubTarget } from './deliver.js';
 import { postHooks } from './send.js';
 import type { Spool, SpooledEvent } from './spool.js';
 import { wireEvent } from './wire-event.js';
 
-/** How long the bridge listens for a decision: below the agent's hook timeout that `hook install` writes. */
-export const DEFAULT_APPROVAL_BOUND_MS = 55_000;
+/**
+ * How long the bridge listens for a decision: the longest the hub may wait and the time its answer
+ * needs to come back, below the agent's hook timeout that `hook install` writes. The hub ends the
+ * wait at its own `SESSION_HUB_APPROVAL_WAIT_MS`, so that setting alone decides (shared/approval-wait.ts).
+ */
+export const DEFAULT_APPROVAL_BOUND_MS = MAX_APPROVAL_WAIT_MS + 3000;
 
-/** The bound from `SESSION_HUB_HOOK_WAIT_MS` (a positive number of ms), else the default. */
+/** The bound from `SESSION_HUB_HOOK_WAIT_MS` (a positive number of ms: only to wait less than the hub), else the default. */
 export function approvalBoundMs(env: NodeJS.ProcessEnv): number {
   const given = Number(env.SESSION_HUB_HOOK_WAIT_MS);
   return Number.isFinite(given) && given > 0 ? given : DEFAULT_APPROVAL_BOUND_MS;

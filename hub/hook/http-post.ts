@@ -63,7 +63,7 @@ export function parseHttpAnswer(data: Buffer, complete: boolean): HttpAnswer | u
   return complete ? { status: Number(status), body: rest.toString('utf8') } : undefined;
 }
 
-async function postOverTls(target: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+async function postOverTls(target: URL, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal): Promise<HttpAnswer> {
   const { request } = await import('node:https');
   return new Promise((resolve, reject) => {
     const req = request(target, { method: 'POST', agent: false, headers }, (res) => {
@@ -76,6 +76,7 @@ async function postOverTls(target: URL, headers: Record<string, string>, body: s
       });
     });
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
     req.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -86,15 +87,16 @@ async function postOverTls(target: URL, headers: Record<string, string>, body: s
 
 /**
  * POSTs `body` to `target` and resolves with the answer; rejects when there is none (refused,
- * reset before an answer, not HTTP, or nothing within `timeoutMs`), the error's `code` set where
- * the system gave one.
+ * reset before an answer, not HTTP, nothing within `timeoutMs`, or `signal` aborted: the connection
+ * is closed), the error's `code` set where the system gave one.
  */
-export function postJson(target: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+export function postJson(target: URL, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal): Promise<HttpAnswer> {
   const allHeaders: Record<string, string> = { host: target.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close', ...headers };
   // a line break in a value (a pasted token) would end the header early: refused, as node:http does
   const broken = Object.entries(allHeaders).find(([, value]) => /[\r\n]/.test(value));
   if (broken) return Promise.reject(new Error(`the ${broken[0]} header holds a line break`));
-  if (target.protocol === 'https:') return postOverTls(target, allHeaders, body, timeoutMs);
+  if (signal?.aborted) return Promise.reject(new Error('aborted'));
+  if (target.protocol === 'https:') return postOverTls(target, allHeaders, body, timeoutMs, signal);
   if (target.protocol !== 'http:') return Promise.reject(new Error(`${target.protocol} is not http: or https:`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -133,5 +135,6 @@ export function postJson(target: URL, headers: Record<string, string>, body: str
     socket.on('end', () => finish());
     socket.on('close', () => finish());
     socket.on('error', (error) => finish(error));
+    signal?.addEventListener('abort', () => finish(new Error('aborted')), { once: true });
   });
 }

@@ -30,8 +30,12 @@ export interface SpoolState {
   told: Record<string, number>;
   lastError?: { at: number; kind: ErrorKind; message: string };
   lastDelivery?: { at: number; delivered: number };
-  /** Per agent session: its transcript and the byte offset where the current turn began (hub/hook/turn-usage.ts). */
-  turnStarts?: Record<string, { path: string; offset: number; touchedAt: number }>;
+  /**
+   * Per agent session: its transcript and the byte offset where the current turn began; after a
+   * turn-stop, where that stopped turn began too (`stoppedFrom`), read again at session-end
+   * (hub/hook/turn-usage.ts).
+   */
+  turnStarts?: Record<string, { path: string; offset: number; stoppedFrom?: number; touchedAt: number }>;
 }
 
 /** This process lost the spool lock (frozen past its age rule): it writes nothing more. */

@@ -21,12 +21,17 @@ export interface TranscriptUsage {
   newOffset: number;
   /** Why the transcript was not (wholly) read, for the hook's stderr; the hook goes on. */
   problem?: string;
+  /**
+   * The assistant's text blocks read, where the format has them: the bridge checks the turn's
+   * closing text is among them before trusting the read (turn-usage.ts).
+   */
+  texts?: string[];
 }
 
 export type ReadOptions = LineReadOptions;
 
-/** The usage an assistant line reports, or undefined for any other line (or one that is not JSON). */
-function usageOfLine(line: string): (Counted & { key: string | undefined }) | undefined {
+/** The usage an assistant line reports, or undefined for any other line (or one that is not JSON); its text blocks go to `texts`. */
+function usageOfLine(line: string, texts: string[]): (Counted & { key: string | undefined }) | undefined {
   // most lines are tool results and progress: skip them without parsing
   if (!line.includes('"usage"')) return undefined;
   let entry: unknown;
@@ -36,8 +41,11 @@ function usageOfLine(line: string): (Counted & { key: string | undefined }) | un
     return undefined;
   }
   const { type, message, requestId } = (entry ?? {}) as { type?: unknown; message?: unknown; requestId?: unknown };
-  const { model, usage, id } = (message ?? {}) as { model?: unknown; usage?: unknown; id?: unknown };
+  const { model, usage, id, content } = (message ?? {}) as { model?: unknown; usage?: unknown; id?: unknown; content?: unknown };
   if (type !== 'assistant' || typeof model !== 'string' || model === '' || typeof usage !== 'object' || usage === null) return undefined;
+  if (Array.isArray(content)) {
+    for (const block of content as { type?: unknown; text?: unknown }[]) if (block?.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+  }
   const u = usage as Record<string, unknown>;
   const tokens = {
     inputTokens: count(u.input_tokens),
@@ -55,5 +63,7 @@ function usageOfLine(line: string): (Counted & { key: string | undefined }) | un
  * counted and reading resumes at its end. Memory: one chunk and one line at a time.
  */
 export async function readUsageSince(path: string, offset: number, options: ReadOptions = {}): Promise<TranscriptUsage> {
-  return countUsageSince(path, offset, usageOfLine, options);
+  const texts: string[] = [];
+  const read = await countUsageSince(path, offset, (line) => usageOfLine(line, texts), options);
+  return { ...read, texts };
 }

@@ -3,8 +3,12 @@
  * one (`transcriptUsage` in shared/flavors.ts; docs/usage.md). The spool state remembers, per agent
  * session, the transcript and the byte offset where the current turn began: set at the first
  * session-start or prompt-submit seen (what came before is not this hub's to count), moved on at
- * each turn-stop to where that read ended. So each turn is read once, from its start, never the
- * whole file; a turn-stop with no remembered start sends no usage rather than the whole history.
+ * each turn-stop to where that read ended. So each turn is read from its start, never the whole
+ * file; a turn-stop with no remembered start sends no usage rather than the whole history.
+ * An agent may write its last message after its turn-stop hook read the transcript (Claude Code
+ * flushes the file on a timer; `claude -p` then ends): the stopped turn's start is kept, and the
+ * session-end reads that turn again to its end and sends its totals (the hub keeps the larger of
+ * each count, so nothing is counted twice), and the next turn starts after it.
  * The registry's `transcriptUsage.format` picks the reader; no code here names an agent. A flavor
  * whose turn-stop payload carries its usage (`payloadUsage`) has it checked and sent as it is.
  * Part of the bridge bundle: node built-ins and the registry's plain data only.
@@ -29,6 +33,34 @@ const READERS: Record<TranscriptFormat, (path: string, offset: number, model: st
 /** The hub refuses more (UsageReportsSchema). */
 const MAX_MODELS = 32;
 
+/**
+ * How long a turn-stop waits for its closing text to reach the transcript (the flavor's
+ * `closingTextField`), and how often it looks: Claude Code flushes every 100 ms, so ten flushes.
+ */
+export const CLOSING_TEXT_WAIT_MS = 1_000;
+const CLOSING_TEXT_POLL_MS = 25;
+
+/** Whether a read holds the turn's closing text (the payload's text ends with one of its text blocks). */
+function holdsClosingText(read: TranscriptUsage, closing: string): boolean {
+  const wanted = closing.trim();
+  return read.texts === undefined || read.texts.some((text) => text.trim() !== '' && wanted.endsWith(text.trim()));
+}
+
+/**
+ * The turn's read from `offset`. Where the flavor names the payload's closing text, the read is
+ * repeated until the transcript holds it (the agent's last message may still sit in its write
+ * queue when the turn-stop hook fires), at most CLOSING_TEXT_WAIT_MS; then the last read stands.
+ */
+async function readTurn(read: (offset: number) => Promise<TranscriptUsage>, offset: number, closing: string | undefined): Promise<TranscriptUsage> {
+  const until = Date.now() + CLOSING_TEXT_WAIT_MS;
+  let result = await read(offset);
+  while (closing !== undefined && closing.trim() !== '' && !holdsClosingText(result, closing) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, CLOSING_TEXT_POLL_MS));
+    result = await read(offset);
+  }
+  return result;
+}
+
 function sizeOf(path: string): number {
   try {
     return statSync(path).size;
@@ -39,7 +71,7 @@ function sizeOf(path: string): number {
 
 /**
  * Updates the state's turn start for this payload and returns the usage to send with it (only at a
- * turn-stop with a remembered start and tokens read). Runs under the spool lock; never throws.
+ * turn-stop with a remembered start, or a session-end after a turn-stop, and tokens read). Runs under the spool lock; never throws.
  */
 export async function turnUsage(flavorId: string, payload: Record<string, unknown>, tag: string | null, state: SpoolState, hookName: string | undefined): Promise<{ usage?: UsageReport[]; problem?: string }> {
   const flavor = getFlavor(flavorId);
@@ -54,17 +86,22 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
   const now = Date.now();
   if (action === 'session-start' || action === 'prompt-submit') {
     if (held === undefined) turns[tag] = { path, offset: sizeOf(path), touchedAt: now };
+    // a new turn: the stopped one is not read again (what it wrote late is counted in this one)
+    else if (action === 'prompt-submit') turns[tag] = { path, offset: held.offset, touchedAt: now };
     return {};
   }
-  if (action !== 'turn-stop') return {};
-  if (held === undefined) {
+  const from = action === 'turn-stop' ? held?.offset : action === 'session-end' ? held?.stoppedFrom : undefined;
+  if (action !== 'turn-stop' && from === undefined) return {};
+  if (held === undefined || from === undefined) {
     turns[tag] = { path, offset: sizeOf(path), touchedAt: now };
     return {};
   }
   try {
     const model = flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField);
-    const { usageByModel, newOffset, problem } = await read(path, held.offset, model);
-    turns[tag] = { path, offset: newOffset, touchedAt: now };
+    const closingField = flavor?.transcriptUsage?.closingTextField;
+    const closing = closingField === undefined ? undefined : readText(payload, closingField);
+    const { usageByModel, newOffset, problem } = await readTurn((offset) => read(path, offset, model), from, closing);
+    turns[tag] = { path, offset: newOffset, ...(action === 'turn-stop' ? { stoppedFrom: from } : {}), touchedAt: now };
     const usage = Object.entries(usageByModel)
       .slice(0, MAX_MODELS)
       .map(([model, tokens]) => ({ model, ...tokens }));

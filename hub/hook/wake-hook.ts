@@ -2,8 +2,10 @@
  * `session-hub hook <flavor> --wake`: the background hook that waits for a person's message after the
  * agent stopped (the registry's `wakeHook`: Claude Code's `asyncRewake` Stop hook) and wakes the
  * idle agent with it: the text on stderr, the wake exit code (2). Nothing in time, another waiter of
- * the same session took the message, a hub away or refusing: exit 0 with nothing (a refusal with a
- * note), so the agent stays as it was. It proves it is the session's own with the session's taker
+ * the same session took the message, a hub refusing: exit 0 with nothing (a refusal with a note), so
+ * the agent stays as it was. A hub away or restarting is waited for: the waiter asks again, with a
+ * growing pause, until its own wait is over. It ends with its agent (./agent-watch.ts), its open
+ * wait closed, so the hub never hands it a message nobody would read. It proves it is the session's own with the session's taker
  * key (./taker-key.ts).
  * Headless (the registry's `headless` variable, e.g. `claude -p`): exit 0 at once, stdin unread: no
  * person is there to reply, and the run would not end while the waiter waits. It spools nothing: the
@@ -12,6 +14,7 @@
 import { getFlavor, hookFieldsOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { HookWaitResponse } from '../../shared/protocol/messages.js';
+import { watchAgent } from './agent-watch.js';
 import { postJson } from './http-post.js';
 import { defaultSpoolDir } from './spool.js';
 import { targetDir } from './spool-target.js';
@@ -68,49 +71,52 @@ export async function runWake(flavor: string, readPayload: () => Promise<string>
   // the session's taker key, shared with its other hooks on this machine: without it the hub refuses the wait
   const taker = takerOf(targetDir(defaultSpoolDir(env), { url, token }), tag);
   const event = readText(payload, fields.event) ?? wake.event;
-  return waitAcrossOutages({ url, token, waitMs, body: (remaining) => JSON.stringify({ flavor, tag, event, waitMs: remaining, ...(taker ? { taker } : {}) }) }, wake.wakeExitCode);
+  return waitAndWake({ url, token, waitMs, exitCode: wake.wakeExitCode, body: (remainingMs) => JSON.stringify({ flavor, tag, event, waitMs: remainingMs, ...(taker ? { taker } : {}) }) }, env);
 }
 
-/** First pause after a hub away, doubled per failure up to WAKE_RETRY_MAX_MS. */
-export const WAKE_RETRY_MIN_MS = 250;
-export const WAKE_RETRY_MAX_MS = 5000;
-/** An empty answer with more than this left is the hub closing, not the wait's end: wait again. */
-const EARLY_EMPTY_MS = 1000;
+/** The pause before asking again after the hub was away, doubling from RETRY_FIRST_MS to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5000;
+/** Less left than this: not worth another request. */
+const LAST_ASK_MS = 1000;
 
-/**
- * Waits on the hub until a message comes or the wait's own deadline: a hub restarting or away
- * (refused connection, a 5xx, an empty answer well before the deadline as a closing hub gives) is
- * asked again with what is left of the wait, after a pause that grows, so the waiter outlives a hub
- * restart (issue 34) and the agent is woken by a message posted after it.
- */
-async function waitAcrossOutages(
-  wait: { url: string; token: string; waitMs: number; body: (remainingMs: number) => string },
-  wakeExitCode: number,
-): Promise<WakeOutcome> {
-  const deadline = Date.now() + wait.waitMs;
-  let pause = WAKE_RETRY_MIN_MS;
-  let lastTrouble = '';
-  for (;;) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) return { exitCode: 0, stderr: lastTrouble ? `session-hub hook: waiting for messages: ${lastTrouble}\n` : '' };
-    try {
-      // the hub answers by `remaining`; a little more for the answer to come back
-      const answer = await postJson(new URL('/api/hooks/wait', wait.url), { authorization: `Bearer ${wait.token}` }, wait.body(remaining), remaining + 5000);
-      if (answer.status === 200) {
-        const { messages } = JSON.parse(answer.body) as HookWaitResponse;
-        if (messages.length > 0) return { exitCode: wakeExitCode, stderr: `${messages.map((message) => message.text).join('\n\n')}\n` };
-        if (deadline - Date.now() <= EARLY_EMPTY_MS) return { exitCode: 0, stderr: '' };
-        lastTrouble = '';
-      } else if (answer.status < 500) {
-        // refused (a revoked token, not the session's taker, a bad request): asking again changes nothing
-        return { exitCode: 0, stderr: `session-hub hook: waiting for messages: ${answer.status} ${answer.body.slice(0, 200)}\n` };
-      } else {
-        lastTrouble = `${answer.status} ${answer.body.slice(0, 200)}`;
+/** Asks the hub until a message comes, the wait is over, the hub refuses, or the agent is gone. */
+async function waitAndWake(ask: { url: string; token: string; waitMs: number; exitCode: number; body: (remainingMs: number) => string }, env: NodeJS.ProcessEnv): Promise<WakeOutcome> {
+  const deadline = Date.now() + ask.waitMs;
+  const agentGone = new AbortController();
+  const watchMs = Number(env.SESSION_HUB_WAKE_WATCH_MS) > 0 ? Number(env.SESSION_HUB_WAKE_WATCH_MS) : 1000;
+  const stopWatching = watchAgent(() => agentGone.abort(), watchMs);
+  const gone = { exitCode: 0, stderr: 'session-hub hook: the agent exited; stopped waiting for messages\n' };
+  let pause = RETRY_FIRST_MS;
+  let lastProblem = '';
+  try {
+    for (let remaining = ask.waitMs; remaining > 0; remaining = deadline - Date.now()) {
+      if (agentGone.signal.aborted) return gone;
+      let answer;
+      try {
+        // the hub answers by `remaining`; a little more for the answer to come back
+        answer = await postJson(new URL('/api/hooks/wait', ask.url), { authorization: `Bearer ${ask.token}` }, ask.body(remaining), remaining + 5000, agentGone.signal);
+      } catch (error) {
+        if (agentGone.signal.aborted) return gone;
+        lastProblem = error instanceof Error ? error.message : String(error);
+        answer = undefined;
       }
-    } catch (error) {
-      lastTrouble = error instanceof Error ? error.message : String(error);
+      if (answer && answer.status === 200) {
+        const { messages } = JSON.parse(answer.body) as HookWaitResponse;
+        if (messages.length > 0) return { exitCode: ask.exitCode, stderr: `${messages.map((message) => message.text).join('\n\n')}\n` };
+        // nothing: the wait ran out, or the hub answered early as it shut down (then ask again)
+        if (deadline - Date.now() < LAST_ASK_MS) return { exitCode: 0, stderr: '' };
+        pause = RETRY_FIRST_MS;
+        continue;
+      }
+      // a refusal stands; a hub away, restarting or overloaded is asked again after a pause
+      if (answer && answer.status < 500 && answer.status !== 429) return { exitCode: 0, stderr: `session-hub hook: waiting for messages: ${answer.status} ${answer.body.slice(0, 200)}\n` };
+      if (answer) lastProblem = `${answer.status} ${answer.body.slice(0, 200)}`;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+      pause = Math.min(pause * 2, RETRY_MAX_MS);
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
-    pause = Math.min(pause * 2, WAKE_RETRY_MAX_MS);
+    return { exitCode: 0, stderr: lastProblem ? `session-hub hook: waiting for messages: ${lastProblem}\n` : '' };
+  } finally {
+    stopWatching();
   }
 }

@@ -80,15 +80,17 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     async (request, reply) => {
       const { namespace, role, tokenHash } = identityOf(request);
       const revoked = access.tokens.revocationSignal(tokenHash);
-      // the waiter's connection closed (its process killed, a bridge gone): it stops waiting and
-      // taking, so the reach no longer says "now" for an agent no waiter can wake
-      const gone = new AbortController();
+      // the waiter went away (its agent exited, or the connection broke): take nothing for it
+      const left = new AbortController();
       const onClose = () => {
-        if (!reply.raw.writableFinished) gone.abort(new Error('the waiter went away'));
+        if (!reply.raw.writableFinished) left.abort(new Error('the waiter closed its connection'));
       };
       reply.raw.once('close', onClose);
       try {
-        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: AbortSignal.any([revoked.signal, gone.signal]) });
+        return await waitForMessages(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body, { signal: AbortSignal.any([revoked.signal, left.signal]) });
+      } catch (error) {
+        if (left.signal.aborted) return reply.hijack(); // nobody to answer
+        throw error;
       } finally {
         reply.raw.off('close', onClose);
         revoked.dispose();

@@ -31,6 +31,7 @@ import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
 import { noteTurnActivity } from './turn-activity.js';
 import { recordToolUseWork, stopTurnWork, submitPromptWork } from './turn-events.js';
+import { addLatestTurnUsage } from './usage-events.js';
 
 /**
  * When an event fired, on the hub's clock: the hub's now minus the event's age as the bridge measured
@@ -121,6 +122,7 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
       await stopTurnWork(deps, actor, { sid, ...(hook.response !== undefined ? { response: hook.response } : {}), ...(hook.usage ? { usage: hook.usage } : {}) })(tx, changes, at);
       break;
     case 'session-end':
+      if (hook.usage) await addLatestTurnUsage(tx, changes, deps, { session: (await getSession(tx, { namespace: actor.namespace, sid }))!, reports: hook.usage });
       await endSessionWork(deps, actor, { sid, ...(hook.reason !== undefined ? { reason: hook.reason } : {}) })(tx, changes, at);
       return sid;
     case 'session-finalize':
@@ -202,6 +204,14 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
   };
 }
 
+/** The tool use ids an event may look up (its mapping without the session's turn count, which only numbers prompts). */
+function toolUseIdsOf(event: HookEvent): string[] {
+  const mapped = mapHookPayload(event.flavor, event.payload, 0);
+  if (mapped.kind === 'ignored') return [];
+  const ids = [mapped.hook.toolUseId, ...(mapped.hook.batch ?? []).map((call) => call.toolUseId)];
+  return ids.filter((id): id is string => typeof id === 'string');
+}
+
 /**
  * Applies a batch: events in seq order (stable: the bridge sends each session's events in its
  * order), one write each. An event the hub refuses for good is recorded `failed` (a re-send is a
@@ -219,7 +229,9 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       continue;
     }
     try {
-      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace });
+      // its rows are read with the whole batch's (batch-reads.ts)
+      const reads = { namespace: actor.namespace, hook: { eventId: event.id, tag: hookTagOf(event.flavor, event.payload) }, toolUseIds: toolUseIdsOf(event) };
+      const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace, reads });
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);
       const { result, approvalId } = applied;

@@ -4,6 +4,7 @@
  * and prunes the replay log.
  * Every query walks a partial index in bounded batches; no sweep scans every row.
  */
+import { dueTurnThresholds } from '../services/turn-deadlines.js';
 import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneAppliedHookEvents } from '../store/hook-events.js';
 import { pruneEvents } from '../store/events.js';
@@ -102,20 +103,6 @@ function endAbandonedRuns(noun: string, list: (tx: Tx) => Promise<StoredRun[]>, 
       return runs.length;
     },
   };
-}
-
-/**
- * The latest activity time of a turn that has timed out at `now`. Spec 9: no activity for *more
- * than* the timeout, so a turn quiet for exactly that long stays open (times are whole ms). The
- * sweep and doctor agree.
- */
-export function turnsTimedOutIfQuietSince(now: number, timeoutMs: number): number {
-  return now - timeoutMs - 1;
-}
-
-/** What the sweep's turn queries take: quiet past the turn timeout, or past the tool timeout with a tool running. */
-export function dueTurnThresholds(now: number, config: { turnTimeoutMs: number; toolTimeoutMs: number }): { before: number; toolBefore: number } {
-  return { before: turnsTimedOutIfQuietSince(now, config.turnTimeoutMs), toolBefore: turnsTimedOutIfQuietSince(now, config.toolTimeoutMs) };
 }
 
 /** How long applied hook event ids are kept (a re-sent one changes nothing). */

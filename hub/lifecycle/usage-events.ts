@@ -13,7 +13,7 @@ import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { getTurn, touchTurn } from '../store/turns.js';
+import { getLatestPromptTurn, getTurn, touchTurn } from '../store/turns.js';
 import { putTurnUsage } from '../store/usage.js';
 import { builtInPrices, type PriceTable } from '../usage/prices.js';
 import { noteActivity } from './transitions.js';
@@ -49,6 +49,16 @@ export async function addTurnUsage(
   await putTurnUsage(tx, { turnId: turn.turnId, sid: session.sid, namespace: session.namespace, openedAt: turn.openedAt }, changed);
   changes.usageChanged(session.sid);
   return true;
+}
+
+/**
+ * Usage that came after its turn's stop (a session-end hook's: the agent wrote its last message
+ * after the stop hook read the transcript): the totals of the session's latest prompt's turn.
+ */
+export async function addLatestTurnUsage(tx: Tx, changes: ChangeSet, deps: Pick<HubDeps, 'prices'>, input: { session: StoredSession; reports: readonly UsageReport[] }): Promise<void> {
+  const latest = await getLatestPromptTurn(tx, input.session.sid);
+  if (latest === undefined || !(await addTurnUsage(tx, changes, deps, { session: input.session, turn: latest, reports: input.reports }))) return;
+  changes.turn(input.session.namespace, (await getTurn(tx, latest.turnId))!);
 }
 
 /** `usage`: a report for a named turn, else the open one (else as tool-use: a recent or a recovery turn). */

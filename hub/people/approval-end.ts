@@ -13,6 +13,8 @@ export interface ApprovalEnd {
   message: string | null;
   /** An answered question's answers (AskUserQuestion). */
   answers?: Record<string, string>;
+  /** Allowed with the rules the approval offers ("always allow this here"). */
+  always?: boolean;
 }
 
 /** Ends a pending approval and records its event; false when it had ended already (compare-and-set). */
@@ -29,5 +31,5 @@ export function outcomeOf(approval: Approval): Approval | null {
 
 /** The approval as it stands once `end` applied. */
 export function endedApproval(approval: Approval, end: ApprovalEnd): Approval {
-  return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, decidedByLabel: end.decidedByLabel ?? null, message: end.message, ...(end.answers ? { answers: end.answers } : {}) };
+  return { ...approval, status: end.status, decidedAt: end.at, decidedBy: end.decidedBy, decidedByLabel: end.decidedByLabel ?? null, message: end.message, ...(end.answers ? { answers: end.answers } : {}), always: end.always === true };
 }

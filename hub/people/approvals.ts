@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Approval, Decision } from '../../shared/protocol/attention.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
+import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import { getApproval, getApprovalById, insertApproval, listPendingApprovals } from '../store/approvals.js';
 import type { StoredSession } from '../store/sessions.js';
@@ -33,6 +34,8 @@ export interface OpenApprovalInput {
   message?: string | null;
   /** When its waiter gives up (hub clock); absent: nobody waits on it. */
   expiresAt?: number | null;
+  /** The allow rules the agent suggested, offered as "always allow this here" (none: not offered). */
+  alwaysOffer?: readonly AllowRuleUpdate[];
 }
 
 /** The attention an approval sets: a question (its first question's text) for a call that asks one, else a permission. */
@@ -60,6 +63,8 @@ export async function openApprovalIn(tx: Tx, changes: ChangeSet, session: Stored
     decidedByLabel: null,
     message: null,
     expiresAt: input.expiresAt ?? null,
+    alwaysOffer: input.alwaysOffer && input.alwaysOffer.length > 0 ? [...input.alwaysOffer] : null,
+    always: false,
   };
   await insertApproval(tx, { ...approval, namespace: session.namespace });
   changes.approval(session.namespace, approval);
@@ -89,7 +94,7 @@ async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: St
 export async function decideApproval(
   deps: HubDeps,
   actor: Actor,
-  input: { sid: string; approvalId: string; decision: Decision; message?: string; answers?: Record<string, string>; decidedBy: string; decidedByLabel?: string | null },
+  input: { sid: string; approvalId: string; decision: Decision; message?: string; answers?: Record<string, string>; always?: boolean; decidedBy: string; decidedByLabel?: string | null },
 ): Promise<Approval> {
   const decided = await runWrite(deps, async (tx, changes, now) => {
     const session = await requireSession(tx, actor, input.sid);
@@ -98,7 +103,9 @@ export async function decideApproval(
     if (approval.status !== 'pending') throw new ApprovalConflict(approval);
     const problem = answersProblem(approval.input, input.decision, input.answers);
     if (problem !== null) throw new HubError('invalid_payload', problem);
-    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null, ...(input.answers ? { answers: input.answers } : {}) } as const;
+    const alwaysProblem = input.always !== true ? null : input.decision !== 'allow' ? 'always: only with decision "allow"' : approval.alwaysOffer === null ? 'always: this approval offers no rule to keep allowing (its agent suggested none, or cannot take one)' : null;
+    if (alwaysProblem !== null) throw new HubError('invalid_payload', alwaysProblem);
+    const end = { status: input.decision === 'allow' ? 'allowed' : 'denied', at: now, decidedBy: input.decidedBy, decidedByLabel: input.decidedByLabel ?? null, message: input.message ?? null, ...(input.answers ? { answers: input.answers } : {}), ...(input.always === true ? { always: true } : {}) } as const;
     if (!(await endApproval(tx, changes, session.namespace, approval, end))) throw new ApprovalConflict((await getApprovalById(tx, approval.approvalId))!.approval);
     await clearPermissionIfNoneLeft(tx, changes, session, now);
     const decided = endedApproval(approval, end);

@@ -5,9 +5,9 @@
  * the commit, the agent's answer.
  */
 import { attentionFromHook, type AttentionFromHook } from '../../shared/attention-hooks.js';
-import { hookFieldsOf, isApprovalHook, isQuestionCall } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
-import { permissionRequestOutput } from '../../shared/permission-output.js';
+import { allowRulesOf, permissionRequestOutput } from '../../shared/permission-output.js';
 import { questionAnswerOutput } from '../../shared/question-output.js';
 import { isObjectRecord } from '../../shared/protocol/json.js';
 import type { HookEvent } from '../../shared/protocol/hooks.js';
@@ -92,7 +92,7 @@ export async function applyHookForPerson(
     tx,
     changes,
     stored,
-    { sid: session.sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, cwd: hook.cwd, toolUseId: hook.toolUseId ?? null, expiresAt: time.hubNow + waitOf(deps, event) },
+    { sid: session.sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, cwd: hook.cwd, toolUseId: hook.toolUseId ?? null, expiresAt: time.hubNow + waitOf(deps, event), alwaysOffer: alwaysOfferOf(event) },
     time.at,
   );
   return { superseded, approvalId: approval.approvalId };
@@ -116,6 +116,12 @@ export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: 
       : questionAnswerOutput({ allow: false, message: decided.message });
     return output as unknown as JsonObject;
   }
-  const answer = permissionRequestOutput({ decision: allow ? 'allow' : 'deny', message: decided.message });
+  const answer = permissionRequestOutput({ decision: allow ? 'allow' : 'deny', message: decided.message, ...(allow && decided.always && decided.alwaysOffer ? { updatedPermissions: decided.alwaysOffer } : {}) });
   return answer as unknown as JsonObject;
+}
+
+/** The allow rules the agent suggested with its approval hook, where its flavor takes them back (`hookConfig.alwaysAllowField`). */
+function alwaysOfferOf(event: HookEvent): ReturnType<typeof allowRulesOf> {
+  const field = getFlavor(event.flavor)?.hookConfig?.alwaysAllowField;
+  return field === undefined ? [] : allowRulesOf(event.payload[field]);
 }

@@ -6,7 +6,7 @@
  *
  * `wake` between turns is what is true now, never a clock's guess (issue 34): a waiter of the
  * session is waiting on a hub process at this moment (the registry of live waits, other processes
- * asked through the cluster: ../cluster/waiter-presence.ts), and `wakeUntil` is
+ * asked through the cluster: ../socket/waiter-presence.ts), and `wakeUntil` is
  * when it gives up. A waiter gone (its agent killed, or a hub restart it has not come back from
  * yet) leaves `stop`, so the page never says "now" for a reply that would stay queued.
  */

@@ -4,7 +4,7 @@
  */
 import { FLAVORS } from '../../shared/flavors.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from '../config.js';
-import { dueTurnThresholds } from '../lifecycle/sweeps.js';
+import { dueTurnThresholds } from './turn-deadlines.js';
 import type { Sql } from '../store/sql.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { Webhook } from '../../shared/protocol/webhooks.js';

@@ -10,13 +10,14 @@ import {
   TurnStopPayloadSchema,
   UsagePayloadSchema,
 } from '../../shared/protocol/lifecycle.js';
-import { AttentionPayloadSchema } from '../../shared/protocol/attention.js';
+import { ApprovalAskPayloadSchema, AttentionPayloadSchema } from '../../shared/protocol/attention.js';
 import { UpdateMetadataPayloadSchema, UpdateStatePayloadSchema } from '../../shared/protocol/versioned.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import { resumeFailed } from '../lifecycle/resume-failed.js';
 import { archive, endSession, finalizeSession, heartbeat, joinSession, runnerSocketsLost } from '../lifecycle/session-events.js';
 import { startSession } from '../lifecycle/session-start.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../lifecycle/turn-events.js';
+import { askPerson } from '../people/approval-ask.js';
 import { setAttention } from '../people/attention.js';
 import { offerQueuedTo } from '../people/messages.js';
 import { proveTaker } from '../people/message-takers.js';
@@ -24,7 +25,7 @@ import { runWrite } from '../services/changes.js';
 import type { Taker } from '../../shared/protocol/messages.js';
 import { reportUsage } from '../lifecycle/usage-events.js';
 import type { Actor, HubDeps } from '../services/deps.js';
-import { updateMetadata, updateState } from '../services/versioned-writes.js';
+import { updateMetadata, updateState } from '../lifecycle/versioned-writes.js';
 import type { RunnerClientToServerEvents } from '../../shared/protocol/events.js';
 import { eventHandlers, type HandleOptions } from './handle.js';
 import { holdLive, releaseLive } from './publisher.js';
@@ -118,6 +119,17 @@ export function registerRunnerHandlers(socket: RunnerSocket, deps: HubDeps, bind
   });
   on('resume-failed', ResumeFailedPayloadSchema, 'ok', (payload) => resumeFailed(deps, actor, payload));
   on('attention', AttentionPayloadSchema, 'ok', async (payload) => ({ ok: true, attention: await setAttention(deps, actor, payload) }));
+  on('approval-ask', ApprovalAskPayloadSchema, 'ok', async (payload) => {
+    // the runner gone: its approval ends abandoned, nobody is told "allowed" with no one to hear it
+    const gone = new AbortController();
+    const abort = () => gone.abort();
+    socket.once('disconnect', abort);
+    try {
+      return await askPerson(deps, actor, payload, gone.signal);
+    } finally {
+      socket.off('disconnect', abort);
+    }
+  });
 
   socket.on('disconnect', (reason) => {
     socket.data.log.debug({ reason }, 'runner disconnected');

@@ -24,6 +24,7 @@ const RUNNER_EVENTS: Record<keyof RunnerClientToServerEvents, AckKind> = {
   'session-alive': 'ok',
   'resume-failed': 'ok',
   attention: 'ok',
+  'approval-ask': 'ok',
   'machine-register': 'ok',
 };
 

@@ -1,5 +1,6 @@
 import type { Approval, ApprovalStatus } from '../../shared/protocol/attention.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
+import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
 
 interface ApprovalRow {
@@ -19,11 +20,13 @@ interface ApprovalRow {
   message: string | null;
   expires_at: number | string | null;
   answers: string | null;
+  always_offer: string | null;
+  always: number;
 }
 
 const INSERT = `
-  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at)
-  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt)`;
+  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at, always_offer)
+  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt, @alwaysOffer)`;
 const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
 const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
 // pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
@@ -38,7 +41,7 @@ const SELECT_LEFT_PENDING = `
   ORDER BY created_at, approval_id LIMIT @limit`;
 /** Compare-and-set: only a pending approval ends, so two deciders (or a decider and the timeout) cannot both win. */
 const FINISH = `
-  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers
+  UPDATE approvals SET status = @status, decided_at = @at, decided_by = @decidedBy, decided_by_label = @decidedByLabel, message = @message, answers = @answers, always = @always
   WHERE approval_id = @approvalId AND status = 'pending'`;
 
 function toApproval(row: ApprovalRow): Approval {
@@ -58,14 +61,55 @@ function toApproval(row: ApprovalRow): Approval {
     message: row.message,
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
     ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
+    alwaysOffer: row.always_offer === null ? null : (JSON.parse(row.always_offer) as AllowRuleUpdate[]),
+    always: Number(row.always) === 1,
   };
+}
+
+/*
+ * On PostgreSQL a batch reads its sessions' pending approvals at once (prefetchPendingApprovals,
+ * from batch-reads.ts) into the transaction's rowCache, and the writes here keep those lists
+ * current: a hook event's attention check reads nothing while the lock is held (issue 31). Not on
+ * SQLite, whose cache outlives transactions.
+ */
+const pendingKey = (sid: string) => `pending-approvals:${sid}`;
+const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+const byAge = (a: Approval, b: Approval) => a.createdAt - b.createdAt || (a.approvalId < b.approvalId ? -1 : a.approvalId > b.approvalId ? 1 : 0);
+
+const SELECT_PENDING_OF_SESSIONS = `
+  SELECT s.sid AS session_sid, a.* FROM sessions s LEFT JOIN approvals a ON a.sid = s.sid AND a.status = 'pending'
+  WHERE s.namespace = @namespace
+    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+
+/** The pending approvals of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
+export async function prefetchPendingApprovals(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  const cache = cacheOf(sql);
+  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const lists = new Map<string, Approval[]>();
+  for (const row of rows) {
+    const list = lists.get(row.session_sid) ?? [];
+    if (row.approval_id !== null) list.push(toApproval(row));
+    lists.set(row.session_sid, list);
+  }
+  for (const [sid, list] of lists) if (!cache.has(pendingKey(sid))) cache.set(pendingKey(sid), list.sort(byAge));
 }
 
 export async function insertApproval(
   sql: Sql,
-  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null },
+  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null; alwaysOffer: readonly AllowRuleUpdate[] | null },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, input: input.input === null ? null : JSON.stringify(input.input), inputTruncated: input.inputTruncated ? 1 : 0 });
+  const { alwaysOffer, ...rest } = input;
+  const row: ApprovalRow = {
+    approval_id: input.approvalId, sid: input.sid, namespace: input.namespace, status: 'pending', tool: input.tool,
+    input: input.input === null ? null : JSON.stringify(input.input), input_truncated: input.inputTruncated ? 1 : 0,
+    cwd: input.cwd, tool_use_id: input.toolUseId, created_at: input.createdAt, expires_at: input.expiresAt,
+    decided_at: null, decided_by: null, decided_by_label: null, message: null, answers: null,
+    always_offer: alwaysOffer === null ? null : JSON.stringify(alwaysOffer), always: 0,
+  };
+  await sql.run(INSERT, { ...rest, input: row.input, inputTruncated: row.input_truncated, alwaysOffer: row.always_offer });
+  const pending = cacheOf(sql)?.get(pendingKey(input.sid)) as Approval[] | undefined;
+  if (pending) pending.push(toApproval(row)), pending.sort(byAge);
 }
 
 /** An approval of this session in this namespace; any other is exactly as absent as a missing one. */
@@ -85,15 +129,27 @@ export async function listApprovals(sql: Sql, sid: string): Promise<Approval[]> 
 }
 
 export async function listPendingApprovals(sql: Sql, sid: string): Promise<Approval[]> {
+  const pending = cacheOf(sql)?.get(pendingKey(sid)) as Approval[] | undefined;
+  if (pending) return pending.map((approval) => ({ ...approval }));
   return (await sql.all(SELECT_PENDING, { sid }) as ApprovalRow[]).map(toApproval);
 }
 
 /** Ends a pending approval; false when it was no longer pending (nothing changed). */
 export async function finishApproval(
   sql: Sql,
-  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string> },
+  input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string>; always?: boolean },
 ): Promise<boolean> {
-  return (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers) })).changes === 1;
+  const finished = (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers), always: input.always === true ? 1 : 0 })).changes === 1;
+  const cache = cacheOf(sql);
+  if (finished && cache) {
+    for (const [key, value] of cache) {
+      if (!key.startsWith('pending-approvals:')) continue;
+      const list = value as Approval[];
+      const at = list.findIndex((approval) => approval.approvalId === input.approvalId);
+      if (at >= 0) list.splice(at, 1);
+    }
+  }
+  return finished;
 }
 
 /** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */

@@ -1,33 +1,55 @@
 import { prefetchAppliedRequests, type VersionedField } from './applied-requests.js';
 import { prefetchSeqCounters } from './events.js';
-import { prefetchSessions } from './sessions.js';
+import { prefetchHookRows } from './hook-events.js';
+import { prefetchPendingApprovals } from './approvals.js';
+import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
+import { prefetchActivities, prefetchCurrentTurns } from './turns.js';
 import type { Tx } from './sql.js';
 
-/** What one write of a batch will read: its session, and whether its requestId was applied already. */
+/**
+ * What one write of a batch will read: its session (by sid, or by tag for a hook event), whether its
+ * requestId or hook event id was applied already, and its hook session.
+ */
 export interface WriteReads {
   namespace: string;
-  sid: string;
+  sid?: string;
   applied?: { field: VersionedField; requestId: string };
+  hook?: { eventId: string; tag: string | undefined };
+  /** Tool uses it may look up by id, in its session (by sid, or the hook's tag). */
+  toolUseIds?: readonly string[];
 }
 
 /**
- * Reads what a group-committed batch's writes will look up: their sessions, their requestIds, and
- * the namespaces' seq counters, a few statements for the whole batch instead of round trips per
+ * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
+ * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
+ * the tool uses they look up by id,
+ * and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
  * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
  * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
  * trips, and its rowCache already holds hot sessions across transactions.
  */
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
-  const sidsByNamespace = new Map<string, Set<string>>();
-  for (const { namespace, sid } of reads) {
-    let sids = sidsByNamespace.get(namespace);
-    if (!sids) sidsByNamespace.set(namespace, (sids = new Set()));
-    sids.add(sid);
+  const byNamespace = new Map<string, { sids: Set<string>; tags: Set<string>; eventIds: Set<string>; toolUses: { sid?: string; tag?: string; toolUseId: string }[] }>();
+  for (const { namespace, sid, hook, toolUseIds } of reads) {
+    let keys = byNamespace.get(namespace);
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), toolUses: [] }));
+    const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
+    if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
+    if (sid !== undefined) keys.sids.add(sid);
+    if (hook) keys.eventIds.add(hook.eventId);
+    if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...sidsByNamespace].map(([namespace, sids]) => prefetchSessions(tx, { namespace, sids: [...sids] })),
-    prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied ? [{ sid, ...applied }] : []))),
-    prefetchSeqCounters(tx, sidsByNamespace.keys()),
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, toolUses }]) => [
+      prefetchSessions(tx, { namespace, sids: [...sids] }),
+      prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
+      prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
+      prefetchCurrentTurns(tx, { namespace, sids: [...sids], tags: [...tags] }),
+      prefetchPendingApprovals(tx, { namespace, sids: [...sids], tags: [...tags] }),
+      prefetchActivities(tx, { namespace, wanted: toolUses }),
+    ]),
+    prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),
+    prefetchSeqCounters(tx, byNamespace.keys()),
   ]);
 }

@@ -1,6 +1,11 @@
 /**
  * What the hook route remembers: per agent session (namespace, tag) the turn counter and the time
  * and seq of the last applied event, and the ids of applied events (a re-sent one changes nothing).
+ *
+ * On PostgreSQL a batch reads both for all its hook events at once (prefetchHookRows, from
+ * batch-reads.ts) into the transaction's rowCache, absent rows included, and the writes keep those
+ * cached rows current and are deferred to the batch's next round trip: a hook event reads nothing
+ * of these tables on its own while the lock is held (issue 31).
  */
 import type { Sql } from './sql.js';
 
@@ -17,25 +22,65 @@ const UPSERT_SESSION = `
 const SELECT_EVENT = `SELECT outcome FROM hook_events WHERE namespace = @namespace AND event_id = @eventId`;
 const INSERT_EVENT = `INSERT INTO hook_events (namespace, event_id, outcome, applied_at) VALUES (@namespace, @eventId, @outcome, @at)`;
 export const PRUNE = `DELETE FROM hook_events WHERE applied_at < @olderThan`;
+const SELECT_MANY_SESSIONS = `
+  SELECT tag, turns_ended, last_at, last_seq FROM hook_sessions
+  WHERE namespace = @namespace AND tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))`;
+const SELECT_MANY_EVENTS = `
+  SELECT event_id, outcome FROM hook_events
+  WHERE namespace = @namespace AND event_id IN (SELECT jsonb_array_elements_text(CAST(@eventIds AS jsonb)))`;
+
+type SessionRow = { turns_ended: number; last_at: number; last_seq: number };
+const toSessionRow = (row: SessionRow): HookSessionRow => ({ turnsEnded: Number(row.turns_ended), lastAt: Number(row.last_at), lastSeq: Number(row.last_seq) });
+
+/** PostgreSQL's transaction-scoped cache; not SQLite's, which outlives transactions (and a rollback). */
+const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+
+// cached values: a row, or null for a row known absent; no entry: not known
+const sessionKey = (namespace: string, tag: string) => `hook-session:${namespace}:${tag}`;
+const eventKey = (namespace: string, eventId: string) => `hook-event:${namespace}:${eventId}`;
+
+/** Reads the hook sessions and applied event ids a PostgreSQL batch's hook events will look up, in one round trip. */
+export async function prefetchHookRows(sql: Sql, input: { namespace: string; tags: readonly string[]; eventIds: readonly string[] }): Promise<void> {
+  const cache = cacheOf(sql);
+  if (!cache) return;
+  const tags = input.tags.filter((tag) => !cache.has(sessionKey(input.namespace, tag)));
+  const eventIds = input.eventIds.filter((id) => !cache.has(eventKey(input.namespace, id)));
+  const [sessions, events] = await Promise.all([
+    tags.length === 0 ? [] : sql.all<SessionRow & { tag: string }>(SELECT_MANY_SESSIONS, { namespace: input.namespace, tags: JSON.stringify(tags) }),
+    eventIds.length === 0 ? [] : sql.all<{ event_id: string; outcome: string }>(SELECT_MANY_EVENTS, { namespace: input.namespace, eventIds: JSON.stringify(eventIds) }),
+  ]);
+  for (const tag of tags) cache.set(sessionKey(input.namespace, tag), null);
+  for (const row of sessions) cache.set(sessionKey(input.namespace, row.tag), toSessionRow(row));
+  for (const id of eventIds) cache.set(eventKey(input.namespace, id), null);
+  for (const row of events) cache.set(eventKey(input.namespace, row.event_id), row.outcome);
+}
 
 export async function getHookSession(sql: Sql, key: { namespace: string; tag: string }): Promise<HookSessionRow | undefined> {
-  const row = await sql.get(SELECT_SESSION, key) as { turns_ended: number; last_at: number; last_seq: number } | undefined;
-  return row && { turnsEnded: row.turns_ended, lastAt: row.last_at, lastSeq: row.last_seq };
+  const hit = cacheOf(sql)?.get(sessionKey(key.namespace, key.tag)) as HookSessionRow | null | undefined;
+  if (hit !== undefined) return hit === null ? undefined : { ...hit };
+  const row = await sql.get(SELECT_SESSION, key) as SessionRow | undefined;
+  return row && toSessionRow(row);
 }
 
 export async function saveHookSession(sql: Sql, input: { namespace: string; tag: string } & HookSessionRow): Promise<void> {
-  await sql.run(UPSERT_SESSION, input);
+  await sql.write(UPSERT_SESSION, input);
+  cacheOf(sql)?.set(sessionKey(input.namespace, input.tag), { turnsEnded: input.turnsEnded, lastAt: input.lastAt, lastSeq: input.lastSeq });
 }
 
 /** The stored outcome of an applied hook event id, or undefined when it was never applied. */
 export async function findAppliedHookEvent(sql: Sql, key: { namespace: string; eventId: string }): Promise<string | undefined> {
+  const hit = cacheOf(sql)?.get(eventKey(key.namespace, key.eventId)) as string | null | undefined;
+  if (hit !== undefined) return hit ?? undefined;
   return (await sql.get(SELECT_EVENT, key) as { outcome: string } | undefined)?.outcome;
 }
 
 export async function recordAppliedHookEvent(sql: Sql, input: { namespace: string; eventId: string; outcome: string; at: number }): Promise<void> {
-  await sql.run(INSERT_EVENT, input);
+  await sql.write(INSERT_EVENT, input);
+  cacheOf(sql)?.set(eventKey(input.namespace, input.eventId), input.outcome);
 }
 
 export async function pruneAppliedHookEvents(sql: Sql, input: { olderThan: number }): Promise<number> {
+  const cache = cacheOf(sql);
+  if (cache) for (const key of [...cache.keys()]) if (key.startsWith('hook-event:')) cache.delete(key);
   return (await sql.run(PRUNE, input)).changes;
 }

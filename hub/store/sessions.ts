@@ -70,6 +70,10 @@ interface SessionRow {
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
 const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
+const SELECT_MANY_BY_TAG = {
+  sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND tag IN (SELECT value FROM json_each(@tags))`,
+  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))`,
+};
 export const SELECT_MANY_BY_SID = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND sid IN (SELECT value FROM json_each(@sids))`,
   // one primary-key lookup per sid, whatever plan the connection cached (see SELECT_MANY in applied-requests.ts)
@@ -189,6 +193,9 @@ function copyOf(session: StoredSession): StoredSession {
   };
 }
 
+/** A cached session's sid by its tag (a tag never changes): getSessionByTag finds it without a read. */
+const tagKey = (namespace: string, tag: string) => `session-tag:${namespace}:${tag}`;
+
 function cached(sql: Sql, sid: string): StoredSession | undefined {
   const session = sql.rowCache?.get(cacheKey(sid)) as StoredSession | undefined;
   return session && copyOf(session);
@@ -198,6 +205,7 @@ function remember(sql: Sql, session: StoredSession | undefined): StoredSession |
   const cache = sql.rowCache;
   if (!session || !cache) return session;
   cache.set(cacheKey(session.sid), copyOf(session));
+  cache.set(tagKey(session.namespace, session.tag), session.sid);
   if (cache.size > MAX_CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
   return session;
 }
@@ -224,6 +232,16 @@ export async function prefetchSessions(sql: Sql, input: { namespace: string; sid
   }
 }
 
+/** As prefetchSessions, by tag (the hook route's sessions). */
+export async function prefetchSessionsByTag(sql: Sql, input: { namespace: string; tags: readonly string[] }): Promise<void> {
+  if (!sql.rowCache || input.tags.length === 0) return;
+  const missing = input.tags.filter((tag) => !sql.rowCache!.has(tagKey(input.namespace, tag)));
+  if (missing.length === 0) return;
+  for (const row of await sql.all(SELECT_MANY_BY_TAG, { namespace: input.namespace, tags: JSON.stringify(missing) }) as SessionRow[]) {
+    remember(sql, toSession(row));
+  }
+}
+
 /** A session of the namespace; another namespace's session is exactly as absent as a missing one. */
 export async function getSession(sql: Sql, key: { namespace: string; sid: string }): Promise<StoredSession | undefined> {
   const hit = cached(sql, key.sid);
@@ -237,6 +255,9 @@ export async function getSessionAnyNamespace(sql: Sql, sid: string): Promise<Sto
 }
 
 export async function getSessionByTag(sql: Sql, key: { namespace: string; tag: string }): Promise<StoredSession | undefined> {
+  const sid = sql.rowCache?.get(tagKey(key.namespace, key.tag)) as string | undefined;
+  const hit = sid === undefined ? undefined : cached(sql, sid);
+  if (hit && hit.namespace === key.namespace && hit.tag === key.tag) return hit;
   return remember(sql, maybe(await sql.get(SELECT_BY_TAG, key)));
 }
 
@@ -331,7 +352,10 @@ export async function updateFlavor(sql: Sql, input: { sid: string; flavor: strin
 
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {
   await sql.write(UPDATE_CURRENT_TURN, input);
-  afterWrite(sql, input.sid);
+  afterWrite(sql, input.sid, (session) => {
+    session.currentTurnId = input.turnId;
+    session.updatedAt = input.now;
+  });
 }
 
 /** The characters of a prompt the row keeps (the title and the list cut it shorter: session-view.ts). */

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
-import { getSessionTurnsUsage, getTurnUsage } from './usage.js';
+import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 
 interface TurnRow {
@@ -157,6 +157,68 @@ export async function insertTurn(
   });
 }
 
+const CURRENT_TURNS = `
+  SELECT * FROM turns WHERE turn_id IN (
+    SELECT current_turn_id FROM sessions WHERE namespace = @namespace
+      AND (sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
+
+/**
+ * The current turns of a PostgreSQL batch's sessions (by sid or tag), with their usage, into the
+ * transaction's turn cache (turn-cache.ts): two statements sent together, for the whole batch.
+ */
+export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  if (sql.dialect !== 'postgres' || !sql.rowCache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const [rows, usage] = await Promise.all([
+    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) }),
+    getCurrentTurnsUsage(sql, input),
+  ]);
+  for (const row of rows) if (!cachedTurn(sql, row.turn_id)) rememberTurn(sql, toTurn(row, usage.get(row.turn_id) ?? []));
+}
+
+/*
+ * Activities by toolUseId, read for a PostgreSQL batch at once (prefetchActivities) into the
+ * transaction's rowCache, absent ones included: `activity:<sid>:<toolUseId>` holds the activity or
+ * null. Inserting and completing one keep it current; a write that abandons running tools drops
+ * the entries it may change (read again if wanted). Not on SQLite, whose cache outlives transactions.
+ */
+type CachedActivity = Activity & { turnId: string; sid: string };
+const activityKey = (sid: string, toolUseId: string) => `activity:${sid}:${toolUseId}`;
+const activityCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+
+function cachedActivities(sql: Sql, keep: (activity: CachedActivity) => boolean | 'drop'): void {
+  const cache = activityCacheOf(sql);
+  if (!cache) return;
+  for (const [key, value] of cache) {
+    if (key.startsWith('activity:') && value !== null && keep(value as CachedActivity) === 'drop') cache.delete(key);
+  }
+}
+
+const ACTIVITIES_OF_SESSIONS = `
+  SELECT s.sid AS session_sid, s.tag AS session_tag, a.* FROM sessions s
+    LEFT JOIN activities a ON a.sid = s.sid AND a.tool_use_id IN (SELECT jsonb_array_elements_text(CAST(@toolUseIds AS jsonb)))
+  WHERE s.namespace = @namespace
+    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+
+/** The activities a PostgreSQL batch's tool events will look up by toolUseId (sessions by sid or tag), in one statement. */
+export async function prefetchActivities(sql: Sql, input: { namespace: string; wanted: readonly { sid?: string; tag?: string; toolUseId: string }[] }): Promise<void> {
+  const cache = activityCacheOf(sql);
+  if (!cache || input.wanted.length === 0) return;
+  const sids = [...new Set(input.wanted.flatMap(({ sid }) => (sid === undefined ? [] : [sid])))];
+  const tags = [...new Set(input.wanted.flatMap(({ tag }) => (tag === undefined ? [] : [tag])))];
+  const toolUseIds = [...new Set(input.wanted.map(({ toolUseId }) => toolUseId))];
+  const rows = await sql.all<ActivityRow & { session_sid: string; session_tag: string }>(ACTIVITIES_OF_SESSIONS, {
+    namespace: input.namespace, sids: JSON.stringify(sids), tags: JSON.stringify(tags), toolUseIds: JSON.stringify(toolUseIds),
+  });
+  const sidOfTag = new Map(rows.map((row) => [row.session_tag, row.session_sid]));
+  const found = new Set(rows.map((row) => row.session_sid));
+  for (const { sid, tag, toolUseId } of input.wanted) {
+    const of = sid ?? sidOfTag.get(tag!);
+    // a session not found has no activities; one created later in the batch is read when asked
+    if (of !== undefined && found.has(of) && !cache.has(activityKey(of, toolUseId))) cache.set(activityKey(of, toolUseId), null);
+  }
+  for (const row of rows) if (row.activity_id !== null) cache.set(activityKey(row.session_sid, row.tool_use_id!), { ...toActivity(row), sid: row.session_sid });
+}
+
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
   return cachedTurn(sql, turnId) ?? rememberTurn(sql, await withUsage(sql, await sql.get(SELECT_TURN, { turnId }) as TurnRow | undefined));
 }
@@ -166,13 +228,20 @@ export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | u
  * same write (a tool the agent denied or killed fires no end of its own).
  */
 export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnStatus; closedAt: number; response: string | null }): Promise<boolean> {
-  if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
+  // a turn cached in this PostgreSQL transaction is current (turn-cache.ts): its status answers
+  // whether it closes, and both writes wait for the batch's next round trip
+  const known = cachedTurn(sql, input.turnId);
+  if (known) {
+    if (known.status !== 'open') return false;
+    await sql.write(CLOSE_TURN, input);
+  } else if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
   turnWritten(sql, input.turnId, (turn) => {
     turn.status = input.status;
     turn.closedAt = input.closedAt;
     turn.response = input.response ?? turn.response;
   });
-  await sql.run(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
+  await sql.write(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
+  cachedActivities(sql, (activity) => (activity.turnId === input.turnId && activity.status === 'running' ? 'drop' : true));
   return true;
 }
 
@@ -193,6 +262,7 @@ export async function touchTurn(sql: Sql, input: { turnId: string; at: number })
 export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: string; endedAt: number }): Promise<string[]> {
   const turnIds = (await sql.all(TURNS_WITH_RUNNING_OF_SESSION, { sid: input.sid }) as { turn_id: string }[]).map((row) => row.turn_id);
   if (turnIds.length > 0) await sql.run(ABANDON_RUNNING_OF_SESSION, input);
+  cachedActivities(sql, (activity) => (activity.sid === input.sid && activity.status === 'running' ? 'drop' : true));
   return turnIds;
 }
 
@@ -258,6 +328,10 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+  if (input.toolUseId !== null) {
+    const { sid, toolUseId, ...activity } = input;
+    activityCacheOf(sql)?.set(activityKey(sid, toolUseId), { ...activity, toolUseId, sid, input: activity.input, output: activity.output } satisfies CachedActivity);
+  }
   turnWritten(sql, input.turnId, (turn) => {
     turn.activityCount++;
   });
@@ -275,10 +349,24 @@ export async function completeActivity(
     endedAt: input.endedAt,
     truncated: input.outputTruncated ? 1 : 0,
   });
+  if (result.changes > 0) {
+    cachedActivities(sql, (activity) => {
+      if (activity.activityId !== input.activityId) return true;
+      // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
+      Object.assign(activity, { status: input.status, output: input.output, truncated: input.outputTruncated || activity.truncated, endedAt: input.endedAt });
+      return true;
+    });
+  }
   return result.changes > 0;
 }
 
 export async function findActivityByToolUseId(sql: Sql, key: { sid: string; toolUseId: string }): Promise<(Activity & { turnId: string }) | undefined> {
+  const hit = activityCacheOf(sql)?.get(activityKey(key.sid, key.toolUseId)) as CachedActivity | null | undefined;
+  if (hit !== undefined) {
+    if (hit === null) return undefined;
+    const { sid: _sid, ...activity } = hit;
+    return { ...activity };
+  }
   const row = await sql.get(ACTIVITY_BY_TOOL_USE, key) as ActivityRow | undefined;
   return row && toActivity(row);
 }

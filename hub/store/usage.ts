@@ -68,15 +68,30 @@ export async function getTurnUsage(sql: Sql, turnId: string): Promise<ModelUsage
   return (await sql.all<UsageRow>(USAGE_OF_TURN, { turnId })).map(toModelUsage);
 }
 
-/** Every turn's usage of a session, by turn id (turns without usage are absent). */
-export async function getSessionTurnsUsage(sql: Sql, sid: string): Promise<Map<string, ModelUsage[]>> {
+const USAGE_OF_CURRENT_TURNS = `
+  SELECT * FROM turn_usage WHERE turn_id IN (
+    SELECT current_turn_id FROM sessions WHERE namespace = @namespace
+      AND (sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))
+  ORDER BY turn_id, model`;
+
+/** The usage of the current turns of these sessions (by sid or tag), by turn id: PostgreSQL's batch reads (turns.ts). */
+export async function getCurrentTurnsUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<Map<string, ModelUsage[]>> {
+  return byTurnId(await sql.all<UsageRow>(USAGE_OF_CURRENT_TURNS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) }));
+}
+
+function byTurnId(rows: readonly UsageRow[]): Map<string, ModelUsage[]> {
   const byTurn = new Map<string, ModelUsage[]>();
-  for (const row of await sql.all<UsageRow>(USAGE_OF_SESSION_TURNS, { sid })) {
+  for (const row of rows) {
     const list = byTurn.get(row.turn_id) ?? [];
     list.push(toModelUsage(row));
     byTurn.set(row.turn_id, list);
   }
   return byTurn;
+}
+
+/** Every turn's usage of a session, by turn id (turns without usage are absent). */
+export async function getSessionTurnsUsage(sql: Sql, sid: string): Promise<Map<string, ModelUsage[]>> {
+  return byTurnId(await sql.all<UsageRow>(USAGE_OF_SESSION_TURNS, { sid }));
 }
 
 /** Writes a turn's usage of these models (their whole new values). */

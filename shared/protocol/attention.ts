@@ -10,6 +10,13 @@ import { ATTENTION_MESSAGE_MAX_CHARS, AttentionKindSchema, AttentionSchema, Epoc
 
 const AttentionMessageSchema = z.string().max(ATTENTION_MESSAGE_MAX_CHARS, `must be at most ${ATTENTION_MESSAGE_MAX_CHARS} characters`);
 const ToolNameSchema = z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters');
+/** One allow-rule update as the agent suggested it (shared/permission-output.ts AllowRuleUpdate). */
+const AllowRuleUpdateSchema = z.object({
+  type: z.literal('addRules'),
+  behavior: z.literal('allow'),
+  destination: z.string(),
+  rules: z.array(z.object({ toolName: z.string(), ruleContent: z.string().optional() })),
+});
 
 /** `attention { sid, kind, message?, tool? }`: `kind: null` clears the session's attention. */
 export const AttentionPayloadSchema = z.object({
@@ -56,6 +63,14 @@ export const ApprovalSchema = z.object({
   expiresAt: EpochMsSchema.nullable().default(null),
   /** An agent's question answered (AskUserQuestion): question text -> the chosen option's label (several joined with ", "). */
   answers: z.record(z.string(), z.string()).optional(),
+  /**
+   * "Always allow this here": the allow rules the agent itself suggested (Claude Code's
+   * `permission_suggestions`, `addRules`), offered where the flavor declares it
+   * (`hookConfig.alwaysAllowField`); null: not offered.
+   */
+  alwaysOffer: z.array(AllowRuleUpdateSchema).nullable().default(null),
+  /** Allowed with those rules: the agent keeps allowing them (it saves them as its own "don't ask again" does). */
+  always: z.boolean().default(false),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
@@ -68,7 +83,8 @@ export const ApprovalParamsSchema = z.object({ sid: z.string().min(1).max(128), 
 /** A person's answers reach the agent as their words: the rule messages follow (person-text.ts). */
 export const AnswersSchema = z.record(z.string().max(4096, 'must be at most 4096 characters'), personText(z.string().max(4096, 'must be at most 4096 characters')));
 /** A deny's `message` reaches the agent as the reason: the rule messages follow (issue 33.6). */
-export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: personText(AttentionMessageSchema).optional(), answers: AnswersSchema.optional() });
+/** `always`: with an allow, also the rules the approval offers (`alwaysOffer`). */
+export const DecisionRequestSchema = z.object({ decision: DecisionSchema, message: personText(AttentionMessageSchema).optional(), answers: AnswersSchema.optional(), always: z.boolean().optional() });
 export type DecisionRequest = z.infer<typeof DecisionRequestSchema>;
 /** Pending approvals first (oldest first), then the ended ones (latest end first). */
 export const ApprovalsResponseSchema = z.object({ sid: z.string(), approvals: z.array(ApprovalSchema) });
@@ -76,3 +92,29 @@ export type ApprovalsResponse = z.infer<typeof ApprovalsResponseSchema>;
 /** 409 on a decided, expired or superseded approval: the approval as it stands (with the first decision). */
 export const ApprovalConflictSchema = z.object({ error: z.literal('conflict'), message: z.string(), approval: ApprovalSchema });
 export type ApprovalConflict = z.infer<typeof ApprovalConflictSchema>;
+
+/** The longest a runner's `approval-ask` waits for a person in one ask (10 minutes); it asks again after. */
+export const APPROVAL_ASK_MAX_WAIT_MS = 600_000;
+
+/**
+ * `approval-ask` (runner → hub): a tool call of the runner's agent waits for a person. Named by the
+ * hub session's sid, so it lands on that session whatever the agent's own id is now (a fresh agent
+ * after `resume-failed` has a new one). Acked once a person decided, or with `decision: null` when
+ * nobody did within `waitMs` (the approval ends `expired`; the runner may ask again).
+ */
+export const ApprovalAskPayloadSchema = z.object({
+  sid: SidSchema,
+  tool: z.string().min(1).max(256),
+  toolUseId: z.string().min(1).max(256).nullable(),
+  input: JsonValueSchema,
+  cwd: z.string().max(4096).nullable(),
+  waitMs: z.number().int().min(1).max(APPROVAL_ASK_MAX_WAIT_MS),
+});
+export type ApprovalAskPayload = z.infer<typeof ApprovalAskPayloadSchema>;
+export const ApprovalAskAckSchema = okAck({
+  approvalId: z.string(),
+  decision: z.enum(['allow', 'deny']).nullable(),
+  message: z.string().nullable(),
+  answers: z.record(z.string(), z.string()).optional(),
+});
+export type ApprovalAskAck = z.infer<typeof ApprovalAskAckSchema>;

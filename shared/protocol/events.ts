@@ -3,7 +3,7 @@
  * `Server<…ClientToServer, …ServerToClient>`; the SDK uses the same maps swapped.
  */
 import type { Ack } from './acks.js';
-import type { AttentionAck, AttentionPayload } from './attention.js';
+import type { ApprovalAskAck, ApprovalAskPayload, AttentionAck, AttentionPayload } from './attention.js';
 import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
 import type { RunnerMessageAck, RunnerMessagePayload } from './messages.js';
 import type {
@@ -58,6 +58,8 @@ export interface RunnerClientToServerEvents {
   'resume-failed': (payload: ResumeFailedPayload, ack: Ack<ResumeFailedAck>) => void;
   /** The session waits for a person (`kind`), or no longer (`kind: null`); docs/attention.md. */
   attention: (payload: AttentionPayload, ack: Ack<AttentionAck>) => void;
+  /** A tool call of the runner's agent waits for a person; acked with the decision (docs/attention.md). */
+  'approval-ask': (payload: ApprovalAskPayload, ack: Ack<ApprovalAskAck>) => void;
   /** A machine runner (machine token only) says which computer it is (section 14). */
   'machine-register': (payload: MachineRegisterPayload, ack: Ack<MachineRegisterAck>) => void;
 }

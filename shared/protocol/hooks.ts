@@ -4,6 +4,7 @@
  * in `seq` order at the time they fired, once per event id.
  */
 import { z } from 'zod';
+import { MAX_APPROVAL_WAIT_MS } from '../approval-wait.js';
 import { idSchema } from './ids.js';
 import { JsonObjectSchema } from './json.js';
 import { MachineIdSchema } from './machines.js';
@@ -49,7 +50,7 @@ export const HookEventSchema = z.object({
    */
   taker: TakerSchema.optional(),
   /** How long the bridge listens for a sync event's answer (ms); the hub waits at most this and its own approval wait. */
-  waitMs: z.number().int().positive('must be positive').max(600_000, 'must be at most 600000 (10 minutes)').optional(),
+  waitMs: z.number().int().positive('must be positive').max(MAX_APPROVAL_WAIT_MS, `must be at most ${MAX_APPROVAL_WAIT_MS} (1 hour)`).optional(),
   /**
    * The turn's token usage so far per model, read by the bridge from the agent's own report (Claude
    * Code's transcript: docs/usage.md); applied to the open turn like a runner's turn-stop `usage`.

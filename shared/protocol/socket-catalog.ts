@@ -6,7 +6,7 @@
  * does not compile.
  */
 import type { z } from 'zod';
-import { AttentionAckSchema, AttentionPayloadSchema } from './attention.js';
+import { ApprovalAskAckSchema, ApprovalAskPayloadSchema, AttentionAckSchema, AttentionPayloadSchema } from './attention.js';
 import { ResyncEventSchema, ServerErrorEventSchema, UpdateEventSchema } from './broadcast.js';
 import { SubscribeAckSchema, SubscribePayloadSchema, UnsubscribePayloadSchema } from './dashboard.js';
 import type { DashboardClientToServerEvents, RunnerClientToServerEvents, RunnerServerToClientEvents, ServerToClientEvents } from './events.js';
@@ -77,6 +77,7 @@ export const RUNNER_EVENTS: { clientToServer: Catalog<RunnerClientToServerEvents
     'session-alive': { payload: SessionAlivePayloadSchema, ack: OkAckSchema, about: 'a heartbeat (ack optional)' },
     'resume-failed': { payload: ResumeFailedPayloadSchema, ack: ResumeFailedAckSchema, about: 'resuming with the stored token failed' },
     attention: { payload: AttentionPayloadSchema, ack: AttentionAckSchema, about: 'the session waits for a person (kind), or no longer (kind: null)' },
+    'approval-ask': { payload: ApprovalAskPayloadSchema, ack: ApprovalAskAckSchema, about: 'a tool call of the runner\'s agent waits for a person, by sid; acked with the decision' },
     'machine-register': { payload: MachineRegisterPayloadSchema, ack: MachineRegisterAckSchema, about: 'a machine runner registers its computer (machine token; docs/machines.md)' },
   },
   serverToClient: {

@@ -67,7 +67,60 @@ const LONG_COMMAND =
   'git status --porcelain';
 const LONG_CWD = '/home/developer/projects/session-hub-phone-check/packages/server-side-rendering-module';
 
+/** A real hook process asking Claude Code's PermissionRequest, and its pending card on a phone page signed in as the operator. */
+async function pendingCard(tag: string, env: Record<string, string>) {
+  const waiting = startHook(attentionPayload('claude-permission-request', tag), env);
+  const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+  const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+  await phonePage();
+  await signIn(page, hub.url, tokens.operator);
+  const card = `#needs-you li[data-sid="${sid}"] [data-status="pending"]`;
+  await page.waitForSelector(card);
+  return { sid, card, waiting };
+}
+
 describe('approvals a person can act on, at 390 px', () => {
+  it('Deny with a reason typed on the page: the waiting hook prints the deny carrying it; with nothing set on the agent’s side, minutes are left', async () => {
+    const { SESSION_HUB_HOOK_WAIT_MS: _bound, ...unbounded } = hookEnv();
+    const { sid, card, waiting } = await pendingCard(`cards-deny-${Date.now()}`, unbounded);
+    // the hub's default wait: minutes, counted down on the card
+    expect(await textOf(page, `${card} .approval-left`)).toMatch(/^(5 min|4 min \d+ s) left, then the agent asks in its terminal$/);
+    const reason = 'not on the shared machine: delete the cache instead';
+    await page.locator(`${card} input.deny-reason`).fill(reason);
+    // the field fits the phone: it takes its own line, the page never scrolls sideways
+    const box = (await page.locator(`${card} input.deny-reason`).boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'approval-deny-reason-390');
+    await page.locator(`${card} button[data-decision="deny"]`).click();
+
+    expect(await waiting.done).toMatchObject({ code: 0, stdout: permissionRequestStdout({ decision: 'deny', message: reason }) });
+    const decided = `#needs-you li[data-sid="${sid}"] [data-status="denied"] .approval-outcome`;
+    await page.waitForSelector(decided);
+    expect(await textOf(page, decided)).toContain(reason);
+  });
+
+  it('"Always allow" the rule Claude Code suggested: the waiting hook prints it back as updatedPermissions; the card says it is kept', async () => {
+    const { sid, card, waiting } = await pendingCard(`cards-always-${Date.now()}`, hookEnv());
+    const always = page.locator(`${card} button[data-decision="always"]`);
+    expect(await always.textContent()).toBe('Always allow Bash(rm -rf node_modules) here');
+    const box = (await always.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'approval-always-allow-390');
+    await always.click();
+
+    const run = await waiting.done;
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).hookSpecificOutput.decision).toEqual({
+      behavior: 'allow',
+      updatedPermissions: [{ type: 'addRules', behavior: 'allow', destination: 'localSettings', rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }] }],
+    });
+    const decided = `#needs-you li[data-sid="${sid}"] [data-status="allowed"] .approval-outcome`;
+    await page.waitForSelector(decided);
+    expect(await textOf(page, decided)).toContain('from now on: Bash(rm -rf node_modules)');
+  });
+
   it('first in "needs you", whole input, path unbroken, time left; Allow leaves a card naming the decider', async () => {
     const sdk = await RunnerClient.connect({ url: hub.url, token: tokens.runner });
     try {
@@ -141,7 +194,8 @@ describe('approvals a person can act on, at 390 px', () => {
 
   it('an approval nobody decides says it went back to the terminal', async () => {
     const tag = `cards-expire-${Date.now()}`;
-    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv(4000));
+    // 12 s: long enough for the page to show it pending on a loaded machine (4 s raced sign-in)
+    const waiting = startHook(attentionPayload('claude-permission-request', tag), hookEnv(12_000));
     const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
     const { sid } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
     await phonePage();
@@ -152,5 +206,5 @@ describe('approvals a person can act on, at 390 px', () => {
     await page.waitForSelector(ended);
     expect(await textOf(page, ended)).toContain('went back to the terminal');
     expect(await page.$$(`#needs-you li[data-sid="${sid}"] button[data-decision]`)).toHaveLength(0);
-  });
+  }, 45_000);
 });

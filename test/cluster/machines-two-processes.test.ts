@@ -8,18 +8,9 @@ import type { ListedMachine } from '../../shared/protocol/machines.js';
 import { waitFor } from '../helpers/clients.js';
 import type { HubProcess } from '../helpers/hub-process.js';
 import { connectMachine } from '../machines/machine-peer.js';
-import { getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
+import { callAs as call, getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
 
 twoHubsAfterEach();
-
-async function call(hub: HubProcess, token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${hub.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 describe('machines across two hub processes', () => {
   it('a request taken by process B reaches the machine registered on process A', { timeout: 60_000 }, async () => {

@@ -110,6 +110,16 @@ async function getJson<T>(hub: HubProcess, path: string, token: string): Promise
   return (await response.json()) as T;
 }
 
+/** An HTTP call to `hub` with `token`: its status and JSON body. */
+export async function callAs(hub: HubProcess, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${hub.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
 export const getSession = (hub: HubProcess, sid: string, token: string) => getJson<SessionSnapshot>(hub, `/api/sessions/${sid}`, token);
 export const getTurns = (hub: HubProcess, sid: string, token: string) => getJson<TurnSummary[]>(hub, `/api/sessions/${sid}/turns`, token);
 export const getHistory = async (hub: HubProcess, sid: string, token: string) =>

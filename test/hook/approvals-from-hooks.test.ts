@@ -114,6 +114,37 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
     expect(run.stdout).toBe(permissionRequestStdout({ decision: 'deny', message: 'not on this machine' }));
   });
 
+  it('always allow this here: the approval offers the rule Claude Code suggested; an allow with it prints the rule back as updatedPermissions', async () => {
+    const asked = payload('claude-permission-request', 'appr-always');
+    const waiting = hookProcess(asked, env());
+    const { sid, approval } = await pendingApproval('appr-always');
+    const suggested = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }], behavior: 'allow', destination: 'localSettings' }];
+    expect(asked.permission_suggestions).toEqual(suggested);
+    expect(approval).toMatchObject({ alwaysOffer: suggested, always: false });
+    // with a deny, or on an approval that offers nothing, `always` is refused, naming it
+    const refused = await decide(sid, approval.approvalId, { decision: 'deny', always: true });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/always/);
+    expect((await decide(sid, approval.approvalId, { decision: 'allow', always: true })).status).toBe(200);
+    const run = await waiting;
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedPermissions: suggested } } });
+    const { approvals } = await get<{ approvals: Approval[] }>(`/api/sessions/${sid}/approvals`);
+    expect(approvals[0]).toMatchObject({ status: 'allowed', always: true });
+  });
+
+  it('an approval whose request suggests no allow rule offers none: `always` is refused', async () => {
+    const { permission_suggestions: _none, ...asked } = payload('claude-permission-request', 'appr-no-rule');
+    const waiting = hookProcess(asked, env());
+    const { sid, approval } = await pendingApproval('appr-no-rule');
+    expect(approval.alwaysOffer).toBeNull();
+    const refused = await decide(sid, approval.approvalId, { decision: 'allow', always: true });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/always: this approval offers no rule/);
+    expect((await decide(sid, approval.approvalId, { decision: 'allow' })).status).toBe(200);
+    expect((await waiting).stdout).toBe(permissionRequestStdout({ decision: 'allow' }));
+  });
+
   it('nobody decides: within the bridge\'s bound it prints nothing and exits 0; the approval ends expired, a later decision is 409', async () => {
     const bound = 2500;
     const run = await hookProcess(payload('claude-permission-request', 'appr-none'), { ...env(), SESSION_HUB_HOOK_WAIT_MS: String(bound) });
@@ -251,8 +282,8 @@ describe('the bundled bridge', () => {
 });
 
 describe('POST /api/hooks: a sync event\'s wait', () => {
-  it('refuses a waitMs that is not a positive number of ms up to 10 minutes, naming the field, and applies nothing', async () => {
-    for (const waitMs of [0, -5, 600_001, 1.5]) {
+  it('refuses a waitMs that is not a positive number of ms up to 1 hour (the longest approval wait), naming the field, and applies nothing', async () => {
+    for (const waitMs of [0, -5, 3_600_001, 1.5]) {
       const response = await fetch(`${hub.url}/api/hooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${hub.tokens.runner}`, 'content-type': 'application/json' },

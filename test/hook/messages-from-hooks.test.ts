@@ -5,7 +5,7 @@
  *   order), exits 0, the messages delivered `hook:Stop` and a turn opened with their text; with
  *   none it prints nothing and returns at once;
  * - the background `--wake` waiter (asyncRewake) waits for a message and exits 2 with the text on
- *   stderr; nothing in time, a hub away all its wait, a headless run: exit 0 with nothing; a second waiter of
+ *   stderr; nothing in time, a hub away, a headless run: exit 0 with nothing; a second waiter of
  *   the same session displaces nothing;
  * - Cursor `stop` prints `followup_message`, Gemini CLI `AfterAgent` prints deny + reason.
  * The output shapes are in fixtures/messages/, each naming its source.
@@ -148,11 +148,10 @@ describe('the background waiter (asyncRewake)', () => {
     expect((await messagesOf(session.sid))[0]).toMatchObject({ state: 'queued' });
   });
 
-  it('the hub away for the whole wait: it keeps asking until the wait ends, then exit 0 with a note, never a wake', async () => {
+  it('the hub away for the whole wait: asked again until the wait is over, then exit 0 with a note, never a wake', async () => {
     const started = Date.now();
-    const result = await hook('claude', stop('wake-5'), { ...bridge.env(await deadUrl()), SESSION_HUB_WAKE_WAIT_MS: '1500' }, ['--wake']);
-    // a hub restarting comes back within the wait (waiter-across-restart.test.ts): not given up at the first refusal
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    const result = await hook('claude', stop('wake-5'), { ...bridge.env(await deadUrl()), SESSION_HUB_WAKE_WAIT_MS: '2500' }, ['--wake']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/waiting for messages/);

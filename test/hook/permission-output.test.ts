@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { permissionRequestOutput, permissionRequestStdout } from '../../shared/permission-output.js';
+import { allowRulesOf, permissionRequestOutput, permissionRequestStdout, ruleText } from '../../shared/permission-output.js';
 
 describe('permissionRequestOutput', () => {
   it('allows as the documented example does (no message: Claude Code reads it for deny only)', () => {
@@ -25,6 +25,21 @@ describe('permissionRequestOutput', () => {
         hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } },
       });
     }
+  });
+
+  it('an allow may carry the request’s own allow-rule suggestions as updatedPermissions; a deny never does', () => {
+    const suggestions = [
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }], behavior: 'allow', destination: 'localSettings' },
+      { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+      { type: 'addDirectories', directories: ['/work'], destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'rm -rf /' }], behavior: 'deny', destination: 'localSettings' },
+    ];
+    const rules = allowRulesOf(suggestions);
+    expect(rules).toEqual([{ type: 'addRules', behavior: 'allow', destination: 'localSettings', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }] }]);
+    expect(rules.flatMap((u) => u.rules.map(ruleText))).toEqual(['Bash(npm test)']);
+    expect(permissionRequestOutput({ decision: 'allow', updatedPermissions: rules }).hookSpecificOutput.decision).toEqual({ behavior: 'allow', updatedPermissions: rules });
+    expect(permissionRequestOutput({ decision: 'deny', updatedPermissions: rules }).hookSpecificOutput.decision).toEqual({ behavior: 'deny' });
+    for (const nothing of [undefined, null, 'x', {}, [{ type: 'addRules', behavior: 'allow', destination: 'localSettings', rules: [] }]]) expect(allowRulesOf(nothing)).toEqual([]);
   });
 
   it('prints exactly one line of JSON that parses back to the same answer', () => {

@@ -27,7 +27,7 @@ describe('readUsageSince', () => {
     expect(usageByModel).toEqual({ 'claude-opus-4-6': FIXTURE_TOTALS });
     expect(newOffset).toBe(statSync(FIXTURE).size);
     // nothing new since: nothing counted, the offset stays
-    expect(await readUsageSince(FIXTURE, newOffset)).toEqual({ usageByModel: {}, newOffset });
+    expect(await readUsageSince(FIXTURE, newOffset)).toEqual({ usageByModel: {}, newOffset, texts: [] });
   });
 
   it('reads from the offset only: from the start of the last message, only that message counts', async () => {
@@ -36,6 +36,7 @@ describe('readUsageSince', () => {
     expect(await readUsageSince(FIXTURE, offset)).toEqual({
       usageByModel: { 'claude-opus-4-6': { inputTokens: 1, outputTokens: 81, cacheReadTokens: 26447, cacheWriteTokens: 1598 } },
       newOffset: statSync(FIXTURE).size,
+      texts: [],
     });
   });
 
@@ -45,7 +46,7 @@ describe('readUsageSince', () => {
     const complete = statSync(file).size;
     const next = fixtureLines[fixtureLines.length - 1]!.replace('msg_01F98LhabVGJf4j2BdysxjKk', 'msg_next').replace('"output_tokens":81', '"output_tokens":7');
     appendFileSync(file, next.slice(0, 200));
-    expect(await readUsageSince(file, 0)).toEqual({ usageByModel: { 'claude-opus-4-6': FIXTURE_TOTALS }, newOffset: complete });
+    expect(await readUsageSince(file, 0)).toEqual({ usageByModel: { 'claude-opus-4-6': FIXTURE_TOTALS }, newOffset: complete, texts: ['\n\n'] });
     appendFileSync(file, `${next.slice(200)}\n`);
     const { usageByModel, newOffset } = await readUsageSince(file, complete);
     expect(usageByModel['claude-opus-4-6']?.outputTokens).toBe(7);
@@ -63,10 +64,10 @@ describe('readUsageSince', () => {
   });
 
   it('reads a missing transcript as empty, and a file shorter than the offset (rewritten) as empty from its end', async () => {
-    expect(await readUsageSince(join(dir, 'not-yet.jsonl'), 1234)).toEqual({ usageByModel: {}, newOffset: 1234 });
+    expect(await readUsageSince(join(dir, 'not-yet.jsonl'), 1234)).toEqual({ usageByModel: {}, newOffset: 1234, texts: [] });
     const file = join(dir, 'short.jsonl');
     writeFileSync(file, `${fixtureLines[4]!}\n`);
-    expect(await readUsageSince(file, 1_000_000)).toEqual({ usageByModel: {}, newOffset: statSync(file).size });
+    expect(await readUsageSince(file, 1_000_000)).toEqual({ usageByModel: {}, newOffset: statSync(file).size, texts: [] });
     await expect(readUsageSince(file, -1)).rejects.toThrow(/offset: must be a byte position/);
   });
 

@@ -36,6 +36,16 @@ async function turnsOf(tag: string): Promise<TurnWithActivity[]> {
   return get<TurnWithActivity[]>(`/api/sessions/${found.sid}/turns`);
 }
 
+/** A `claude -p` run whose last message reaches the transcript after its Stop hook read it, then ends (SessionEnd). */
+async function runWithLateLastMessage(tag: string): Promise<void> {
+  writeFileSync(transcript, text(beforeAnswer));
+  await sendHooks('claude', [withTranscript(byName('SessionStart'), { session_id: tag }), withTranscript(byName('UserPromptSubmit'), { session_id: tag })], env());
+  appendFileSync(transcript, text(answer.slice(0, -1)));
+  await sendHooks('claude', [withTranscript(byName('Stop'), { session_id: tag })], env());
+  appendFileSync(transcript, text(answer.slice(-1)));
+  await sendHooks('claude', [withTranscript(byName('SessionEnd'), { session_id: tag })], env());
+}
+
 describe('the bridge reads a turn’s usage from the Claude Code transcript', () => {
   it('sends the turn’s tokens at Stop, read from where the turn began; the hub prices them', async () => {
     const tag = session[0]!.session_id as string;
@@ -90,6 +100,26 @@ describe('the bridge reads a turn’s usage from the Claude Code transcript', ()
     expect(turns.map((t) => [t.status, t.usage])).toEqual([['completed', []]]);
   });
 
+  it('the last message written after Stop read the transcript still counts: SessionEnd lands it on the turn (claude -p)', async () => {
+    // Claude Code flushes its transcript on a timer: the Stop hook can read before the last message is on disk
+    const tag = 'written-after-stop';
+    await runWithLateLastMessage(tag);
+    const turns = await turnsOf(tag);
+    expect(turns).toHaveLength(1);
+    expect(turns[0]!.usage).toEqual([expect.objectContaining({ model: 'claude-opus-4-6', ...TOKENS })]);
+  });
+
+  it('a resumed run counts from where the previous run’s last read ended, its late message not twice', async () => {
+    const tag = 'resumed-after-late-write';
+    await runWithLateLastMessage(tag);
+    // resumed: the same transcript goes on with a new prompt and the first message again (as a new one)
+    await sendHooks('claude', [withTranscript(byName('SessionStart'), { session_id: tag, source: 'resume' }), withTranscript(byName('UserPromptSubmit'), { session_id: tag })], env());
+    appendFileSync(transcript, text([lines[3]!, ...answer.slice(0, -1)]));
+    await sendHooks('claude', [withTranscript(byName('Stop'), { session_id: tag }), withTranscript(byName('SessionEnd'), { session_id: tag })], env());
+    const turns = await turnsOf(tag);
+    expect(turns.map((t) => t.usage.map((u) => u.outputTokens))).toEqual([[9 + 81], [9]]);
+  });
+
   it('a truncated last line is left for the next read', async () => {
     const tag = 'truncated-line';
     writeFileSync(transcript, text(beforeAnswer));
@@ -100,5 +130,28 @@ describe('the bridge reads a turn’s usage from the Claude Code transcript', ()
     const turns = await turnsOf(tag);
     // the first message only (the second's one line is not complete yet)
     expect(turns[0]!.usage).toEqual([expect.objectContaining({ model: 'claude-opus-4-6', inputTokens: 3, outputTokens: 9, cacheReadTokens: 11442, cacheWriteTokens: 15005 })]);
+  });
+
+  it('a Stop fired before the closing message reached the transcript waits for it (Claude Code flushes its transcript every 100 ms)', async () => {
+    const tag = 'closing-message-late';
+    writeFileSync(transcript, text(beforeAnswer));
+    await sendHooks('claude', [withTranscript(byName('UserPromptSubmit'), { session_id: tag })], env());
+    appendFileSync(transcript, text(answer));
+    // the closing message as Claude Code writes it: a line of its own, with its usage
+    const closing = JSON.stringify({
+      type: 'assistant',
+      requestId: 'req_closing',
+      message: { model: 'claude-opus-4-6', id: 'msg_closing', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'Added --verbose; tests pass.' }], usage: { input_tokens: 7, output_tokens: 40, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } },
+    });
+    const stop = sendHooks('claude', [withTranscript(byName('Stop'), { session_id: tag })], env());
+    // the agent's write queue flushes after the hook was spawned
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    appendFileSync(transcript, text([closing]));
+    const results = await stop;
+    expect(results[0]).toMatchObject({ code: 0, stderr: '' });
+    const turns = await turnsOf(tag);
+    expect(turns[0]!.usage).toEqual([
+      expect.objectContaining({ model: 'claude-opus-4-6', inputTokens: TOKENS.inputTokens + 7, outputTokens: TOKENS.outputTokens + 40, cacheReadTokens: TOKENS.cacheReadTokens + 100, cacheWriteTokens: TOKENS.cacheWriteTokens }),
+    ]);
   });
 });

@@ -62,3 +62,35 @@ describe('hub/people imports go one way', () => {
     expect(upward).toEqual([]);
   });
 });
+
+/** Every relative module a file names, type imports included (a type climbing a layer is still a climb). */
+function allImports(path: string): string[] {
+  const text = readFileSync(path, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)].map((m) => normalize(join(dirname(path), m[1]!)).replace(/\.js$/, '.ts'));
+}
+
+describe('hub layers import downward only', () => {
+  /** What each lower layer must not import: the layers above it. */
+  const ABOVE: Record<string, string[]> = {
+    store: ['services', 'people', 'lifecycle', 'socket', 'http', 'cluster', 'machines'],
+    services: ['people', 'lifecycle', 'socket', 'http', 'cluster', 'machines'],
+    cluster: ['socket', 'http'],
+  };
+
+  it('finds a climb when there is one (the check can fail)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    try {
+      writeFileSync(join(dir, 'low.ts'), "import type { High } from '../lifecycle/high.js';\nexport type Low = High;\n");
+      expect(allImports(join(dir, 'low.ts'))).toEqual([normalize(join(dir, '../lifecycle/high.ts'))]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const [layer, above] of Object.entries(ABOVE)) {
+    it(`hub/${layer} imports nothing from ${above.join(', ')}`, () => {
+      const climbs = sources(join('hub', layer)).flatMap((file) => allImports(file).filter((to) => above.some((up) => to.startsWith(join('hub', up) + '/'))).map((to) => `${file} → ${to}`));
+      expect(climbs).toEqual([]);
+    });
+  }
+});

@@ -2,8 +2,11 @@
  * The machine runner end to end: a real hub process, a real `session-hub runner` process and the
  * real Claude Code CLI against a scripted model server. Start over HTTP with the tool approved over
  * HTTP, a message reaching the idle agent, interrupt, stop (run cancelled, agent gone), and kill -9
- * of the runner mid-turn (run interrupted after its grace, the agent does not live on).
+ * of the runner mid-turn (run interrupted after its grace, the agent does not live on), and a continue
+ * whose id Claude Code no longer knows (resume-failed, a fresh agent with the turns replayed).
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
@@ -13,6 +16,7 @@ import { waitFor } from '../helpers/clients.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
+import { alive } from '../helpers/process-alive.js';
 import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
 
 stopHubsAfterEach();
@@ -34,15 +38,6 @@ function api(hub: HubProcess) {
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function setup(env: Record<string, string> = {}) {
@@ -75,6 +70,18 @@ const turnList = async (call: ReturnType<typeof api>, sid: string) => {
   const body = await turns(call, sid);
   return Array.isArray(body) ? body : body.turns;
 };
+
+/** A session started from HTTP, its tool allowed, its first turn completed, then stopped (run cancelled). */
+async function stoppedAfterOneTurn() {
+  const { call, machineId } = await setup();
+  const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+  const sid = started.body.sid as string;
+  await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+  await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+  expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+  await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+  return { call, sid };
+}
 
 describe('session-hub runner with the real Claude Code CLI', () => {
   it('starts from HTTP, asks approval over HTTP, takes a message while idle, interrupts, and stops the whole agent', async () => {
@@ -122,13 +129,7 @@ describe('session-hub runner with the real Claude Code CLI', () => {
   }, 180_000);
 
   it('continues a stopped session: refused as unsafe, then forced, the same sid, the model seeing the earlier turn', async () => {
-    const { call, machineId } = await setup();
-    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
-    const sid = started.body.sid as string;
-    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
-    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
-    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
-    await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    const { call, sid } = await stoppedAfterOneTurn();
     const refused = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on' });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('resume_unsafe');
@@ -140,6 +141,29 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     const request = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
     expect(request).toContain('first prompt');
   }, 180_000);
+
+  it('an agent that no longer knows its id: resume-failed once, a fresh agent with the turns replayed, the same sid, its approval asked on that session', async () => {
+    const { call, sid } = await stoppedAfterOneTurn();
+    const expired = ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).metadata.value.claudeSessionId;
+    // the vendor forgot the conversation: Claude Code answers --resume with "No conversation found"
+    rmSync(join(home!.home, '.claude', 'projects'), { recursive: true, force: true });
+
+    const before = model!.requests.length;
+    const forced = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(202);
+    expect(forced.body.sid).toBe(sid);
+    // the fresh agent's tool call waits on the same hub session, though the agent's id is new
+    await call('POST', `/api/sessions/${sid}/approvals/${await pendingApproval(call, sid)}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).filter((t) => t.status === 'completed').length === 2, 60_000, `second turn completed; runner:\n${runner!.output()}`);
+    const replayed = JSON.stringify(model!.requests.slice(before).find((r) => JSON.stringify(r.messages).includes('go on'))!.messages);
+    expect(replayed).toContain('first prompt');
+    expect(replayed).toContain('All done.');
+    const snapshot = (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    expect(snapshot.metadata.value.claudeSessionId).toEqual(expect.any(String));
+    expect(snapshot.metadata.value.claudeSessionId).not.toBe(expired);
+    expect((await call('GET', '/api/sessions')).body.sessions).toHaveLength(1);
+    expect(runner!.logs().filter((l) => l.msg === 'resume rejected: fresh start with the turns replayed')).toHaveLength(1);
+  }, 240_000);
 
   it('SIGTERM of the runner stops its agents and their runs end interrupted', async () => {
     const { call, machineId } = await setup();

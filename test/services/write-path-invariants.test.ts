@@ -11,7 +11,7 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import { heartbeat } from '../../hub/lifecycle/session-events.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { runWrite } from '../../hub/services/changes.js';
-import { updateMetadata, updateState } from '../../hub/services/versioned-writes.js';
+import { updateMetadata, updateState } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { getSession, touchActivity, updateMetadata as storeMetadata } from '../../hub/store/sessions.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';

@@ -210,6 +210,7 @@ describe('a dashboard is read only', () => {
       'session-alive': { sid, time: Date.now(), thinking: true },
       'resume-failed': { sid, tokenKey: 'claudeSessionId', token: 'claude-abc', stage: 'resume', emitted: false, aborted: true, error: 'x' },
       attention: { sid, kind: 'question', message: 'from a dashboard' },
+      'approval-ask': { sid, tool: 'Bash', toolUseId: null, input: { command: 'ls' }, cwd: null, waitMs: 1000 },
       'machine-register': { machineId: 'machine-from-a-dashboard', name: 'x', host: 'x', platform: 'linux', roots: ['/tmp'], agents: [] },
     };
     const versioned = new Set(['update-metadata', 'update-state']);

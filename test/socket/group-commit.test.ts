@@ -6,7 +6,7 @@ import { runWrite } from '../../hub/services/changes.js';
 import { applyMetadataPatch } from '../../hub/services/metadata-merge.js';
 import { commitMetadataVersion } from '../../hub/services/metadata-writes.js';
 import { requireSession } from '../../hub/services/require-session.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { getSession } from '../../hub/store/sessions.js';
 import { queryText, type Query, type Sql } from '../../hub/store/sql.js';
 import { collectUpdates, connectRunner, startSession, waitFor } from '../helpers/clients.js';

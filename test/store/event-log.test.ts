@@ -15,7 +15,7 @@ import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
-import { updateMetadata, updateState } from '../../hub/services/versioned-writes.js';
+import { updateMetadata, updateState } from '../../hub/lifecycle/versioned-writes.js';
 import { appendEvent, namespaceSeqState, readEventsSince } from '../../hub/store/events.js';
 import type { Store } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';

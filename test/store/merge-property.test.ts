@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { getHistoryVersion, listHistory } from '../../hub/store/history.js';
 import { getSession } from '../../hub/store/sessions.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';

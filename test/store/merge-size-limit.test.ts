@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../shared/protocol/limits.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { getSession } from '../../hub/store/sessions.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';

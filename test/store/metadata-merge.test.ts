@@ -7,7 +7,7 @@ import { FLAVORS, PAIRED_KEYS, RESUME_TOKEN_KEYS } from '../../shared/flavors.js
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { applyMetadataPatch, mergeWholeDocument, PROTECTED_KEYS } from '../../hub/services/metadata-merge.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { getSession } from '../../hub/store/sessions.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';

@@ -4,7 +4,7 @@ import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps } from '../../hub/services/deps.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession } from '../../hub/store/sessions.js';

@@ -10,7 +10,7 @@ import { startSession } from '../../hub/lifecycle/session-start.js';
 import { createLogger } from '../../hub/log.js';
 import { runWrite } from '../../hub/services/changes.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
-import { updateMetadata } from '../../hub/services/versioned-writes.js';
+import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, touchActivity } from '../../hub/store/sessions.js';

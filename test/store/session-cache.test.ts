@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { runWrite } from '../../hub/services/changes.js';
-import { updateMetadata as updateMetadataService } from '../../hub/services/versioned-writes.js';
+import { updateMetadata as updateMetadataService } from '../../hub/lifecycle/versioned-writes.js';
 import { getSession, updateMetadata, updatePresence } from '../../hub/store/sessions.js';
 import { openServices, runnerActor, type ServiceHarness } from '../helpers/services.js';
 

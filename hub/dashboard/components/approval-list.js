@@ -3,7 +3,8 @@
  * A session's tool approvals (docs/attention.md): each pending one with its tool, its whole input
  * (wrapped, scrolling when long: a person sees the whole command before allowing it), its folder,
  * the time left before the agent asks in its terminal instead, and Allow / Deny for the roles that
- * decide (operator, admin); others read "waiting for approval" and which token would let them
+ * decide (operator, admin), with a reason to deny typed beside them (the agent reads it) and, where the
+ * agent suggested a rule, "Always allow <rule> here" (it keeps allowing it); others read "waiting for approval" and which token would let them
  * decide. A click decides at once, and the card then says what was decided and by whom (the token's
  * label). Ended approvals show who decided, when and why. Fetched over HTTP, then kept current by
  * the live `approval` bodies.
@@ -18,6 +19,9 @@ import { PathText } from './path-text.js';
 import { RelTime } from './rel-time.js';
 
 /** @typedef {import('../../../shared/protocol/attention.js').Approval} Approval */
+
+/** The longest reason to deny the hub takes (shared/protocol/session.ts ATTENTION_MESSAGE_MAX_CHARS). */
+const REASON_MAX_CHARS = 4096;
 
 /** The roles whose tokens may decide (shared/protocol/auth.ts DECIDING_ROLES). */
 const DECIDING_ROLES = Object.freeze(['operator', 'admin']);
@@ -48,9 +52,18 @@ export function ApprovalOutcome({ a, now }) {
   return html`<div class="approval-outcome" data-outcome=${a.status}>
     <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
     ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
+    ${a.always && a.alwaysOffer && html`<span class="approval-always"> · from now on: ${rulesText(a.alwaysOffer)}</span>`}
     ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
     ${a.answers && html`<span class="approval-answers">: ${Object.values(a.answers).join('; ')}</span>`}
   </div>`;
+}
+
+/**
+ * The rules an approval offers to keep allowing, as the agent writes them (`Bash(npm test)`).
+ * @param {NonNullable<Approval['alwaysOffer']>} offer
+ */
+function rulesText(offer) {
+  return offer.flatMap((u) => u.rules.map((r) => (r.ruleContent === undefined ? r.toolName : `${r.toolName}(${r.ruleContent})`))).join(', ');
 }
 
 /**
@@ -152,16 +165,22 @@ export function useApprovals(api, store, sid) {
 export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false, keep = [], since = Infinity }) {
   const { approvals, error, put } = useApprovals(api, store, sid);
   const [deciding, setDeciding] = useState(/** @type {Record<string, string>} */ ({}));
+  // what a person typed as the reason to deny, per approval: the agent reads it (Claude Code tells the model why)
+  const [reasons, setReasons] = useState(/** @type {Record<string, string>} */ ({}));
   // a countdown ticks every second; `now` from the caller may tick slower
   const tick = useNow(1000);
   const at = Math.max(now, tick);
   const canDecide = DECIDING_ROLES.includes(role ?? '');
 
-  /** @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered */
-  async function decide(approval, decision, answers) {
+  /**
+   * @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered
+   * @param {boolean} [always] allow with the rules the approval offers ("always allow this here")
+   */
+  async function decide(approval, decision, answers, always = false) {
     setDeciding((d) => ({ ...d, [approval.approvalId]: '' }));
+    const reason = decision === 'deny' ? (reasons[approval.approvalId] ?? '').trim() : '';
     try {
-      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : {});
+      const decided = await api.decide(sid, approval.approvalId, decision, answers ? { answers } : reason ? { message: reason } : always ? { always } : {});
       put(decided);
       rememberDecision(decided);
       setDeciding(({ [approval.approvalId]: _, ...rest }) => rest);
@@ -196,8 +215,13 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
           ? html`<div class="approval-actions">
               <button type="button" class="allow" data-decision="allow" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'allow')}>Allow</button>
               <button type="button" class="deny" data-decision="deny" disabled=${deciding[a.approvalId] === ''} onClick=${() => decide(a, 'deny')}>Deny</button>
+              ${a.alwaysOffer && html`<button type="button" class="allow always" data-decision="always" disabled=${deciding[a.approvalId] === ''}
+                onClick=${() => decide(a, 'allow', undefined, true)}>Always allow ${rulesText(a.alwaysOffer)} here</button>`}
               <span class="muted">asked <${RelTime} at=${a.createdAt} now=${at} /></span>
               <${TimeLeft} a=${a} now=${at} />
+              <input type="text" class="deny-reason" aria-label="Why deny (the agent reads it)" placeholder="Why deny? (optional: the agent reads it)"
+                maxlength=${REASON_MAX_CHARS} value=${reasons[a.approvalId] ?? ''} disabled=${deciding[a.approvalId] === ''}
+                onInput=${(/** @type {InputEvent} */ e) => setReasons((r) => ({ ...r, [a.approvalId]: /** @type {HTMLInputElement} */ (e.currentTarget).value }))} />
             </div>`
           : html`<div class="approval-outcome muted">
               waiting for approval (asked <${RelTime} at=${a.createdAt} now=${at} />) <${TimeLeft} a=${a} now=${at} />

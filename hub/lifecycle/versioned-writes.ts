@@ -2,19 +2,19 @@
  * `update-metadata` and `update-state` (spec section 3): compare-and-set on the version, the merge
  * rules, the history row and the event in one transaction; `requestId` makes a retry a no-op.
  */
-import { requireSession } from './require-session.js';
+import { requireSession } from '../services/require-session.js';
 import { sameJson, type JsonObject } from '../../shared/protocol/json.js';
 import type { UpdateMetadataAck, UpdateMetadataPayload, UpdateStateAck, UpdateStatePayload } from '../../shared/protocol/versioned.js';
-import { archiveSession, noteActivity } from '../lifecycle/transitions.js';
-import { runStatusFromArchiveReason } from '../lifecycle/run-status.js';
+import { archiveSession, noteActivity } from './transitions.js';
+import { runStatusFromArchiveReason } from './run-status.js';
 import { findAppliedRequest, recordAppliedRequest, type VersionedField } from '../store/applied-requests.js';
 import { updateAgentState, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import type { Actor, HubDeps } from './deps.js';
-import { applyMetadataPatch, mergeWholeDocument } from './metadata-merge.js';
-import { assertDocumentSize, commitMetadataVersion } from './metadata-writes.js';
-import { actorWrite, runWrite, type UnitOfWork } from './changes.js';
-import type { Contention } from './loser-first.js';
+import type { Actor, HubDeps } from '../services/deps.js';
+import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
+import { assertDocumentSize, commitMetadataVersion } from '../services/metadata-writes.js';
+import { actorWrite, runWrite, type UnitOfWork } from '../services/changes.js';
+import type { Contention } from '../services/loser-first.js';
 
 /** The keys of an archive record written through metadata. */
 const ARCHIVE_RECORD_KEYS = ['lifecycleState', 'lifecycleStateSince', 'archiveReason', 'archivedBy'];

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../log.js';
 import type { HubDeps, WaiterPresence } from '../services/deps.js';
-import type { RunnerNamespace } from '../socket/types.js';
+import type { RunnerNamespace } from './types.js';
 import { liveWaiterUntil } from '../people/message-waiters.js';
 
 export function createClusterWaiterPresence(options: { runners: RunnerNamespace; local: () => HubDeps | undefined; log: Logger }): WaiterPresence & { close(): void } {

@@ -8,7 +8,7 @@ import type { RunnersHeld } from '../../shared/protocol/events.js';
 import type { RunnerBindings } from '../lifecycle/bindings.js';
 import type { Logger } from '../log.js';
 import type { RunnerPresence } from '../services/deps.js';
-import type { RunnerNamespace } from '../socket/types.js';
+import type { RunnerNamespace } from './types.js';
 
 export function createClusterRunnerPresence(options: {
   runners: RunnerNamespace;
