@@ -9,6 +9,7 @@ import { systemClock, type Clock } from './clock.js';
 import { deregisterHub, startHeartbeat } from './cluster/heartbeat.js';
 import { attachRedisAdapter } from './cluster/redis-adapter.js';
 import { createClusterRunnerPresence } from './socket/runner-presence.js';
+import { createClusterWaiterPresence } from './socket/waiter-presence.js';
 import type { HubConfig } from './config.js';
 import { createHttpApp, registerHttpRoutes } from './http/app.js';
 import { RunnerBindings } from './lifecycle/bindings.js';
@@ -111,8 +112,12 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
   const runnerPresence = redis ? createClusterRunnerPresence({ runners: sockets.runners, bindings, hubId, log }) : undefined;
   const courier = createMessageCourier(sockets.runners);
   const machines = createMachineLink(sockets.runners, { cluster: redis !== undefined, log });
-  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, prices, courier, machines };
-  opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => machines.close(), () => publisher.close?.());
+  // answers for this process's waiters, which live in `deps` (set just below)
+  let local: HubDeps | undefined;
+  const waiterPresence = redis ? createClusterWaiterPresence({ runners: sockets.runners, local: () => local, log }) : undefined;
+  const deps: HubDeps = { store, hubId, clock, config, log, publisher, runnerPresence, waiterPresence, prices, courier, machines };
+  local = deps;
+  opened.push(() => deregisterHub(deps), () => runnerPresence?.close(), () => waiterPresence?.close(), () => machines.close(), () => publisher.close?.());
   // one bucket per token, whether it calls over a socket or over HTTP (spec section 12)
   const limiter = new RateLimiter(
     { ratePerSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst },

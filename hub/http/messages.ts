@@ -61,7 +61,7 @@ export const messageRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
       return {
         sid: session.sid,
         messages: page.messages,
-        ...(await reachOf(deps.store, session, deps.clock.now())),
+        ...(await reachOf(deps, session)),
         ...(page.more && oldest ? { nextCursor: encodeMessageCursor({ at: oldest.createdAt, id: oldest.id }) } : {}),
       };
     },

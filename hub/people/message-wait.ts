@@ -42,6 +42,7 @@ export async function waitForMessages(
   const self: MessageWaiter = {
     namespace: actor.namespace,
     sid: undefined,
+    until: deps.clock.now() + input.waitMs,
     woken: false,
     wake: () => {
       self.woken = true;

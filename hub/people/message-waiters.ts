@@ -11,6 +11,8 @@ export interface MessageWaiter {
   namespace: string;
   /** Its hub session, once found by tag. */
   sid: string | undefined;
+  /** When its wait ends (epoch ms, the hub's clock): shown as how long a reply wakes the agent. */
+  until: number;
   /** Set by wake(); the waiter looks again before it sleeps. */
   woken: boolean;
   wake(): void;
@@ -60,6 +62,13 @@ export function releaseMessageWaiters(deps: HubDeps): void {
 /** How many waiters of this agent session wait on this hub (benchmarks and tests wait for one before sending). */
 export function messageWaitersOf(deps: HubDeps, namespace: string, tag: string): number {
   return waitersOf(deps).get(`${namespace}\u0000${tag}`)?.size ?? 0;
+}
+
+/** When the latest-ending waiter of this agent session on this hub gives up; undefined: none waits here now. */
+export function liveWaiterUntil(deps: HubDeps, namespace: string, tag: string): number | undefined {
+  const same = waitersOf(deps).get(`${namespace}\u0000${tag}`);
+  if (!same || same.size === 0) return undefined;
+  return Math.max(...[...same].map((waiter) => waiter.until));
 }
 
 export function hasMessageWaiter(deps: HubDeps, namespace: string, tag: string): boolean {

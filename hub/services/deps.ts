@@ -37,6 +37,12 @@ export interface RunnerPresence {
   heldElsewhere(sids: readonly string[]): Promise<Map<string, string>>;
 }
 
+/** Message waiters (the hook bridge's `--wake`) on other hub processes (cluster); one process alone holds all of them. */
+export interface WaiterPresence {
+  /** When the latest-ending waiter of this agent session on another process gives up; undefined: none waits elsewhere now. */
+  untilElsewhere(namespace: string, tag: string): Promise<number | undefined>;
+}
+
 /** Hands a person's message to the runner sockets of its session (the socket layer: `/runner` event `message`). */
 export interface MessageCourier {
   /** True once some runner socket (or the one given) answered `{ ok: true }` within the courier's wait. */
@@ -73,6 +79,8 @@ export interface HubDeps {
   publisher: Publisher;
   /** Runner sockets held by other hub processes; unset: this process is the only one. */
   runnerPresence?: RunnerPresence;
+  /** Message waiters held by other hub processes; unset: this process is the only one. */
+  waiterPresence?: WaiterPresence;
   /** Runner sockets for people's messages; unset: only hooks take them. */
   courier?: MessageCourier;
   /** Machine runners' sockets (section 14); unset: no machine can be reached (answers machine_offline). */

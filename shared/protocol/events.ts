@@ -104,6 +104,8 @@ export interface InterServerEvents {
   'runner-sockets': (sids: string[], answer: (held: RunnersHeld) => void) => void;
   /** A process that starts listening announces itself: the others send it their committed batches from then on. */
   'hub-hello': () => void;
+  /** "Until when does a message waiter of this agent session wait on your process?" — answered with the moment (epoch ms), or null: none waits there. */
+  'message-waiters': (key: { namespace: string; tag: string }, answer: (until: number | null) => void) => void;
   /** "Which machines of this namespace have their socket on your process?" — answered with their ids. */
   'machines-online': (namespace: string, answer: (machineIds: string[]) => void) => void;
 }

@@ -87,11 +87,10 @@ export type MessageResponse = z.infer<typeof MessageResponseSchema>;
 export const MessageReachSchema = z.enum(['runner', 'wake', 'stop']);
 export type MessageReach = z.infer<typeof MessageReachSchema>;
 /**
- * GET …/messages: oldest first, and how a message reaches this session's agent. `wakeUntil`, for an
- * agent whose hook can wake it: when the waiter started at its last stop gives up (that stop plus
- * the registry's wait). Before it `reach` is `wake`; after it `stop` (the agent waits at its prompt,
- * nothing wakes it: a message goes at its next stop). Absent while a turn runs (its stop starts a
- * new waiter).
+ * GET …/messages: oldest first, and how a message reaches this session's agent. Between turns,
+ * `reach` is `wake` only while a waiter of the session waits on the hub now, and `wakeUntil` is
+ * when it gives up; no waiter now: `stop` (a message goes at its next stop), no `wakeUntil`.
+ * While a turn runs: `wake` without `wakeUntil` (its stop starts a waiter).
  */
 export const MessagesResponseSchema = z.object({
   sid: z.string(),

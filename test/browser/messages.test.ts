@@ -60,9 +60,9 @@ describe('a reply from the page reaches the agent at its Stop', () => {
     await row.locator('.attention-message').click();
     const box = page.locator('#session-messages textarea');
     await box.waitFor();
-    // the reach arrives with the panel's GET …/messages, a moment after the box
-    await page.locator('#session-messages .delivery[data-delivery="now"]').waitFor();
-    expect(await page.locator('#session-messages .delivery').getAttribute('data-delivery')).toBe('now');
+    // the reach arrives with the panel's GET …/messages, a moment after the box: no waiter waits, so the next stop
+    await page.locator('#session-messages .delivery[data-delivery="next-stop"]').waitFor();
+    expect(await page.locator('#session-messages .delivery').getAttribute('data-delivery')).toBe('next-stop');
     await box.fill('Yes, update the snapshots too.');
     await page.locator('#session-messages button.send').click();
     await page.locator('#session-messages li.message[data-state="queued"]').waitFor();
@@ -93,20 +93,26 @@ describe('a reply from the page reaches the agent at its Stop', () => {
     expect((await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false })).stdout).toBe('');
   });
 
-  it('says "now" only while the waking hook waits: past its wait (10 minutes after the stop) a reply goes at the next stop', async () => {
+  it('says "now" only while a waking hook waits on the hub now: a stop alone says "next stop"; a waiter starting turns it to "now"', async () => {
     const tag = `browser-wake-${Date.now()}`;
     await hookProcess({ ...STOP, session_id: tag, stop_hook_active: false });
     const sid = await sidOf(tag);
-    await page.clock.install();
     await phone();
     await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
     const delivery = page.locator('#session-messages .delivery');
-    await page.locator('#session-messages .delivery[data-delivery="now"]').waitFor();
-    expect(await delivery.textContent()).toMatch(/reaches the agent now \(its hook waits for one until \d\d:\d\d/);
-    await page.clock.fastForward(10 * 60_000 + 6_000);
+    // stopped, but no waiter waits (its agent killed, or a hub restart it has not come back from): never "now"
     await page.locator('#session-messages .delivery[data-delivery="next-stop"]').waitFor();
-    expect(await delivery.textContent()).toMatch(/at its next stop: its hook stopped waiting for one at \d\d:\d\d/);
+    expect(await delivery.textContent()).toBe('A reply reaches the agent at its next stop: no hook of it waits for one now.');
+
+    const waiter = hookProcess({ ...STOP, session_id: tag, stop_hook_active: false }, ['--wake']);
+    await page.locator('#session-messages .delivery[data-delivery="now"]').waitFor({ timeout: 15_000 });
+    expect(await delivery.textContent()).toMatch(/reaches the agent now \(its hook waits for one until \d\d:\d\d/);
     await screenshot(page, 'messages-wake-over-390');
+
+    // the reply wakes it (the waiter takes it and ends)
+    await page.locator('#session-messages textarea').fill('carry on');
+    await page.locator('#session-messages button.send').click();
+    expect((await waiter).code).toBe(2);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
  * When does a person's reply reach a hook session's agent (docs/messages.md, "When a reply reaches
- * the agent")? Claude Code's waking hook (asyncRewake) waits only `wakeHook.waitMs` (10 minutes)
- * after each stop: within it GET …/messages says `wake` with the moment it gives up; past it `stop`
- * (nothing can wake the idle agent any more), never "now". A real hub on a manual clock, fed the
- * real Claude Code payloads (fixtures/claude-session.json) over POST /api/hooks.
+ * the agent")? GET …/messages says `wake` between turns only while a background waiter (Claude
+ * Code's asyncRewake hook) waits on the hub now, with the moment it gives up; a stored stop with no
+ * waiter, a waiter whose connection dropped or whose wait ran out: `stop`, never "now" (issue 34).
+ * A real hub on a manual clock, fed the real Claude Code payloads (fixtures/claude-session.json)
+ * over POST /api/hooks, and real waits over POST /api/hooks/wait.
  */
 import { describe, expect, it } from 'vitest';
 import { getFlavor } from '../../shared/flavors.js';
@@ -37,29 +38,58 @@ async function reach(): Promise<Omit<MessagesResponse, 'messages' | 'sid'>> {
   return wakeUntil === undefined ? { reach } : { reach, wakeUntil };
 }
 
+const WAIT = { flavor: 'claude', tag, event: 'Stop', taker: { key: 'k'.repeat(40), process: 'reach-test' } };
+
+/** A background waiter (the `--wake` hook's request) on the hub; abort() drops its connection, as a killed waiter does. */
+function startWaiter(waitMs: number): { ended: Promise<unknown>; abort(): void } {
+  const controller = new AbortController();
+  const ended = fetch(`${hub.url}/api/hooks/wait`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${hub.tokens.runner}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...WAIT, waitMs }),
+    signal: controller.signal,
+  }).then((response) => response.json(), (error: unknown) => error);
+  return { ended, abort: () => controller.abort() };
+}
+
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('not within 5 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('how a reply reaches an idle Claude Code session', () => {
-  it('wakes it within the wait after its stop, names when that ends, and says "next stop" after it', async () => {
+  it('says wake only while a waiter waits on the hub now, naming when it gives up; a stop alone is no waiter', async () => {
     await hook('SessionStart');
     await hook('UserPromptSubmit');
     // a turn running: its stop starts the waiter, no end to name yet
     expect(await reach()).toEqual({ reach: 'wake' });
 
     clock.advance(30_000);
-    const stoppedAt = clock.now();
     await hook('Stop');
-    expect(await reach()).toEqual({ reach: 'wake', wakeUntil: stoppedAt + WAIT_MS });
+    // the stop was stored, but no waiter waits (never started, or killed): no clock's guess of "now"
+    expect(await reach()).toEqual({ reach: 'stop' });
 
-    clock.advance(WAIT_MS - 1);
-    expect((await reach()).reach).toBe('wake');
-    clock.advance(1);
-    // the waiter gave up: nothing wakes the agent until the person types in its terminal
-    expect(await reach()).toEqual({ reach: 'stop', wakeUntil: stoppedAt + WAIT_MS });
+    const waiter = startWaiter(WAIT_MS);
+    const startedAt = clock.now();
+    await eventually(async () => (await reach()).reach === 'wake');
+    expect(await reach()).toEqual({ reach: 'wake', wakeUntil: startedAt + WAIT_MS });
 
-    // the next turn's stop starts a new waiter
-    await hook('UserPromptSubmit');
-    expect(await reach()).toEqual({ reach: 'wake' });
-    clock.advance(5_000);
+    // its connection dropped (the waiting process killed): the hub stops counting it at once
+    waiter.abort();
+    await waiter.ended;
+    await eventually(async () => (await reach()).reach === 'stop');
+    expect(await reach()).toEqual({ reach: 'stop' });
+  });
+
+  it('a waiter whose wait ran out is no longer counted', async () => {
+    await hook('SessionStart');
     await hook('Stop');
-    expect(await reach()).toEqual({ reach: 'wake', wakeUntil: clock.now() + WAIT_MS });
+    const waiter = startWaiter(300);
+    await eventually(async () => (await reach()).reach === 'wake');
+    expect(await waiter.ended).toEqual({ messages: [], replaced: false });
+    expect(await reach()).toEqual({ reach: 'stop' });
   });
 });

@@ -28,7 +28,9 @@ function viaWords(/** @type {string | null} */ via) {
  * When a reply reaches the agent: `later` (the session ended: once it runs again), `next-stop` (the
  * agent is working, or nothing can wake it: its stop hook hands it over), `now` (it waits and its
  * runner or waking hook takes it at once). `reach` and `wakeUntil` are the hub's (GET …/messages):
- * a waking hook waits only until `wakeUntil`, which `now` (the page's clock) passes while it shows.
+ * `wake` only while a waking hook waits on the hub now, until `wakeUntil`, which `now` (the page's
+ * clock) passes while it shows; the page reads them again every REACH_REFRESH_MS, since a waiter
+ * starting, reconnecting or dying changes no session field.
  * @param {{ lifecycle: { state: string }, activity: string }} session
  * @param {{ reach: 'runner' | 'wake' | 'stop', wakeUntil?: number }} reach
  * @param {number} now
@@ -46,9 +48,12 @@ function deliveryWords(delivery, activity, wakeUntil) {
   if (delivery === 'later') return 'The session is not running: a reply waits here and reaches the agent once it runs again (for up to a day).';
   if (activity === 'working') return 'The agent is working: a reply reaches it at its next stop.';
   return wakeUntil === undefined
-    ? "A reply reaches the agent at its next stop (this agent's hooks cannot wake it while it waits)."
+    ? 'A reply reaches the agent at its next stop: no hook of it waits for one now.'
     : `A reply reaches the agent at its next stop: its hook stopped waiting for one at ${clockTime(wakeUntil)}.`;
 }
+
+/** How often the page reads the reach again while a session is open (a waiter's start or end changes no session field). */
+const REACH_REFRESH_MS = 5000;
 
 /** A time of today as the person's clock shows it (hours and minutes). */
 const clockTime = (/** @type {number} */ at) => new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
@@ -77,8 +82,16 @@ function useMessages(api, store, sid, activity) {
       })),
       (err) => closed || setError(messageOf(err)),
     );
+    // a waiter comes and goes without a session change: read the reach again now and then
+    const refresh = setInterval(() => {
+      api.messages(sid).then(
+        (body) => closed || setReach({ reach: body.reach, ...(body.wakeUntil === undefined ? {} : { wakeUntil: body.wakeUntil }) }),
+        () => {},
+      );
+    }, REACH_REFRESH_MS);
     return () => {
       closed = true;
+      clearInterval(refresh);
       stop();
     };
     // read again when the session's activity changes: a stop starts a new waiter (a new wakeUntil),
