@@ -1,5 +1,5 @@
 /**
- * Migration 018 (issue 31): a session's first and latest prompts move onto its row, where its view
+ * Migration 019 (issue 31): a session's first and latest prompts move onto its row, where its view
  * reads them; a database written before it gets each session's earliest and latest prompts copied in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,13 +15,16 @@ import { MIGRATIONS } from '../../hub/store/sqlite/migrations/index.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
+/** The migrations before 019 (the first and latest prompts): a later migration may follow it. */
+const BEFORE_019 = 18;
+
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
 });
 
-/** Two sessions written before migration 018 (by the store functions that write no new column): one with two prompts and a recovery turn, one with none. */
+/** Two sessions written before migration 019 (by the store functions that write no new column): one with two prompts and a recovery turn, one with none. */
 async function writeBefore(store: Store): Promise<{ prompted: string; silent: string }> {
   const at = 1_700_000_000_000;
   await store.transaction(async (tx) => {
@@ -41,12 +44,12 @@ async function expectBackfilled(store: Store, sids: { prompted: string; silent: 
   expect(await getSession(store, { namespace: 'default', sid: sids.silent })).toMatchObject({ firstPrompt: null, firstPromptAt: null, lastPrompt: null, lastPromptAt: null });
 }
 
-describe('migration 018: the first and latest prompts on the session row', () => {
+describe('migration 019: the first and latest prompts on the session row', () => {
   it('SQLite: copies each session\'s earliest and latest prompts', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'session-hub-018-'));
+    const dir = mkdtempSync(join(tmpdir(), 'session-hub-019-'));
     const file = join(dir, 'hub.sqlite');
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    const before = SqliteStore.open(file, { migrations: MIGRATIONS.slice(0, -1) });
+    const before = SqliteStore.open(file, { migrations: MIGRATIONS.slice(0, BEFORE_019) });
     const sids = await writeBefore(before);
     await before.close();
     const after = SqliteStore.open(file);
@@ -60,7 +63,7 @@ describe('migration 018: the first and latest prompts on the session row', () =>
   it('PostgreSQL: copies each session\'s earliest and latest prompts', async () => {
     const database: TestDatabase = await createTestDatabase();
     cleanup = () => database.drop();
-    const before = await PgStore.open(database.url, { migrations: PG_MIGRATIONS.slice(0, -1) });
+    const before = await PgStore.open(database.url, { migrations: PG_MIGRATIONS.slice(0, BEFORE_019) });
     const sids = await writeBefore(before);
     await before.close();
     const after = await PgStore.open(database.url);
