@@ -5,8 +5,8 @@
  * the same session took the message, a hub refusing: exit 0 with nothing (a refusal with a note), so
  * the agent stays as it was. A hub away or restarting is waited for: the waiter asks again, with a
  * growing pause, until its own wait is over. It ends with its agent (./agent-watch.ts), its open
- * wait closed, so the hub never hands it a message nobody would read. It proves it is the session's own with the session's taker
- * key (./taker-key.ts).
+ * wait closed, so the hub never hands it a message nobody would read. It proves it is the
+ * session's own with the session's taker key (./taker-key.ts).
  * Headless (the registry's `headless` variable, e.g. `claude -p`): exit 0 at once, stdin unread: no
  * person is there to reply, and the run would not end while the waiter waits. It spools nothing: the
  * same stop's own hook reports the event. Part of the bridge bundle.

@@ -22,14 +22,6 @@ export interface WriteReads {
   toolUseIds?: readonly string[];
 }
 
-/**
- * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
- * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
- * the tool uses they look up by id, and the namespaces' seq counters, a few statements for the whole batch instead of round trips per
- * write while the write lock is held. They are issued together, so on PostgreSQL (pipeline mode)
- * they go out in one round trip with BEGIN and the locks. PostgreSQL only: SQLite has no round
- * trips, and its rowCache already holds hot sessions across transactions.
- */
 /** A namespace's keys of a batch's reads. */
 interface Keys {
   sids: Set<string>;
@@ -39,6 +31,15 @@ interface Keys {
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
 }
 
+/**
+ * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
+ * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
+ * the tool uses they look up by id, and the namespaces' seq counters: a few statements for the
+ * whole batch instead of round trips per write while the write lock is held. They are issued
+ * together, so on PostgreSQL (pipeline mode) they go out in one round trip with BEGIN and the
+ * locks. PostgreSQL only: SQLite has no round trips, and its rowCache already holds hot sessions
+ * across transactions.
+ */
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
   const byNamespace = new Map<string, Keys>();
