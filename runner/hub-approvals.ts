@@ -5,14 +5,12 @@
  * agent after `resume-failed`). When nobody decides within one ask's wait, or the hub is away, the
  * runner asks again: the agent waits for a person as long as it takes.
  */
-import type { RunnerClient, RunnerSocket } from '../shared/client/runner-client.js';
-import { APPROVAL_ASK_MAX_WAIT_MS, ApprovalAskAckSchema, type ApprovalAskAck } from '../shared/protocol/attention.js';
+import type { RunnerClient } from '../shared/client/runner-client.js';
+import { APPROVAL_ASK_MAX_WAIT_MS, type ApprovalAskAck } from '../shared/protocol/attention.js';
 import type { JsonValue } from '../shared/protocol/json.js';
 import type { ApprovalDecision, ApprovalRequest } from './drivers/driver.js';
 
 const RETRY_PAUSE_MS = 1000;
-/** Beyond the hub's own wait: its answer on the way back. */
-const ACK_SLACK_MS = 30_000;
 
 export interface ApprovalTarget {
   client: RunnerClient;
@@ -33,14 +31,11 @@ export function decisionOf(ack: ApprovalAskAck): ApprovalDecision | undefined {
 
 export async function askHub(target: ApprovalTarget, request: ApprovalRequest): Promise<ApprovalDecision> {
   const waitMs = target.waitMs ?? APPROVAL_ASK_MAX_WAIT_MS;
-  const socket = target.client.socket as unknown as RunnerSocket;
   while (!target.closed()) {
     const sid = target.sid();
-    if (sid !== null && socket.connected) {
+    if (sid !== null && target.client.socket.connected) {
       try {
-        const ack = ApprovalAskAckSchema.parse(
-          await socket.timeout(waitMs + ACK_SLACK_MS).emitWithAck('approval-ask', { sid, tool: request.tool, toolUseId: request.toolUseId, input: request.input as JsonValue, cwd: target.cwd, waitMs }),
-        );
+        const ack = await target.client.askApproval({ sid, tool: request.tool, toolUseId: request.toolUseId, input: request.input as JsonValue, cwd: target.cwd, waitMs });
         if (!ack.ok) return { allow: false, message: `the hub refused to open an approval (${ack.error.code}: ${ack.error.message})` };
         const decision = decisionOf(ack);
         if (decision) return decision;

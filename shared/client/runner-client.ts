@@ -21,6 +21,7 @@ import type {
   UsagePayload,
 } from '../protocol/lifecycle.js';
 import { RunnerMessagePayloadSchema, type Message, type RunnerMessageAck } from '../protocol/messages.js';
+import type { ApprovalAskAck, ApprovalAskPayload } from '../protocol/attention.js';
 import type { Attention, AttentionKind, SessionSnapshot, TurnSummary } from '../protocol/session.js';
 import { applySessionUpdate, applyTurn, newerSnapshot } from './apply-update.js';
 import { DEFAULT_BACKOFF, jitteredDelay, sleep, type BackoffOptions } from './backoff.js';
@@ -31,6 +32,9 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, unwrapOk, type ClientOptions } from './conn
 import { HubRequestError } from './errors.js';
 import { HubLink, type Link } from './hub-link.js';
 import { KeyedLock } from './keyed-lock.js';
+
+/** Beyond an approval's wait: its answer on the way back. */
+const APPROVAL_ANSWER_SLACK_MS = 30_000;
 
 /** The `/runner` socket, typed with the swapped event maps. */
 export type RunnerSocket = Socket<RunnerServerToClientEvents, RunnerClientToServerEvents>;
@@ -304,6 +308,17 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
    */
   async resumeFailed(payload: ResumeFailedPayload): Promise<Ok<ResumeFailedAck>> {
     return unwrapOk(await this.request('resume-failed', payload), 'resume-failed');
+  }
+
+  /**
+   * `approval-ask`: opens an approval on the session (by sid: it stays when the agent's own id
+   * changes) and waits up to `waitMs` for a person. Answers the decision, or `decision: null` when
+   * nobody decided in time (ask again). The ack timeout covers the wait and the answer's way back.
+   * @example
+   * const ack = await runner.askApproval({ sid, tool: 'Bash', toolUseId: null, input: { command: 'ls' }, cwd, waitMs: 300_000 });
+   */
+  async askApproval(payload: ApprovalAskPayload): Promise<ApprovalAskAck> {
+    return this.request('approval-ask', payload, payload.waitMs + APPROVAL_ANSWER_SLACK_MS);
   }
 
   /**
