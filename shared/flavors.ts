@@ -99,11 +99,11 @@ export interface FlavorDeclaration {
     /** The payload field naming the model, for usage the transcript does not attribute. */
     modelField?: string;
     /**
-     * The turn-stop payload's field holding the turn's closing text, for an agent that writes its
-     * transcript behind a timer and may fire its turn-stop hook before the last message is on disk:
-     * the bridge re-reads, briefly, until the transcript holds that text (hub/hook/turn-usage.ts).
+     * The agent writes its transcript behind a timer and may fire its turn-stop hook before the last
+     * message is on disk: the bridge re-reads, briefly, until the transcript holds the turn's closing
+     * text (the payload's `response` field, above) (hub/hook/turn-usage.ts).
      */
-    closingTextField?: string;
+    awaitsResponse?: true;
   };
   /**
    * The turn-stop payload field that carries the turn's usage itself, as the hub's usage reports
@@ -377,7 +377,7 @@ const declarations: FlavorDeclaration[] = [
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     // Claude Code 2.1.197 queues transcript writes and flushes them every 100 ms (FLUSH_INTERVAL_MS),
     // and fires Stop without waiting for the flush: the closing message may not be on disk yet
-    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', closingTextField: 'last_assistant_message' },
+    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
     runner: { cli: 'claude', driver: 'claude-stream-json' },
   },

@@ -14,7 +14,7 @@
  * Part of the bridge bundle: node built-ins and the registry's plain data only.
  */
 import { statSync } from 'node:fs';
-import { getFlavor, type TranscriptFormat } from '../../shared/flavors.js';
+import { getFlavor, hookFieldsOf, type TranscriptFormat } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
 import type { SpoolState } from './spool.js';
@@ -35,7 +35,8 @@ const MAX_MODELS = 32;
 
 /**
  * How long a turn-stop waits for its closing text to reach the transcript (the flavor's
- * `closingTextField`), and how often it looks: Claude Code flushes every 100 ms, so ten flushes.
+ * `transcriptUsage.awaitsResponse`), and how often it looks: Claude Code flushes every 100 ms, so
+ * ten flushes.
  */
 export const CLOSING_TEXT_WAIT_MS = 1_000;
 const CLOSING_TEXT_POLL_MS = 25;
@@ -98,8 +99,7 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
   }
   try {
     const model = flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField);
-    const closingField = flavor?.transcriptUsage?.closingTextField;
-    const closing = closingField === undefined ? undefined : readText(payload, closingField);
+    const closing = flavor?.transcriptUsage?.awaitsResponse ? readText(payload, hookFieldsOf(flavorId, payload).response) : undefined;
     const { usageByModel, newOffset, problem } = await readTurn((offset) => read(path, offset, model), from, closing);
     turns[tag] = { path, offset: newOffset, ...(action === 'turn-stop' ? { stoppedFrom: from } : {}), touchedAt: now };
     const usage = Object.entries(usageByModel)
