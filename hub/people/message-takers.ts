@@ -24,8 +24,12 @@ const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEq
 export async function proveTaker(sql: Sql, session: { namespace: string; sid: string }, taker: Taker | undefined, at: number, options: { note?: boolean } = {}): Promise<TakerProof> {
   if (!taker) return { ok: false, why: `no taker key: only session ${session.sid}'s own hook processes and runner take its messages (a hook bridge or SDK older than the hub sends none: update it)` };
   const keyHash = hashOf(taker.key);
-  if (await registerTaker(sql, { ...session, keyHash, process: taker.process, at })) return { ok: true, process: taker.process };
-  const stored = await getTaker(sql, session);
+  // read first: a registered session (nearly every event) costs one read, or none where the batch read it
+  let stored = await getTaker(sql, session);
+  if (!stored) {
+    if (await registerTaker(sql, { ...session, keyHash, process: taker.process, at })) return { ok: true, process: taker.process };
+    stored = await getTaker(sql, session);
+  }
   if (!stored || !sameHash(stored.keyHash, keyHash)) {
     return { ok: false, why: `not this session's taker: session ${session.sid}'s messages are taken only by its own hook processes and runner (the key its first process registered); they stay queued` };
   }

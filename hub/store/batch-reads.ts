@@ -2,6 +2,8 @@ import { prefetchAppliedRequests, type VersionedField } from './applied-requests
 import { prefetchSeqCounters } from './events.js';
 import { prefetchHookRows } from './hook-events.js';
 import { prefetchPendingApprovals } from './approvals.js';
+import { prefetchTakers } from './message-takers.js';
+import { prefetchQueuedMessages } from './messages.js';
 import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
 import { prefetchActivities, prefetchCurrentTurns } from './turns.js';
 import type { Tx } from './sql.js';
@@ -34,7 +36,8 @@ interface Keys {
 /**
  * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
  * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
- * the tool uses they look up by id, and the namespaces' seq counters: a few statements for the
+ * their hook sessions' message takers and queued messages, the tool uses they look up by id, and
+ * the namespaces' seq counters: a few statements for the
  * whole batch instead of round trips per write while the write lock is held. They are issued
  * together, so on PostgreSQL (pipeline mode) they go out in one round trip with BEGIN and the
  * locks. PostgreSQL only: SQLite has no round trips, and its rowCache already holds hot sessions
@@ -63,6 +66,9 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
         prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
         prefetchCurrentTurns(tx, turnSessions),
         prefetchPendingApprovals(tx, turnSessions),
+        // every hook event proves its taker; a hook's stop may take what is queued
+        prefetchTakers(tx, { namespace, sids: [], tags: [...tags] }),
+        prefetchQueuedMessages(tx, { namespace, sids: [], tags: [...tags] }),
         prefetchActivities(tx, { namespace, wanted: toolUses }),
       ];
     }),

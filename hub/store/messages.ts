@@ -48,8 +48,44 @@ function toMessage(row: MessageRow): Message {
   };
 }
 
+/*
+ * On PostgreSQL a batch reads its sessions' queued messages at once (prefetchQueuedMessages, from
+ * batch-reads.ts) into the transaction's rowCache: a hook's stop that takes what is queued reads
+ * nothing on its own while the lock is held (issue 31). A write to a message drops the cached lists
+ * (read again if wanted). Not on SQLite, whose cache outlives transactions.
+ */
+const queuedKey = (sid: string) => `queued-messages:${sid}`;
+const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+function forgetQueued(sql: Sql, sid?: string): void {
+  const cache = cacheOf(sql);
+  if (!cache) return;
+  if (sid !== undefined) cache.delete(queuedKey(sid));
+  else for (const key of [...cache.keys()]) if (key.startsWith('queued-messages:')) cache.delete(key);
+}
+
+const SELECT_QUEUED_OF_SESSIONS = `
+  SELECT s.sid AS session_sid, m.* FROM sessions s LEFT JOIN messages m ON m.sid = s.sid AND m.state = 'queued'
+  WHERE s.namespace = @namespace
+    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))
+  ORDER BY m.created_at, m.message_id`;
+
+/** The queued messages of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
+export async function prefetchQueuedMessages(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  const cache = cacheOf(sql);
+  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const lists = new Map<string, Message[]>();
+  for (const row of rows) {
+    const list = lists.get(row.session_sid) ?? [];
+    if (row.message_id !== null) list.push(toMessage(row));
+    lists.set(row.session_sid, list);
+  }
+  for (const [sid, list] of lists) if (!cache.has(queuedKey(sid))) cache.set(queuedKey(sid), list);
+}
+
 export async function insertMessage(sql: Sql, input: { id: string; sid: string; namespace: string; text: string; createdAt: number; byToken: string; byLabel: string | null }): Promise<void> {
   await sql.run(INSERT, { ...input, textBytes: Buffer.byteLength(input.text) });
+  forgetQueued(sql, input.sid);
 }
 
 /** A message of this session in this namespace; another tenant's is exactly as absent as a missing one. */
@@ -83,6 +119,8 @@ export async function queuedSize(sql: Sql, sid: string): Promise<{ count: number
 
 /** The session's queued messages, oldest first (the order the agent reads them in). */
 export async function listQueuedMessages(sql: Sql, sid: string): Promise<Message[]> {
+  const hit = cacheOf(sql)?.get(queuedKey(sid)) as Message[] | undefined;
+  if (hit) return hit.map((message) => ({ ...message }));
   return ((await sql.all(SELECT_QUEUED, { sid })) as MessageRow[]).map(toMessage);
 }
 
@@ -93,10 +131,12 @@ export async function listStaleMessages(sql: Sql, before: number, limit: number)
 
 /** Marks a queued message delivered; false when it was no longer queued (nothing changed). */
 export async function markMessageDelivered(sql: Sql, input: { id: string; at: number; via: string; takenBy: string | null }): Promise<boolean> {
+  forgetQueued(sql);
   return (await sql.run(DELIVER, input)).changes === 1;
 }
 
 /** Ends a queued message (cancelled or expired); false when it was no longer queued. */
 export async function endMessage(sql: Sql, input: { id: string; state: 'cancelled' | 'expired'; at: number }): Promise<boolean> {
+  forgetQueued(sql);
   return (await sql.run(END, input)).changes === 1;
 }

@@ -113,4 +113,35 @@ describe('round trips of a batch (PostgreSQL)', () => {
     // BEGIN with the locks and every read of the batch; the writes with COMMIT
     expect(costs).toEqual([2, 2, 2]);
   }, 120_000);
+
+  it('hook events as the installed bridge sends them (each with its session\'s taker proof, the Stop taking what is queued) cost 2 round trips at 1, 10 and 100 events', async () => {
+    const { deps } = await counted();
+    const agent = { ...runnerActor(), socketId: undefined };
+    let hookSeq = 0;
+    const takerOf = (tag: string) => ({ key: `key-of-${tag}-0123456789abcdef`, process: `claude ${tag}` });
+    const hook = (tag: string, payload: object, take?: true) =>
+      applyHookEvents(deps, agent, [{ id: `b${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, taker: takerOf(tag), ...(take ? { take } : {}), payload: { session_id: tag, cwd: '/p', ...payload } }]);
+    // 111 agent sessions in an open turn, their takers registered by their first event
+    const tags = Array.from({ length: 111 }, (_, i) => `bridge-${i}`);
+    await Promise.all(tags.map((tag) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' })));
+    const event = (i: number) => {
+      const tag = tags[i]!;
+      switch (i % 3) {
+        case 0: return hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `bt${i}` });
+        case 1: return hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `bt${i}` });
+        default: return hook(tag, { hook_event_name: 'Stop', last_assistant_message: 'done' }, true);
+      }
+    };
+    const costs: number[] = [];
+    let from = 0;
+    for (const size of [1, 10, 100]) {
+      const indexes = Array.from({ length: size }, (_, k) => from + k);
+      from += size;
+      const before = counter!.roundTrips();
+      const answers = await Promise.all(indexes.map(event));
+      costs.push(counter!.roundTrips() - before);
+      for (const answer of answers) expect(answer.map((result: { outcome: string }) => result.outcome)).toEqual(['applied']);
+    }
+    expect(costs).toEqual([2, 2, 2]);
+  }, 120_000);
 });
