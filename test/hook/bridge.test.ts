@@ -161,7 +161,7 @@ describe('session-hub hook install', () => {
     // Claude Code kills async hooks still running when a -p run ends (test/agents/claude-headless.test.ts): none is async
     for (const event of Object.keys(hooks)) expect(hooks[event]![0]!.hooks[0]!.async).toBeUndefined();
     // the agent reads PermissionRequest's answer: synchronous, every tool, a timeout above the bridge's 55 s wait
-    expect(hooks.PermissionRequest![0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command, timeout: 60 }] });
+    expect(hooks.PermissionRequest![0]).toEqual({ matcher: '*', hooks: [{ type: 'command', command, timeout: 3608 }] });
   });
 
   it('Gemini CLI runs every hook synchronously: no async written', async () => {

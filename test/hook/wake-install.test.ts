@@ -82,7 +82,7 @@ describe('the synchronous question entry in PreToolUse', () => {
     const [observer, asking] = buildHooksBlock(claude, command, {}).PreToolUse!;
     expect(observer).toMatchObject({ matcher: '*', hooks: [{ command }] });
     expect(observer!.hooks).toHaveLength(1);
-    expect(asking).toEqual({ matcher: 'AskUserQuestion|ExitPlanMode', hooks: [{ type: 'command', command: `${command} --ask`, timeout: 60 }] });
+    expect(asking).toEqual({ matcher: 'AskUserQuestion|ExitPlanMode', hooks: [{ type: 'command', command: `${command} --ask`, timeout: 3608 }] });
     expect(isBridgeCommand(`${command} --ask`, 'claude')).toBe(true);
   });
 });
