@@ -74,9 +74,19 @@ async function main(): Promise<void> {
         write: (sid) => stopTurn(deps, actor, { sid, response: 'done' }),
       },
       {
-        name: 'hook PostToolUse (in an open turn)',
+        name: 'hook UserPromptSubmit (a new prompt)',
+        setup: async (i) => {
+          await hook(`prompt-${i}`, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+          await hook(`prompt-${i}`, { hook_event_name: 'Stop' });
+          return `prompt-${i}`;
+        },
+        write: (tag, i) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: `next ${i}` }),
+      },
+      {
+        name: 'hook PostToolUse (ending a running tool)',
         setup: async (i) => {
           await hook(`hook-${i}`, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+          await hook(`hook-${i}`, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `tu${i}` });
           return `hook-${i}`;
         },
         write: (tag, i) => hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `tu${i}` }),

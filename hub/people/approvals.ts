@@ -77,7 +77,8 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
   return runWrite(
     deps,
     async (tx, changes, now) => openApprovalIn(tx, changes, await requireSession(tx, actor, input.sid), input, now),
-    actorWrite(actor),
+    // its session, current turn and pending approvals are read with the batch's (batch-reads.ts)
+    { ...actorWrite(actor), reads: { namespace: actor.namespace, sid: input.sid, turn: true } },
   );
 }
 

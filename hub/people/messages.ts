@@ -79,7 +79,7 @@ export async function queueMessage(deps: HubDeps, actor: Actor, input: { sid: st
     await insertMessage(tx, { id: queued.id, sid: queued.sid, namespace: session.namespace, text: queued.text, createdAt: now, byToken: input.by.tokenId, byLabel: input.by.label });
     changes.message(session.namespace, queued);
     return { message: queued, namespace: session.namespace };
-  });
+  }, { namespace: actor.namespace, reads: { namespace: actor.namespace, sid: input.sid, messages: true } });
   wakeMessageWaiters(deps, namespace, message.sid);
   void offerToRunners(deps, namespace, message);
   return message;

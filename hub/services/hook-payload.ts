@@ -9,6 +9,7 @@ import { getFlavor, hookFieldsOf, hookNamesOf, wakeTextOf, type HookAction } fro
 import type { JsonObject, JsonValue } from '../../shared/protocol/json.js';
 import { SessionSourceSchema, type SessionSource } from '../../shared/protocol/lifecycle.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
+import { hookPromptId } from '../store/hook-prompt-turns.js';
 
 /** A payload read through the registry: what the hub applies. */
 export interface MappedHook {
@@ -111,12 +112,12 @@ export function mapHookPayload(flavorId: string, payload: JsonObject, turnsEnded
       const woken = wakeTextOf(flavorId, prompt);
       hook.prompt = woken ?? prompt;
       if (woken !== undefined) hook.woken = true;
-      hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;
+      hook.promptId = hookPromptId(turnsEnded, digest(flavorId, tag, hook.prompt));
       break;
     }
     case 'turn-complete': {
       hook.prompt = text(payload, fields.prompt) ?? '';
-      hook.promptId = `hook-${digest(flavorId, tag, turnsEnded, hook.prompt)}`;
+      hook.promptId = hookPromptId(turnsEnded, digest(flavorId, tag, hook.prompt));
       const response = text(payload, fields.response);
       if (response !== undefined) hook.response = response;
       break;

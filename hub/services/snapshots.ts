@@ -37,6 +37,8 @@ export async function resumeVerdictOf(sql: Sql, deps: Pick<HubDeps, 'clock' | 'c
 export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config'>, session: StoredSession): Promise<SessionSnapshot> {
   const turn = session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
   const currentTurn = turn?.status === 'open' ? turn : null;
+  // read together: on PostgreSQL statements issued in the same tick share one round trip
+  const [resume, usage, view] = await Promise.all([resumeVerdictOf(sql, deps, session), getSessionUsage(sql, session.sid), sessionViewOf(sql, session, currentTurn)]);
   return {
     sid: session.sid,
     namespace: session.namespace,
@@ -50,10 +52,10 @@ export async function toSnapshot(sql: Sql, deps: Pick<HubDeps, 'clock' | 'config
     agentState: { version: session.agentStateVersion, value: session.agentState },
     lifecycle: lifecycleOf(session),
     presence: presenceOf(session),
-    resume: toResumeStatus(await resumeVerdictOf(sql, deps, session)),
+    resume: toResumeStatus(resume),
     currentTurn,
     attention: session.attention,
-    usage: await getSessionUsage(sql, session.sid),
-    ...(await sessionViewOf(sql, session, currentTurn)),
+    usage,
+    ...view,
   };
 }

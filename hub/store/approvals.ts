@@ -107,7 +107,8 @@ export async function insertApproval(
     decided_at: null, decided_by: null, decided_by_label: null, message: null, answers: null,
     always_offer: alwaysOffer === null ? null : JSON.stringify(alwaysOffer), always: 0,
   };
-  await sql.run(INSERT, { ...rest, input: row.input, inputTruncated: row.input_truncated, alwaysOffer: row.always_offer });
+  // a new id: nothing to learn from the row count, so the insert waits for the batch's next round trip
+  await sql.write(INSERT, { ...rest, input: row.input, inputTruncated: row.input_truncated, alwaysOffer: row.always_offer });
   const pending = cacheOf(sql)?.get(pendingKey(input.sid)) as Approval[] | undefined;
   if (pending) pending.push(toApproval(row)), pending.sort(byAge);
 }

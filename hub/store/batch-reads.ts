@@ -1,6 +1,7 @@
 import { prefetchAppliedRequests, type VersionedField } from './applied-requests.js';
 import { prefetchSeqCounters } from './events.js';
 import { prefetchHookRows } from './hook-events.js';
+import { prefetchHookPromptTurns } from './hook-prompt-turns.js';
 import { prefetchPendingApprovals } from './approvals.js';
 import { prefetchTakers } from './message-takers.js';
 import { prefetchQueuedMessages } from './messages.js';
@@ -22,6 +23,8 @@ export interface WriteReads {
   turn?: boolean;
   /** Tool uses it may look up by id, in its session (by sid, or the hook's tag). */
   toolUseIds?: readonly string[];
+  /** Its session's (by sid) queued messages: a message queued or taken. */
+  messages?: boolean;
 }
 
 /** A namespace's keys of a batch's reads. */
@@ -30,13 +33,15 @@ interface Keys {
   tags: Set<string>;
   eventIds: Set<string>;
   turnSids: Set<string>;
+  messageSids: Set<string>;
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
 }
 
 /**
  * Reads what a group-committed batch's writes will look up: their sessions, their requestIds and
  * hook event ids, their hook sessions, their current turns with usage, their pending approvals,
- * their hook sessions' message takers and queued messages, the tool uses they look up by id, and
+ * their hook sessions' message takers and queued messages, the turns their hook prompts may
+ * find by prompt id, the tool uses they look up by id, and
  * the namespaces' seq counters: a few statements for the
  * whole batch instead of round trips per write while the write lock is held. They are issued
  * together, so on PostgreSQL (pipeline mode) they go out in one round trip with BEGIN and the
@@ -46,29 +51,32 @@ interface Keys {
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
   const byNamespace = new Map<string, Keys>();
-  for (const { namespace, sid, hook, turn, toolUseIds } of reads) {
+  for (const { namespace, sid, hook, turn, toolUseIds, messages } of reads) {
     let keys = byNamespace.get(namespace);
-    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), toolUses: [] }));
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), toolUses: [] }));
     const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
     if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
     if (sid !== undefined) keys.sids.add(sid);
     if (sid !== undefined && turn) keys.turnSids.add(sid);
+    if (sid !== undefined && messages) keys.messageSids.add(sid);
     if (hook) keys.eventIds.add(hook.eventId);
     if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, toolUses }]) => {
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, toolUses }]) => {
       // the sessions whose turns and approvals their events touch: turn events' and hook events'
       const turnSessions = { namespace, sids: [...turnSids], tags: [...tags] };
       return [
         prefetchSessions(tx, { namespace, sids: [...sids] }),
         prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
         prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
+        // a hook's prompt finds its turn by prompt id (a second hook of the same turn)
+        prefetchHookPromptTurns(tx, { namespace, tags: [...tags] }),
         prefetchCurrentTurns(tx, turnSessions),
         prefetchPendingApprovals(tx, turnSessions),
         // every hook event proves its taker; a hook's stop may take what is queued
         prefetchTakers(tx, { namespace, sids: [], tags: [...tags] }),
-        prefetchQueuedMessages(tx, { namespace, sids: [], tags: [...tags] }),
+        prefetchQueuedMessages(tx, { namespace, sids: [...messageSids], tags: [...tags] }),
         prefetchActivities(tx, { namespace, wanted: toolUses }),
       ];
     }),

@@ -84,8 +84,13 @@ export async function prefetchQueuedMessages(sql: Sql, input: { namespace: strin
 }
 
 export async function insertMessage(sql: Sql, input: { id: string; sid: string; namespace: string; text: string; createdAt: number; byToken: string; byLabel: string | null }): Promise<void> {
-  await sql.run(INSERT, { ...input, textBytes: Buffer.byteLength(input.text) });
-  forgetQueued(sql, input.sid);
+  // a new id: nothing to learn from the row count, so the insert waits for the batch's next round trip
+  await sql.write(INSERT, { ...input, textBytes: Buffer.byteLength(input.text) });
+  const queued = cacheOf(sql)?.get(queuedKey(input.sid)) as Message[] | undefined;
+  queued?.push(toMessage({
+    message_id: input.id, sid: input.sid, namespace: input.namespace, text: input.text, state: 'queued', created_at: input.createdAt,
+    delivered_at: null, ended_at: null, by_token: input.byToken, by_label: input.byLabel, via: null, taken_by: null,
+  }));
 }
 
 /** A message of this session in this namespace; another tenant's is exactly as absent as a missing one. */
@@ -113,6 +118,8 @@ export async function listMessagePage(sql: Sql, input: { sid: string; limit: num
 
 /** What the session's queue holds now: queued messages and their bytes of UTF-8 (its limits). */
 export async function queuedSize(sql: Sql, sid: string): Promise<{ count: number; bytes: number }> {
+  const queued = cacheOf(sql)?.get(queuedKey(sid)) as Message[] | undefined;
+  if (queued) return { count: queued.length, bytes: queued.reduce((sum, message) => sum + Buffer.byteLength(message.text), 0) };
   const row = (await sql.get(SELECT_QUEUE_SIZE, { sid })) as { count: number | string; bytes: number | string };
   return { count: Number(row.count), bytes: Number(row.bytes) };
 }

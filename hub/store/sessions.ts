@@ -240,6 +240,9 @@ export async function prefetchSessionsByTag(sql: Sql, input: { namespace: string
   for (const row of await sql.all(SELECT_MANY_BY_TAG, { namespace: input.namespace, tags: JSON.stringify(missing) }) as SessionRow[]) {
     remember(sql, toSession(row));
   }
+  // a tag with no session is known absent for the transaction (its lock keeps other writers out): an
+  // agent's first events (SessionStart) look it up more than once; insertSession ends the absence
+  if (sql.dialect === 'postgres') for (const tag of missing) if (!sql.rowCache.has(tagKey(input.namespace, tag))) sql.rowCache.set(tagKey(input.namespace, tag), null);
 }
 
 /** A session of the namespace; another namespace's session is exactly as absent as a missing one. */
@@ -255,7 +258,8 @@ export async function getSessionAnyNamespace(sql: Sql, sid: string): Promise<Sto
 }
 
 export async function getSessionByTag(sql: Sql, key: { namespace: string; tag: string }): Promise<StoredSession | undefined> {
-  const sid = sql.rowCache?.get(tagKey(key.namespace, key.tag)) as string | undefined;
+  const sid = sql.rowCache?.get(tagKey(key.namespace, key.tag)) as string | null | undefined;
+  if (sid === null) return undefined;
   const hit = sid === undefined ? undefined : cached(sql, sid);
   if (hit && hit.namespace === key.namespace && hit.tag === key.tag) return hit;
   return remember(sql, maybe(await sql.get(SELECT_BY_TAG, key)));
@@ -266,6 +270,7 @@ export async function insertSession(
   input: { sid: string; namespace: string; tag: string; flavor: string; parentSid: string | null; metadata: JsonObject; now: number },
 ): Promise<void> {
   await sql.run(INSERT, { ...input, metadata: JSON.stringify(input.metadata), ...searchColumnsOf(input.metadata) });
+  sql.rowCache?.delete(tagKey(input.namespace, input.tag));
   afterWrite(sql, input.sid);
 }
 

@@ -3,6 +3,7 @@ import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../sh
 import type { Sql } from './sql.js';
 import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
+import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
 
 interface TurnRow {
   turn_id: string;
@@ -80,6 +81,8 @@ const INSERT_ACTIVITY = `
 const COMPLETE_ACTIVITY = `
   UPDATE activities SET status = @status, output = @output, ended_at = @endedAt, truncated = CASE WHEN @truncated = 1 THEN 1 ELSE truncated END
   WHERE activity_id = @activityId AND status IN ('running', 'abandoned')`;
+/** The statuses COMPLETE_ACTIVITY completes. */
+const COMPLETABLE: ReadonlySet<string> = new Set(['running', 'abandoned']);
 const ABANDON_RUNNING_OF_TURN = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`;
 const TURNS_WITH_RUNNING_OF_SESSION = `SELECT DISTINCT turn_id FROM activities WHERE sid = @sid AND status = 'running'`;
 const ABANDON_RUNNING_OF_SESSION = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE sid = @sid AND status = 'running'`;
@@ -142,6 +145,7 @@ export async function insertTurn(
 ): Promise<void> {
   // an open turn's activity starts with its opening; a closed one (recovery) is never swept
   await sql.write(INSERT_TURN, { ...input, promptTruncated: input.promptTruncated ? 1 : 0, lastActivityAt: input.status === 'open' ? input.openedAt : null });
+  promptTurnOpened(sql, input);
   rememberTurn(sql, {
     turnId: input.turnId,
     sid: input.sid,
@@ -183,6 +187,15 @@ export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string;
  */
 type CachedActivity = Activity & { turnId: string; sid: string };
 const activityKey = (sid: string, toolUseId: string) => `activity:${sid}:${toolUseId}`;
+
+function cachedActivityById(sql: Sql, activityId: string): CachedActivity | undefined {
+  let found: CachedActivity | undefined;
+  cachedActivities(sql, (activity) => {
+    if (activity.activityId === activityId) found = activity;
+    return true;
+  });
+  return found;
+}
 const activityCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
 function cachedActivities(sql: Sql, keep: (activity: CachedActivity) => boolean | 'drop'): void {
@@ -267,6 +280,10 @@ export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: strin
 }
 
 export async function findTurnByPromptId(sql: Sql, key: { sid: string; promptId: string }): Promise<TurnSummary | undefined> {
+  // a hook's prompt id is answered by the batch's first read where it can be (hook-prompt-turns.ts)
+  const known = cachedTurnIdByPromptId(sql, key);
+  if (known === null) return undefined;
+  if (known !== undefined) return getTurn(sql, known);
   return withUsage(sql, await sql.get(TURN_BY_PROMPT_ID, key) as TurnRow | undefined);
 }
 
@@ -342,22 +359,27 @@ export async function completeActivity(
   sql: Sql,
   input: { activityId: string; status: ActivityStatus; output: JsonValue | null; outputTruncated: boolean; endedAt: number },
 ): Promise<boolean> {
-  const result = await sql.run(COMPLETE_ACTIVITY, {
+  const params = {
     activityId: input.activityId,
     status: input.status,
     output: input.output === null ? null : JSON.stringify(input.output),
     endedAt: input.endedAt,
     truncated: input.outputTruncated ? 1 : 0,
+  };
+  // an activity cached in this PostgreSQL transaction is current: its status answers whether it
+  // completes, and the write waits for the batch's next round trip instead of one of its own
+  const known = cachedActivityById(sql, input.activityId);
+  if (known) {
+    if (!COMPLETABLE.has(known.status)) return false;
+    await sql.write(COMPLETE_ACTIVITY, params);
+  } else if ((await sql.run(COMPLETE_ACTIVITY, params)).changes === 0) return false;
+  cachedActivities(sql, (activity) => {
+    if (activity.activityId !== input.activityId) return true;
+    // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
+    Object.assign(activity, { status: input.status, output: input.output, truncated: input.outputTruncated || activity.truncated, endedAt: input.endedAt });
+    return true;
   });
-  if (result.changes > 0) {
-    cachedActivities(sql, (activity) => {
-      if (activity.activityId !== input.activityId) return true;
-      // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
-      Object.assign(activity, { status: input.status, output: input.output, truncated: input.outputTruncated || activity.truncated, endedAt: input.endedAt });
-      return true;
-    });
-  }
-  return result.changes > 0;
+  return true;
 }
 
 export async function findActivityByToolUseId(sql: Sql, key: { sid: string; toolUseId: string }): Promise<(Activity & { turnId: string }) | undefined> {

@@ -11,7 +11,13 @@ import { recordToolUse, submitPrompt } from '../../hub/lifecycle/turn-events.js'
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
 import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
+import { openApproval } from '../../hub/people/approvals.js';
+import { queueMessage } from '../../hub/people/messages.js';
+import { listPendingApprovals } from '../../hub/store/approvals.js';
+import { listQueuedMessages } from '../../hub/store/messages.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
+import { getSessionByTag } from '../../hub/store/sessions.js';
+import { findActivityByToolUseId, listTurns } from '../../hub/store/turns.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
@@ -68,33 +74,39 @@ describe('round trips of a batch (PostgreSQL)', () => {
     expect(costs).toEqual([2, 2, 2]);
   }, 60_000);
 
-  it('a batch mixing hook events of several sessions (PreToolUse, PostToolUse, Stop), runner prompts and tool calls, and title-less patches costs 2 round trips at 1, 10 and 100 events', async () => {
+  it('a batch mixing hook events of several sessions (a prompt, a tool started and one ended, a stop), runner prompts and tool calls, title-less patches, approvals and messages costs 2 round trips at 1, 10 and 100 events', async () => {
     const { deps } = await counted();
     const actor = runnerActor();
     const agent = { ...actor, socketId: undefined };
+    const person = { namespace: actor.namespace, role: 'dashboard' as const, by: 'user' as const, socketId: 'person' };
     let hookSeq = 0;
     const hook = (tag: string, payload: object) =>
       applyHookEvents(deps, agent, [{ id: `h${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, payload: { session_id: tag, cwd: '/p', ...payload } }]);
-    // 111 agent sessions (hooks) and 111 runner sessions, each in an open turn
+    // 111 agent sessions (hooks), each in an open turn with a tool running, and 111 runner sessions in an open turn
     const tags = Array.from({ length: 111 }, (_, i) => `agent-${i}`);
-    await Promise.all(tags.map((tag) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' })));
+    await Promise.all(tags.map(async (tag, i) => {
+      await hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+      await hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `running-${i}` });
+    }));
     const sids = await Promise.all(Array.from({ length: 111 }, async (_, i) => {
       const { session } = await startSession(deps, actor, { tag: `runner-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
       await submitPrompt(deps, actor, { sid: session.sid, prompt: 'p' });
       return session.sid;
     }));
-    /** The i-th event of a batch: one of six kinds, each to a session of its own. */
+    /** The i-th event of a batch: one of nine kinds, each to a session of its own. */
     const event = (i: number): Promise<unknown> => {
-      // a hook UserPromptSubmit still reads its derived promptId's turn on its own (not yet batched)
       const tag = tags[i]!;
       const sid = sids[i]!;
-      switch (i % 6) {
+      switch (i % 9) {
         case 0: return hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `tu${i}` });
-        case 1: return hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `tu${i}` });
+        case 1: return hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `running-${i}` });
         case 2: return hook(tag, { hook_event_name: 'Stop' });
-        case 3: return recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `rt${i}` });
-        case 4: return submitPrompt(deps, actor, { sid, prompt: `again ${i}` });
-        default: return updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } });
+        case 3: return hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: `next step ${i}` });
+        case 4: return recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `rt${i}` });
+        case 5: return submitPrompt(deps, actor, { sid, prompt: `again ${i}` });
+        case 6: return updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } });
+        case 7: return openApproval(deps, actor, { sid, tool: 'Bash', input: { command: `rm ${i}` } });
+        default: return queueMessage(deps, person, { sid, text: `please also ${i}`, by: { tokenId: 'token', label: null } });
       }
     };
     const costs: number[] = [];
@@ -112,6 +124,12 @@ describe('round trips of a batch (PostgreSQL)', () => {
     }
     // BEGIN with the locks and every read of the batch; the writes with COMMIT
     expect(costs).toEqual([2, 2, 2]);
+    // and each did what it says: the running tools ended, the prompts opened turns, the approvals and messages wait
+    const sidOf = async (tag: string) => (await getSessionByTag(store!, { namespace: actor.namespace, tag }))!.sid;
+    for (let i = 1; i < 111; i += 9) expect((await findActivityByToolUseId(store!, { sid: await sidOf(tags[i]!), toolUseId: `running-${i}` }))?.status).toBe('done');
+    for (let i = 3; i < 111; i += 9) expect((await listTurns(store!, await sidOf(tags[i]!))).map((turn) => turn.prompt)).toEqual(['p', `next step ${i}`]);
+    for (let i = 7; i < 111; i += 9) expect(await listPendingApprovals(store!, sids[i]!)).toHaveLength(1);
+    for (let i = 8; i < 111; i += 9) expect((await listQueuedMessages(store!, sids[i]!)).map((message) => message.text)).toEqual([`please also ${i}`]);
   }, 120_000);
 
   it('hook events as the installed bridge sends them (each with its session\'s taker proof, the Stop taking what is queued) cost 2 round trips at 1, 10 and 100 events', async () => {
