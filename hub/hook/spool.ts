@@ -35,7 +35,8 @@ export interface SpoolState {
    * turn-stop, where that stopped turn began too (`stoppedFrom`), read again at session-end
    * (hub/hook/turn-usage.ts).
    */
-  turnStarts?: Record<string, { path: string; offset: number; stoppedFrom?: number; touchedAt: number }>;
+  /** `model`: the one the turn-stop's payload named, for the session-end's read of that turn (its payload names none). */
+  turnStarts?: Record<string, { path: string; offset: number; stoppedFrom?: number; model?: string; touchedAt: number }>;
 }
 
 /** This process lost the spool lock (frozen past its age rule): it writes nothing more. */

@@ -13,7 +13,7 @@
  * whose turn-stop payload carries its usage (`payloadUsage`) has it checked and sent as it is.
  * Part of the bridge bundle: node built-ins and the registry's plain data only.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { getFlavor, hookFieldsOf, type TranscriptFormat } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
@@ -51,11 +51,13 @@ function holdsClosingText(read: TranscriptUsage, closing: string): boolean {
  * The turn's read from `offset`. Where the flavor names the payload's closing text, the read is
  * repeated until the transcript holds it (the agent's last message may still sit in its write
  * queue when the turn-stop hook fires), at most CLOSING_TEXT_WAIT_MS; then the last read stands.
+ * No wait where there is no transcript to wait on (a path this machine does not have): the agent
+ * would wait a second on every turn for nothing, and a short hook budget would be spent on it.
  */
-async function readTurn(read: (offset: number) => Promise<TranscriptUsage>, offset: number, closing: string | undefined): Promise<TranscriptUsage> {
+async function readTurn(path: string, read: (offset: number) => Promise<TranscriptUsage>, offset: number, closing: string | undefined): Promise<TranscriptUsage> {
   const until = Date.now() + CLOSING_TEXT_WAIT_MS;
   let result = await read(offset);
-  while (closing !== undefined && closing.trim() !== '' && !holdsClosingText(result, closing) && Date.now() < until) {
+  while (closing !== undefined && closing.trim() !== '' && existsSync(path) && !holdsClosingText(result, closing) && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, CLOSING_TEXT_POLL_MS));
     result = await read(offset);
   }
@@ -98,10 +100,11 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
     return {};
   }
   try {
-    const model = flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField);
+    // a session-end's payload may name no model: the turn-stop's, kept with the turn, stands for it
+    const model = (flavor?.transcriptUsage?.modelField === undefined ? undefined : readText(payload, flavor.transcriptUsage.modelField)) ?? held.model;
     const closing = flavor?.transcriptUsage?.awaitsResponse ? readText(payload, hookFieldsOf(flavorId, payload).response) : undefined;
-    const { usageByModel, newOffset, problem } = await readTurn((offset) => read(path, offset, model), from, closing);
-    turns[tag] = { path, offset: newOffset, ...(action === 'turn-stop' ? { stoppedFrom: from } : {}), touchedAt: now };
+    const { usageByModel, newOffset, problem } = await readTurn(path, (offset) => read(path, offset, model), from, closing);
+    turns[tag] = { path, offset: newOffset, ...(action === 'turn-stop' ? { stoppedFrom: from } : {}), ...(model ? { model } : {}), touchedAt: now };
     const usage = Object.entries(usageByModel)
       .slice(0, MAX_MODELS)
       .map(([model, tokens]) => ({ model, ...tokens }));
