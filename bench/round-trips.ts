@@ -11,6 +11,7 @@ import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
+import { archive, endSession } from '../hub/lifecycle/session-events.js';
 import { updateMetadata } from '../hub/lifecycle/versioned-writes.js';
 import { applyHookEvents } from '../hub/lifecycle/hook-events.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../hub/lifecycle/turn-events.js';
@@ -90,6 +91,36 @@ async function main(): Promise<void> {
           return `hook-${i}`;
         },
         write: (tag, i) => hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `tu${i}` }),
+      },
+      { name: 'session-start (a new session)', setup: async (i) => i, write: (tag) => startSession(deps, actor, { tag: `new-${tag}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } }) },
+      { name: 'hook SessionStart (a new agent)', setup: async (i) => i, write: (tag) => hook(`agent-${tag}`, { hook_event_name: 'SessionStart', source: 'startup' }) },
+      { name: 'session-end', setup: (i) => startOne(i), write: (sid) => endSession(deps, actor, { sid, reason: 'exit' }) },
+      { name: 'session-archive', setup: (i) => startOne(i), write: (sid) => archive(deps, actor, { sid, reason: 'user' }) },
+      {
+        name: 'hook SessionEnd',
+        setup: async (i) => {
+          await hook(`ending-${i}`, { hook_event_name: 'SessionStart', source: 'startup' });
+          return `ending-${i}`;
+        },
+        write: (tag) => hook(tag, { hook_event_name: 'SessionEnd', reason: 'exit' }),
+      },
+      {
+        name: 'hook SessionEnd (a tool still running)',
+        setup: async (i) => {
+          await hook(`busy-${i}`, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+          await hook(`busy-${i}`, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `busy${i}` });
+          return `busy-${i}`;
+        },
+        write: (tag) => hook(tag, { hook_event_name: 'SessionEnd', reason: 'exit' }),
+      },
+      {
+        name: 'session-end (in an open turn)',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          return sid;
+        },
+        write: (sid) => endSession(deps, actor, { sid, reason: 'exit' }),
       },
       { name: 'approval opened', setup: (i) => startOne(i), write: (sid) => openApproval(deps, actor, { sid, tool: 'Bash', input: { c: 1 } }) },
       { name: 'message queued', setup: (i) => startOne(i), write: (sid) => queueMessage(deps, person, { sid, text: 'hi', by: { tokenId: 'tok', label: null } }) },

@@ -204,12 +204,17 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
   };
 }
 
-/** The tool use ids an event may look up (its mapping without the session's turn count, which only numbers prompts). */
-function toolUseIdsOf(event: HookEvent): string[] {
+/**
+ * What an event reads besides its session, from its mapping without the session's turn count
+ * (which only numbers prompts): the tool uses it may look up by id, and whether it may end its
+ * session (then its session is read whole: batch-reads.ts).
+ */
+function readsOf(event: HookEvent): { toolUseIds: string[]; ending?: true } {
   const mapped = mapHookPayload(event.flavor, event.payload, 0);
-  if (mapped.kind === 'ignored') return [];
+  if (mapped.kind === 'ignored') return { toolUseIds: [] };
   const ids = [mapped.hook.toolUseId, ...(mapped.hook.batch ?? []).map((call) => call.toolUseId)];
-  return ids.filter((id): id is string => typeof id === 'string');
+  const ending = mapped.hook.action === 'session-end' || mapped.hook.action === 'session-finalize';
+  return { toolUseIds: ids.filter((id): id is string => typeof id === 'string'), ...(ending ? { ending: true as const } : {}) };
 }
 
 /**
@@ -230,7 +235,7 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
     }
     try {
       // its rows are read with the whole batch's (batch-reads.ts)
-      const reads = { namespace: actor.namespace, hook: { eventId: event.id, tag: hookTagOf(event.flavor, event.payload) }, toolUseIds: toolUseIdsOf(event) };
+      const reads = { namespace: actor.namespace, hook: { eventId: event.id, tag: hookTagOf(event.flavor, event.payload) }, ...readsOf(event) };
       const applied = await runWrite(deps, applyOne(deps, actor, event), { namespace: actor.namespace, reads });
       wakeApprovalWaiters(deps, applied.superseded);
       results.push(applied.result);

@@ -1,6 +1,6 @@
 import { requireSession } from '../services/require-session.js';
 import type { ResumeFailedAck, ResumeFailedPayload } from '../../shared/protocol/lifecycle.js';
-import { actorWrite, runWrite } from '../services/changes.js';
+import { runWrite, sessionWrite } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { markResumeTokenRejected } from '../store/resume-tokens.js';
 import { claimResumeRetry } from '../store/runs.js';
@@ -24,6 +24,6 @@ export function resumeFailed(deps: HubDeps, actor: Actor, payload: ResumeFailedP
       const replay = (await listTurns(tx, session.sid)).filter((turn) => turn.kind === 'prompt');
       return { ok: true as const, action: 'fresh-start' as const, replay };
     },
-    actorWrite(actor),
+    sessionWrite(actor, payload.sid),
   );
 }

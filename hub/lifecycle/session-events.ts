@@ -2,7 +2,7 @@ import { sessionEndIsTurnBoundary } from '../../shared/flavors.js';
 import type { SessionAlivePayload, SessionArchivePayload, SessionEndPayload, SessionJoinPayload } from '../../shared/protocol/lifecycle.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { requireSession } from '../services/require-session.js';
-import { actorWrite, runWrite, type UnitOfWork } from '../services/changes.js';
+import { runWrite, sessionWrite, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { claimRun, getRun, handOverRun, setRunDisconnected } from '../store/runs.js';
@@ -36,7 +36,7 @@ export function joinSession(deps: HubDeps, bindings: RunnerBindings, actor: Acto
       });
       return await snapshotOf(tx, deps, actor, session.sid);
     },
-    actorWrite(actor),
+    sessionWrite(actor, payload.sid),
   );
 }
 
@@ -59,7 +59,7 @@ function endRunAndLifecycleWork(deps: HubDeps, actor: Actor, payload: SessionEnd
  * its restore record stay); for every other flavor it ends the run and the lifecycle.
  */
 export function endSession(deps: HubDeps, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
-  return runWrite(deps, endSessionWork(deps, actor, payload), actorWrite(actor));
+  return runWrite(deps, endSessionWork(deps, actor, payload), sessionWrite(actor, payload.sid, { ending: true }));
 }
 
 /** The unit of work of `session-end` (the hook route runs it at the event's own time). */
@@ -76,7 +76,7 @@ export function endSessionWork(deps: HubDeps, actor: Actor, payload: SessionEndP
 
 /** `session-finalize`: the true end for every flavor; also releases the runner's binding. */
 export async function finalizeSession(deps: HubDeps, bindings: RunnerBindings, actor: Actor, payload: SessionEndPayload): Promise<SessionSnapshot> {
-  const snapshot = await runWrite(deps, finalizeSessionWork(deps, actor, payload), actorWrite(actor));
+  const snapshot = await runWrite(deps, finalizeSessionWork(deps, actor, payload), sessionWrite(actor, payload.sid, { ending: true }));
   if (actor.socketId !== undefined) bindings.release(actor.socketId, payload.sid);
   return snapshot;
 }
@@ -97,7 +97,7 @@ export function archive(deps: HubDeps, actor: Actor, payload: SessionArchivePayl
       await noteActivity(tx, changes, session, now);
       return await snapshotOf(tx, deps, actor, session.sid);
     },
-    actorWrite(actor),
+    sessionWrite(actor, payload.sid, { ending: true }),
   );
 }
 
@@ -126,7 +126,7 @@ export function heartbeat(deps: HubDeps, actor: Actor, payload: SessionAlivePayl
         thinking,
       });
     },
-    actorWrite(actor),
+    sessionWrite(actor, payload.sid),
   );
 }
 

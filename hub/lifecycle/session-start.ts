@@ -39,7 +39,9 @@ async function linkToParent(tx: Tx, changes: ChangeSet, parent: StoredSession, c
  * patch, so a runner starting with a sparse cache can never erase anything by leaving it out.
  */
 export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean }> {
-  return runWrite(deps, startSessionWork(deps, actor, payload), actorWrite(actor));
+  // its session (by sid when given, else by tag) is read with the batch's (batch-reads.ts)
+  const reads = { namespace: actor.namespace, ...(payload.sid !== undefined ? { sid: payload.sid } : {}), tag: payload.tag };
+  return runWrite(deps, startSessionWork(deps, actor, payload), { ...actorWrite(actor), reads });
 }
 
 /**

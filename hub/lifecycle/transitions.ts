@@ -103,7 +103,7 @@ export async function endLiveRun(
   await closeOpenTurn(tx, changes, session, { status: input.status === 'success' ? 'completed' : 'aborted', response: null, now: input.now });
   const lastRun = session.lastRun;
   if (lastRun === null || lastRun.status !== 'running') return false;
-  if (!await endRun(tx, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason })) return false;
+  if (!await endRun(tx, { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason }, { liveHere: true })) return false;
   await updateLastRun(tx, { sid: session.sid, runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason, now: input.now });
   session.lastRun = { runId: lastRun.runId, status: input.status, endedAt: input.now, reason: input.reason };
   changes.changed(session, 'lifecycle');

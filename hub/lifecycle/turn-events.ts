@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import type { PromptSubmitPayload, ToolUsePayload, TurnStopPayload } from '../../shared/protocol/lifecycle.js';
 import type { ActivityStatus, TurnSummary } from '../../shared/protocol/session.js';
 import { requireSession } from '../services/require-session.js';
-import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
+import { runWrite, sessionWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { truncateJsonField, truncateUtf8 } from '../services/truncate.js';
 import { openPromptTurn, type StoredSession } from '../store/sessions.js';
@@ -15,10 +15,6 @@ import { turnForActivity } from './turn-activity.js';
 import { addTurnUsage } from './usage-events.js';
 
 /** An actor's turn event to one session of its namespace: the session and its current turn are read with the batch's others. */
-function sessionWrite(actor: Actor, sid: string) {
-  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid, turn: true } };
-}
-
 /** `prompt-submit`: opens a turn, closing an earlier open one as superseded. A repeated promptId answers the same turn. */
 export function submitPrompt(deps: HubDeps, actor: Actor, payload: PromptSubmitPayload): Promise<{ turnId: string }> {
   return runWrite(deps, submitPromptWork(actor, payload), sessionWrite(actor, payload.sid));

@@ -8,7 +8,7 @@ import { hubError } from '../../shared/errors.js';
 import type { UsagePayload } from '../../shared/protocol/lifecycle.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import type { ModelUsage, UsageReport } from '../../shared/protocol/usage.js';
-import { actorWrite, runWrite, type ChangeSet } from '../services/changes.js';
+import { runWrite, sessionWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import type { StoredSession } from '../store/sessions.js';
@@ -83,6 +83,6 @@ export function reportUsage(deps: HubDeps, actor: Actor, payload: UsagePayload):
       await noteActivity(tx, changes, session, now);
       return { turn };
     },
-    actorWrite(actor),
+    sessionWrite(actor, payload.sid),
   );
 }

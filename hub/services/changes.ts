@@ -204,6 +204,11 @@ export function actorWrite(actor: Pick<Actor, 'socketId' | 'namespace'>): { exce
   return { exceptSocketId: actor.socketId, namespace: actor.namespace };
 }
 
+/** An actor's write to one of its sessions: its session, current turn and pending approvals read with the batch's (batch-reads.ts). */
+export function sessionWrite(actor: Pick<Actor, 'socketId' | 'namespace'>, sid: string, options: { ending?: boolean } = {}): { exceptSocketId?: string; namespace: string; reads: WriteReads } {
+  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid, turn: true, ...(options.ending ? { ending: true } : {}) } };
+}
+
 /**
  * One unit of work: its changes and their events commit together or not at all; the events are
  * published only after the commit, to every socket entitled to them but `exceptSocketId`.

@@ -95,6 +95,11 @@ export async function prefetchPendingApprovals(sql: Sql, input: { namespace: str
   for (const [sid, list] of lists) if (!cache.has(pendingKey(sid))) cache.set(pendingKey(sid), list.sort(byAge));
 }
 
+/** A session created in this PostgreSQL transaction has no pending approval yet (nothing to read). */
+export function noPendingApprovalsYet(sql: Sql, sid: string): void {
+  cacheOf(sql)?.set(pendingKey(sid), []);
+}
+
 export async function insertApproval(
   sql: Sql,
   input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null; alwaysOffer: readonly AllowRuleUpdate[] | null },

@@ -6,7 +6,9 @@ import { prefetchPendingApprovals } from './approvals.js';
 import { prefetchTakers } from './message-takers.js';
 import { prefetchQueuedMessages } from './messages.js';
 import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
-import { prefetchActivities, prefetchCurrentTurns } from './turns.js';
+import { prefetchResumeTokens } from './resume-tokens.js';
+import { prefetchActivities, prefetchCurrentTurns, prefetchRunningToolTurns } from './turns.js';
+import { prefetchSessionUsage } from './usage.js';
 import type { Tx } from './sql.js';
 
 /**
@@ -23,6 +25,10 @@ export interface WriteReads {
   turn?: boolean;
   /** Tool uses it may look up by id, in its session (by sid, or the hook's tag). */
   toolUseIds?: readonly string[];
+  /** It may end its session (end, finalize, archive) and show it whole: the session's turns with tools running, resume tokens and usage totals. */
+  ending?: boolean;
+  /** A session start's session by tag (an absent tag is known absent). */
+  tag?: string;
   /** Its session's (by sid) queued messages: a message queued or taken. */
   messages?: boolean;
 }
@@ -34,6 +40,9 @@ interface Keys {
   eventIds: Set<string>;
   turnSids: Set<string>;
   messageSids: Set<string>;
+  sessionTags: Set<string>;
+  endingSids: Set<string>;
+  endingTags: Set<string>;
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
 }
 
@@ -51,24 +60,28 @@ interface Keys {
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
   const byNamespace = new Map<string, Keys>();
-  for (const { namespace, sid, hook, turn, toolUseIds, messages } of reads) {
+  for (const { namespace, sid, tag, hook, turn, toolUseIds, messages, ending } of reads) {
     let keys = byNamespace.get(namespace);
-    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), toolUses: [] }));
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), sessionTags: new Set(), endingSids: new Set(), endingTags: new Set(), toolUses: [] }));
     const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
     if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
     if (sid !== undefined) keys.sids.add(sid);
     if (sid !== undefined && turn) keys.turnSids.add(sid);
     if (sid !== undefined && messages) keys.messageSids.add(sid);
+    if (tag !== undefined) keys.sessionTags.add(tag);
+    if (sid !== undefined && ending) keys.endingSids.add(sid);
+    if (hook?.tag !== undefined && ending) keys.endingTags.add(hook.tag);
     if (hook) keys.eventIds.add(hook.eventId);
     if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, toolUses }]) => {
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, sessionTags, endingSids, endingTags, toolUses }]) => {
       // the sessions whose turns and approvals their events touch: turn events' and hook events'
       const turnSessions = { namespace, sids: [...turnSids], tags: [...tags] };
+      const ending = { namespace, sids: [...endingSids], tags: [...endingTags] };
       return [
         prefetchSessions(tx, { namespace, sids: [...sids] }),
-        prefetchSessionsByTag(tx, { namespace, tags: [...tags] }),
+        prefetchSessionsByTag(tx, { namespace, tags: [...new Set([...tags, ...sessionTags])] }),
         prefetchHookRows(tx, { namespace, tags: [...tags], eventIds: [...eventIds] }),
         // a hook's prompt finds its turn by prompt id (a second hook of the same turn)
         prefetchHookPromptTurns(tx, { namespace, tags: [...tags] }),
@@ -78,6 +91,11 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
         prefetchTakers(tx, { namespace, sids: [], tags: [...tags] }),
         prefetchQueuedMessages(tx, { namespace, sids: [...messageSids], tags: [...tags] }),
         prefetchActivities(tx, { namespace, wanted: toolUses }),
+        ...(endingSids.size + endingTags.size === 0 ? [] : [
+          prefetchRunningToolTurns(tx, ending),
+          prefetchResumeTokens(tx, ending),
+          prefetchSessionUsage(tx, ending),
+        ]),
       ];
     }),
     prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),

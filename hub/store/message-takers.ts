@@ -47,6 +47,11 @@ export async function getTaker(sql: Sql, key: { namespace: string; sid: string }
 }
 
 /** True when this call registered the key (none was). */
+/** A session created in this PostgreSQL transaction has no taker yet (nothing to read). */
+export function noTakerYet(sql: Sql, session: { namespace: string; sid: string }): void {
+  cacheOf(sql)?.set(takerKey(session.namespace, session.sid), null);
+}
+
 export async function registerTaker(sql: Sql, input: { namespace: string; sid: string; keyHash: string; process: string; at: number }): Promise<boolean> {
   const cache = cacheOf(sql);
   const key = takerKey(input.namespace, input.sid);

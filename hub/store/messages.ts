@@ -83,6 +83,11 @@ export async function prefetchQueuedMessages(sql: Sql, input: { namespace: strin
   for (const [sid, list] of lists) if (!cache.has(queuedKey(sid))) cache.set(queuedKey(sid), list);
 }
 
+/** A session created in this PostgreSQL transaction has no queued message yet (nothing to read). */
+export function noQueuedMessagesYet(sql: Sql, sid: string): void {
+  cacheOf(sql)?.set(queuedKey(sid), []);
+}
+
 export async function insertMessage(sql: Sql, input: { id: string; sid: string; namespace: string; text: string; createdAt: number; byToken: string; byLabel: string | null }): Promise<void> {
   // a new id: nothing to learn from the row count, so the insert waits for the batch's next round trip
   await sql.write(INSERT, { ...input, textBytes: Buffer.byteLength(input.text) });

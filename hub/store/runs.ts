@@ -83,7 +83,8 @@ export async function insertRun(
   sql: Sql,
   input: { runId: string; sid: string; now: number; pid: number | null; detached?: boolean; hubId: string | null },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, detached: input.detached ? 1 : 0 });
+  // a new run id: nothing to learn from the row count, so the insert waits for the batch's next round trip
+  await sql.write(INSERT, { ...input, detached: input.detached ? 1 : 0 });
 }
 
 export async function getRun(sql: Sql, runId: string): Promise<StoredRun | undefined> {
@@ -91,8 +92,17 @@ export async function getRun(sql: Sql, runId: string): Promise<StoredRun | undef
   return row && toRun(row);
 }
 
-/** Ends a live run; false when it had already ended (so nothing ends twice). */
-export async function endRun(sql: Sql, input: { runId: string; status: RunEndStatus; endedAt: number; reason: string | null }): Promise<boolean> {
+/**
+ * Ends a live run; false when it had already ended (so nothing ends twice). `liveHere`: the caller
+ * read the run as live in this PostgreSQL transaction (its session's last run, which every run
+ * write keeps equal to the run's row, under the tenant's lock): then it is ended without waiting
+ * for the row count, in the batch's next round trip.
+ */
+export async function endRun(sql: Sql, input: { runId: string; status: RunEndStatus; endedAt: number; reason: string | null }, options: { liveHere?: boolean } = {}): Promise<boolean> {
+  if (options.liveHere && sql.dialect === 'postgres') {
+    await sql.write(END, input);
+    return true;
+  }
   return (await sql.run(END, input)).changes > 0;
 }
 

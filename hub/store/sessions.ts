@@ -3,6 +3,11 @@ import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from
 import { listSessionsParams, listSessionsQuery, type SessionListQuery } from './session-list.js';
 import { projectPathOf } from '../../shared/project.js';
 import type { Sql } from './sql.js';
+import { noPendingApprovalsYet } from './approvals.js';
+import { noTakerYet } from './message-takers.js';
+import { noQueuedMessagesYet } from './messages.js';
+import { noResumeTokensYet } from './resume-tokens.js';
+import { noUsageYet } from './usage.js';
 
 export interface StoredSession {
   sid: string;
@@ -269,9 +274,31 @@ export async function insertSession(
   sql: Sql,
   input: { sid: string; namespace: string; tag: string; flavor: string; parentSid: string | null; metadata: JsonObject; now: number },
 ): Promise<void> {
-  await sql.run(INSERT, { ...input, metadata: JSON.stringify(input.metadata), ...searchColumnsOf(input.metadata) });
-  sql.rowCache?.delete(tagKey(input.namespace, input.tag));
-  afterWrite(sql, input.sid);
+  const params = { ...input, metadata: JSON.stringify(input.metadata), ...searchColumnsOf(input.metadata) };
+  if (sql.dialect !== 'postgres') {
+    await sql.run(INSERT, params);
+    sql.rowCache?.delete(tagKey(input.namespace, input.tag));
+    afterWrite(sql, input.sid);
+    return;
+  }
+  // PostgreSQL: the row is known as INSERT writes it, and a new session has no rows elsewhere yet,
+  // so the transaction's reads of it cost nothing and the insert waits for the batch's next round
+  // trip (the tenant's lock keeps another insert of the tag out)
+  await sql.write(INSERT, params);
+  remember(sql, toSession({
+    sid: input.sid, namespace: input.namespace, tag: input.tag, flavor: input.flavor, parent_sid: input.parentSid,
+    created_at: input.now, updated_at: input.now, metadata: params.metadata, metadata_version: 1, agent_state: null, agent_state_version: 1,
+    lifecycle_state: 'running', lifecycle_since: input.now, lifecycle_reason: null, lifecycle_by: 'runner',
+    last_run_id: null, last_run_status: null, last_run_ended_at: null, last_run_reason: null, current_turn_id: null,
+    last_activity_at: input.now, active: 0, active_at: null, alive_at: null, thinking: 0,
+    attention_kind: null, attention_since: null, attention_message: null, attention_tool: null,
+    first_prompt: null, first_prompt_at: null, last_prompt: null, last_prompt_at: null,
+  }));
+  noTakerYet(sql, input);
+  noQueuedMessagesYet(sql, input.sid);
+  noPendingApprovalsYet(sql, input.sid);
+  noResumeTokensYet(sql, input.sid);
+  noUsageYet(sql, input.sid);
 }
 
 export async function updateMetadata(
@@ -339,7 +366,10 @@ export async function updateLifecycle(
   input: { sid: string; state: LifecycleState; since: number; reason: string | null; by: Writer | null },
 ): Promise<void> {
   await sql.write(UPDATE_LIFECYCLE, input);
-  afterWrite(sql, input.sid);
+  afterWrite(sql, input.sid, (session) => {
+    session.lifecycle = { state: input.state, since: input.since, reason: input.reason, by: input.by };
+    session.updatedAt = input.since;
+  });
 }
 
 export async function updateLastRun(
@@ -347,12 +377,17 @@ export async function updateLastRun(
   input: { sid: string; runId: string; status: RunStatus; endedAt: number | null; reason: string | null; now: number },
 ): Promise<void> {
   await sql.write(UPDATE_LAST_RUN, input);
-  afterWrite(sql, input.sid);
+  afterWrite(sql, input.sid, (session) => {
+    session.lastRun = { runId: input.runId, status: input.status, endedAt: input.endedAt, reason: input.reason };
+    session.updatedAt = input.now;
+  });
 }
 
 export async function updateFlavor(sql: Sql, input: { sid: string; flavor: string }): Promise<void> {
   await sql.write(UPDATE_FLAVOR, input);
-  afterWrite(sql, input.sid);
+  afterWrite(sql, input.sid, (session) => {
+    session.flavor = input.flavor;
+  });
 }
 
 export async function updateCurrentTurn(sql: Sql, input: { sid: string; turnId: string | null; now: number }): Promise<void> {

@@ -254,6 +254,7 @@ export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnS
     turn.response = input.response ?? turn.response;
   });
   await sql.write(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
+  noRunningToolsIn(sql, input.turnId);
   cachedActivities(sql, (activity) => (activity.turnId === input.turnId && activity.status === 'running' ? 'drop' : true));
   return true;
 }
@@ -271,10 +272,54 @@ export async function touchTurn(sql: Sql, input: { turnId: string; at: number })
   await sql.write(TOUCH_TURN, input);
 }
 
+/*
+ * The turns with tools still running, per session, read for a PostgreSQL batch whose writes end
+ * sessions (prefetchRunningToolTurns): `running-tool-turns:<sid>`. A tool started in the
+ * transaction adds its turn; one ended or a turn closed drops the session's entry (read again if wanted).
+ */
+const runningTurnsKey = (sid: string) => `running-tool-turns:${sid}`;
+
+const TURNS_WITH_RUNNING_OF_SESSIONS = `
+  SELECT DISTINCT s.sid AS session_sid, a.turn_id FROM sessions s LEFT JOIN activities a ON a.sid = s.sid AND a.status = 'running'
+  WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+
+/** The turns with tools still running of these sessions (by sid or tag), in one statement. */
+export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  const cache = activityCacheOf(sql);
+  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const bySid = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = bySid.get(row.session_sid) ?? [];
+    if (row.turn_id !== null) list.push(row.turn_id);
+    bySid.set(row.session_sid, list);
+  }
+  for (const [sid, list] of bySid) if (!cache.has(runningTurnsKey(sid))) cache.set(runningTurnsKey(sid), list);
+}
+
+/** The turn's running tools were all abandoned: it leaves every list of turns with tools running. */
+function noRunningToolsIn(sql: Sql, turnId: string): void {
+  const cache = activityCacheOf(sql);
+  if (!cache) return;
+  for (const [key, value] of cache) {
+    if (key.startsWith('running-tool-turns:')) cache.set(key, (value as string[]).filter((id) => id !== turnId));
+  }
+}
+
+function forgetRunningTurns(sql: Sql, sid?: string): void {
+  const cache = activityCacheOf(sql);
+  if (!cache) return;
+  if (sid !== undefined) cache.delete(runningTurnsKey(sid));
+  else for (const key of [...cache.keys()]) if (key.startsWith('running-tool-turns:')) cache.delete(key);
+}
+
 /** The session ended: every tool of it still running ends `abandoned`. Answers the turns that changed. */
 export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: string; endedAt: number }): Promise<string[]> {
-  const turnIds = (await sql.all(TURNS_WITH_RUNNING_OF_SESSION, { sid: input.sid }) as { turn_id: string }[]).map((row) => row.turn_id);
-  if (turnIds.length > 0) await sql.run(ABANDON_RUNNING_OF_SESSION, input);
+  const known = activityCacheOf(sql)?.get(runningTurnsKey(input.sid)) as string[] | undefined;
+  const turnIds = known ? [...known] : (await sql.all(TURNS_WITH_RUNNING_OF_SESSION, { sid: input.sid }) as { turn_id: string }[]).map((row) => row.turn_id);
+  // nothing to learn from the row count: the update waits for the batch's next round trip
+  if (turnIds.length > 0) await sql.write(ABANDON_RUNNING_OF_SESSION, input);
+  activityCacheOf(sql)?.set(runningTurnsKey(input.sid), []);
   cachedActivities(sql, (activity) => (activity.sid === input.sid && activity.status === 'running' ? 'drop' : true));
   return turnIds;
 }
@@ -345,6 +390,8 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+  const running = activityCacheOf(sql)?.get(runningTurnsKey(input.sid)) as string[] | undefined;
+  if (input.status === 'running' && running && !running.includes(input.turnId)) running.push(input.turnId);
   if (input.toolUseId !== null) {
     const { sid, toolUseId, ...activity } = input;
     activityCacheOf(sql)?.set(activityKey(sid, toolUseId), { ...activity, toolUseId, sid, input: activity.input, output: activity.output } satisfies CachedActivity);
@@ -373,6 +420,8 @@ export async function completeActivity(
     if (!COMPLETABLE.has(known.status)) return false;
     await sql.write(COMPLETE_ACTIVITY, params);
   } else if ((await sql.run(COMPLETE_ACTIVITY, params)).changes === 0) return false;
+  // whether its turn has other tools running is not known here: its session's list is read again if wanted
+  forgetRunningTurns(sql, known?.sid);
   cachedActivities(sql, (activity) => {
     if (activity.activityId !== input.activityId) return true;
     // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters

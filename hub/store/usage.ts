@@ -96,13 +96,45 @@ export async function getSessionTurnsUsage(sql: Sql, sid: string): Promise<Map<s
 
 /** Writes a turn's usage of these models (their whole new values). */
 export async function putTurnUsage(sql: Sql, turn: { turnId: string; sid: string; namespace: string; openedAt: number }, usage: readonly ModelUsage[]): Promise<void> {
-  for (const entry of usage) {
-    await sql.run(UPSERT, { turnId: turn.turnId, sid: turn.sid, namespace: turn.namespace, at: turn.openedAt, ...entry });
-  }
-  turnWritten(sql, turn.turnId);
+  // nothing to learn from the row counts: the upserts wait for the batch's next round trip
+  for (const entry of usage) await sql.write(UPSERT, { turnId: turn.turnId, sid: turn.sid, namespace: turn.namespace, at: turn.openedAt, ...entry });
+  // a cached turn takes the same values (by model, as USAGE_OF_TURN orders them); the session's totals are read again
+  turnWritten(sql, turn.turnId, (cached) => {
+    const byModel = new Map(cached.usage.map((entry) => [entry.model, entry]));
+    for (const entry of usage) byModel.set(entry.model, { ...entry });
+    cached.usage = [...byModel.values()].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+  });
+  totalsCacheOf(sql)?.delete(totalsKey(turn.sid));
+}
+
+/*
+ * A session created in a PostgreSQL transaction has no usage yet (noUsageYet): its snapshots in
+ * that transaction read no totals. Any usage write drops what is known.
+ */
+const totalsKey = (sid: string) => `usage-totals:${sid}`;
+const totalsCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+
+/** A session created in this PostgreSQL transaction has no usage yet. */
+export function noUsageYet(sql: Sql, sid: string): void {
+  totalsCacheOf(sql)?.set(totalsKey(sid), toTotals(undefined));
+}
+
+const TOTALS_OF_SESSIONS = `
+  SELECT s.sid AS session_sid, ${TOTALS} FROM sessions s LEFT JOIN turn_usage ON turn_usage.sid = s.sid
+  WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))
+  GROUP BY s.sid`;
+
+/** These sessions' (by sid or tag) usage totals, for a PostgreSQL batch whose writes show them whole, in one statement. */
+export async function prefetchSessionUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
+  const cache = totalsCacheOf(sql);
+  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  const rows = await sql.all<TotalsRow & { session_sid: string }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  for (const row of rows) if (!cache.has(totalsKey(row.session_sid))) cache.set(totalsKey(row.session_sid), toTotals(row));
 }
 
 export async function getSessionUsage(sql: Sql, sid: string): Promise<UsageTotals> {
+  const known = totalsCacheOf(sql)?.get(totalsKey(sid)) as UsageTotals | undefined;
+  if (known) return { ...known };
   return toTotals(await sql.get<TotalsRow>(SESSION_TOTALS, { sid }));
 }
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
+import { archive, endSession } from '../../hub/lifecycle/session-events.js';
 import { applyHookEvents } from '../../hub/lifecycle/hook-events.js';
 import { recordToolUse, submitPrompt } from '../../hub/lifecycle/turn-events.js';
 import { createLogger } from '../../hub/log.js';
@@ -16,7 +17,7 @@ import { queueMessage } from '../../hub/people/messages.js';
 import { listPendingApprovals } from '../../hub/store/approvals.js';
 import { listQueuedMessages } from '../../hub/store/messages.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
-import { getSessionByTag } from '../../hub/store/sessions.js';
+import { getSession, getSessionByTag } from '../../hub/store/sessions.js';
 import { findActivityByToolUseId, listTurns } from '../../hub/store/turns.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -74,7 +75,7 @@ describe('round trips of a batch (PostgreSQL)', () => {
     expect(costs).toEqual([2, 2, 2]);
   }, 60_000);
 
-  it('a batch mixing hook events of several sessions (a prompt, a tool started and one ended, a stop), runner prompts and tool calls, title-less patches, approvals and messages costs 2 round trips at 1, 10 and 100 events', async () => {
+  it('a batch mixing every kind of event (hook prompts, tool starts and ends, stops, session starts and ends; runner sessions started, ended and archived, prompts and tool calls; title-less patches, approvals, messages) costs 2 round trips at 1, 10 and 100 events', async () => {
     const { deps } = await counted();
     const actor = runnerActor();
     const agent = { ...actor, socketId: undefined };
@@ -93,20 +94,26 @@ describe('round trips of a batch (PostgreSQL)', () => {
       await submitPrompt(deps, actor, { sid: session.sid, prompt: 'p' });
       return session.sid;
     }));
-    /** The i-th event of a batch: one of nine kinds, each to a session of its own. */
+    /** The i-th event of a batch: one of fourteen kinds, each to a session of its own. */
+    const KINDS = 14;
     const event = (i: number): Promise<unknown> => {
       const tag = tags[i]!;
       const sid = sids[i]!;
-      switch (i % 9) {
+      switch (i % KINDS) {
         case 0: return hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { i }, tool_use_id: `tu${i}` });
         case 1: return hook(tag, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { i }, tool_response: 'ok', tool_use_id: `running-${i}` });
         case 2: return hook(tag, { hook_event_name: 'Stop' });
         case 3: return hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: `next step ${i}` });
-        case 4: return recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `rt${i}` });
-        case 5: return submitPrompt(deps, actor, { sid, prompt: `again ${i}` });
-        case 6: return updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } });
-        case 7: return openApproval(deps, actor, { sid, tool: 'Bash', input: { command: `rm ${i}` } });
-        default: return queueMessage(deps, person, { sid, text: `please also ${i}`, by: { tokenId: 'token', label: null } });
+        case 4: return hook(`new-agent-${i}`, { hook_event_name: 'SessionStart', source: 'startup' });
+        case 5: return hook(tag, { hook_event_name: 'SessionEnd', reason: 'exit' });
+        case 6: return recordToolUse(deps, actor, { sid, tool: 'Bash', input: { i }, output: 'ok', toolUseId: `rt${i}` });
+        case 7: return submitPrompt(deps, actor, { sid, prompt: `again ${i}` });
+        case 8: return updateMetadata(deps, actor, { sid, expectedVersion: 1, patch: { step: i } });
+        case 9: return openApproval(deps, actor, { sid, tool: 'Bash', input: { command: `rm ${i}` } });
+        case 10: return queueMessage(deps, person, { sid, text: `please also ${i}`, by: { tokenId: 'token', label: null } });
+        case 11: return startSession(deps, actor, { tag: `new-runner-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+        case 12: return endSession(deps, actor, { sid, reason: 'exit' });
+        default: return archive(deps, actor, { sid, reason: 'user' });
       }
     };
     const costs: number[] = [];
@@ -124,12 +131,24 @@ describe('round trips of a batch (PostgreSQL)', () => {
     }
     // BEGIN with the locks and every read of the batch; the writes with COMMIT
     expect(costs).toEqual([2, 2, 2]);
-    // and each did what it says: the running tools ended, the prompts opened turns, the approvals and messages wait
+    // and each did what it says: the running tools ended, the prompts opened turns, the approvals and
+    // messages wait, the new sessions run, the ended ones ended and the archived ones are archived
     const sidOf = async (tag: string) => (await getSessionByTag(store!, { namespace: actor.namespace, tag }))!.sid;
-    for (let i = 1; i < 111; i += 9) expect((await findActivityByToolUseId(store!, { sid: await sidOf(tags[i]!), toolUseId: `running-${i}` }))?.status).toBe('done');
-    for (let i = 3; i < 111; i += 9) expect((await listTurns(store!, await sidOf(tags[i]!))).map((turn) => turn.prompt)).toEqual(['p', `next step ${i}`]);
-    for (let i = 7; i < 111; i += 9) expect(await listPendingApprovals(store!, sids[i]!)).toHaveLength(1);
-    for (let i = 8; i < 111; i += 9) expect((await listQueuedMessages(store!, sids[i]!)).map((message) => message.text)).toEqual([`please also ${i}`]);
+    const every = (kind: number) => Array.from({ length: 111 }, (_, i) => i).filter((i) => i % KINDS === kind);
+    for (const i of every(1)) expect((await findActivityByToolUseId(store!, { sid: await sidOf(tags[i]!), toolUseId: `running-${i}` }))?.status).toBe('done');
+    for (const i of every(3)) expect((await listTurns(store!, await sidOf(tags[i]!))).map((turn) => turn.prompt)).toEqual(['p', `next step ${i}`]);
+    for (const i of every(4)) expect((await getSessionByTag(store!, { namespace: actor.namespace, tag: `new-agent-${i}` }))?.lifecycle.state).toBe('running');
+    for (const i of every(5)) {
+      const ended = (await getSessionByTag(store!, { namespace: actor.namespace, tag: tags[i]! }))!;
+      expect([ended.lifecycle.state, ended.lastRun?.status]).toEqual(['ended', 'success']);
+      // the tool it left running was abandoned with it
+      expect((await findActivityByToolUseId(store!, { sid: ended.sid, toolUseId: `running-${i}` }))?.status).toBe('abandoned');
+    }
+    for (const i of every(9)) expect(await listPendingApprovals(store!, sids[i]!)).toHaveLength(1);
+    for (const i of every(10)) expect((await listQueuedMessages(store!, sids[i]!)).map((message) => message.text)).toEqual([`please also ${i}`]);
+    for (const i of every(11)) expect((await getSessionByTag(store!, { namespace: actor.namespace, tag: `new-runner-${i}` }))?.lastRun?.status).toBe('running');
+    for (const i of every(12)) expect((await getSession(store!, { namespace: actor.namespace, sid: sids[i]! }))?.lifecycle.state).toBe('ended');
+    for (const i of every(13)) expect((await getSession(store!, { namespace: actor.namespace, sid: sids[i]! }))?.lifecycle.state).toBe('archived');
   }, 120_000);
 
   it('hook events as the installed bridge sends them (each with its session\'s taker proof, the Stop taking what is queued) cost 2 round trips at 1, 10 and 100 events', async () => {
