@@ -2,6 +2,7 @@ import type { Approval, ApprovalStatus } from '../../shared/protocol/attention.j
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 interface ApprovalRow {
   approval_id: string;
@@ -85,7 +86,7 @@ const SELECT_PENDING_OF_SESSIONS = `
 export async function prefetchPendingApprovals(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
   const lists = new Map<string, Approval[]>();
   for (const row of rows) {
     const list = lists.get(row.session_sid) ?? [];

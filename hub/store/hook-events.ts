@@ -8,6 +8,7 @@
  * of these tables on its own while the lock is held (issue 31).
  */
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 export interface HookSessionRow {
   turnsEnded: number;
@@ -46,8 +47,8 @@ export async function prefetchHookRows(sql: Sql, input: { namespace: string; tag
   const tags = input.tags.filter((tag) => !cache.has(sessionKey(input.namespace, tag)));
   const eventIds = input.eventIds.filter((id) => !cache.has(eventKey(input.namespace, id)));
   const [sessions, events] = await Promise.all([
-    tags.length === 0 ? [] : sql.all<SessionRow & { tag: string }>(SELECT_MANY_SESSIONS, { namespace: input.namespace, tags: JSON.stringify(tags) }),
-    eventIds.length === 0 ? [] : sql.all<{ event_id: string; outcome: string }>(SELECT_MANY_EVENTS, { namespace: input.namespace, eventIds: JSON.stringify(eventIds) }),
+    tags.length === 0 ? [] : sql.all<SessionRow & { tag: string }>(SELECT_MANY_SESSIONS, { namespace: input.namespace, tags: keyList(tags) }),
+    eventIds.length === 0 ? [] : sql.all<{ event_id: string; outcome: string }>(SELECT_MANY_EVENTS, { namespace: input.namespace, eventIds: keyList(eventIds) }),
   ]);
   for (const tag of tags) cache.set(sessionKey(input.namespace, tag), null);
   for (const row of sessions) cache.set(sessionKey(input.namespace, row.tag), toSessionRow(row));

@@ -8,6 +8,7 @@
  * (SQLite, a runner's own prompt ids, a session the batch created) reads the database as before.
  */
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 /** A prompt id derived by the hub for a hook event, at the session's turn counter. */
 export function hookPromptId(turnsEnded: number, digest: string): string {
@@ -41,7 +42,7 @@ export async function prefetchHookPromptTurns(sql: Sql, input: { namespace: stri
   if (!cache || input.tags.length === 0) return;
   const rows = await sql.all<{ session_sid: string; counter: number | string; prompt_id: string | null; turn_id: string | null }>(PROMPT_TURNS_AT_COUNTER, {
     namespace: input.namespace,
-    tags: JSON.stringify(input.tags),
+    tags: keyList(input.tags),
   });
   for (const row of rows) {
     let entry = cache.get(keyOf(row.session_sid)) as PromptTurns | undefined;

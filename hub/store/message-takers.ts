@@ -1,4 +1,5 @@
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 /** A session's registered taker: the sha256 of its key, and the process that last proved it (shown as who took a runner's message). */
 export interface StoredTaker {
@@ -32,7 +33,7 @@ const SELECT_OF_SESSIONS = `
 export async function prefetchTakers(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<{ session_sid: string; key_hash: string | null; process: string | null }>(SELECT_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const rows = await sql.all<{ session_sid: string; key_hash: string | null; process: string | null }>(SELECT_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
   for (const row of rows) {
     const key = takerKey(input.namespace, row.session_sid);
     if (!cache.has(key)) cache.set(key, row.key_hash === null ? null : { keyHash: row.key_hash, process: row.process ?? '' });

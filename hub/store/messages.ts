@@ -1,5 +1,6 @@
 import type { Message, MessageState } from '../../shared/protocol/messages.js';
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 interface MessageRow {
   message_id: string;
@@ -73,7 +74,7 @@ const SELECT_QUEUED_OF_SESSIONS = `
 export async function prefetchQueuedMessages(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
   const lists = new Map<string, Message[]>();
   for (const row of rows) {
     const list = lists.get(row.session_sid) ?? [];

@@ -1,4 +1,5 @@
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 
 export interface ResumeTokenState {
   key: string;
@@ -47,7 +48,7 @@ export async function prefetchResumeTokens(sql: Sql, input: { namespace: string;
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
   const rows = await sql.all<{ session_sid: string; key: string | null; value: string; since: number; rejected: number }>(SELECT_OF_SESSIONS, {
-    namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags),
+    namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags),
   });
   for (const row of rows) {
     if (cache.has(allKnownKey(row.session_sid))) continue;

@@ -8,6 +8,7 @@ import { noTakerYet } from './message-takers.js';
 import { noQueuedMessagesYet } from './messages.js';
 import { noResumeTokensYet } from './resume-tokens.js';
 import { noUsageYet } from './usage.js';
+import { keyList } from './key-lists.js';
 
 export interface StoredSession {
   sid: string;
@@ -232,7 +233,7 @@ export async function prefetchSessions(sql: Sql, input: { namespace: string; sid
   if (!sql.rowCache || input.sids.length === 0) return;
   const missing = input.sids.filter((sid) => !sql.rowCache!.has(cacheKey(sid)));
   if (missing.length === 0) return;
-  for (const row of await sql.all(SELECT_MANY_BY_SID, { namespace: input.namespace, sids: JSON.stringify(missing) }) as SessionRow[]) {
+  for (const row of await sql.all(SELECT_MANY_BY_SID, { namespace: input.namespace, sids: keyList(missing) }) as SessionRow[]) {
     remember(sql, toSession(row));
   }
 }
@@ -242,12 +243,18 @@ export async function prefetchSessionsByTag(sql: Sql, input: { namespace: string
   if (!sql.rowCache || input.tags.length === 0) return;
   const missing = input.tags.filter((tag) => !sql.rowCache!.has(tagKey(input.namespace, tag)));
   if (missing.length === 0) return;
-  for (const row of await sql.all(SELECT_MANY_BY_TAG, { namespace: input.namespace, tags: JSON.stringify(missing) }) as SessionRow[]) {
+  const found = new Set<string>();
+  for (const row of await sql.all(SELECT_MANY_BY_TAG, { namespace: input.namespace, tags: keyList(missing) }) as SessionRow[]) {
     remember(sql, toSession(row));
+    found.add(row.tag);
   }
   // a tag with no session is known absent for the transaction (its lock keeps other writers out): an
-  // agent's first events (SessionStart) look it up more than once; insertSession ends the absence
-  if (sql.dialect === 'postgres') for (const tag of missing) if (!sql.rowCache.has(tagKey(input.namespace, tag))) sql.rowCache.set(tagKey(input.namespace, tag), null);
+  // agent's first events (SessionStart) look it up more than once; insertSession ends the absence.
+  // (A tag holding U+0000 is stored with U+FFFD: found under that spelling, it is looked up again.)
+  if (sql.dialect !== 'postgres') return;
+  for (const tag of missing) {
+    if (!found.has(tag.replaceAll('\u0000', '\uFFFD')) && !sql.rowCache.has(tagKey(input.namespace, tag))) sql.rowCache.set(tagKey(input.namespace, tag), null);
+  }
 }
 
 /** A session of the namespace; another namespace's session is exactly as absent as a missing one. */

@@ -4,6 +4,7 @@ import type { Sql } from './sql.js';
 import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
+import { keyList } from './key-lists.js';
 
 interface TurnRow {
   turn_id: string;
@@ -173,7 +174,7 @@ const CURRENT_TURNS = `
 export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   if (sql.dialect !== 'postgres' || !sql.rowCache || (input.sids.length === 0 && input.tags.length === 0)) return;
   const [rows, usage] = await Promise.all([
-    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) }),
+    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) }),
     getCurrentTurnsUsage(sql, input),
   ]);
   for (const row of rows) if (!cachedTurn(sql, row.turn_id)) rememberTurn(sql, toTurn(row, usage.get(row.turn_id) ?? []));
@@ -220,7 +221,7 @@ export async function prefetchActivities(sql: Sql, input: { namespace: string; w
   const tags = [...new Set(input.wanted.flatMap(({ tag }) => (tag === undefined ? [] : [tag])))];
   const toolUseIds = [...new Set(input.wanted.map(({ toolUseId }) => toolUseId))];
   const rows = await sql.all<ActivityRow & { session_sid: string; session_tag: string }>(ACTIVITIES_OF_SESSIONS, {
-    namespace: input.namespace, sids: JSON.stringify(sids), tags: JSON.stringify(tags), toolUseIds: JSON.stringify(toolUseIds),
+    namespace: input.namespace, sids: keyList(sids), tags: keyList(tags), toolUseIds: keyList(toolUseIds),
   });
   const sidOfTag = new Map(rows.map((row) => [row.session_tag, row.session_sid]));
   const found = new Set(rows.map((row) => row.session_sid));
@@ -287,7 +288,7 @@ const TURNS_WITH_RUNNING_OF_SESSIONS = `
 export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = activityCacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
   const bySid = new Map<string, string[]>();
   for (const row of rows) {
     const list = bySid.get(row.session_sid) ?? [];

@@ -5,6 +5,7 @@
 import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
 import type { Query, Sql } from './sql.js';
 import { turnWritten } from './turn-cache.js';
+import { keyList } from './key-lists.js';
 
 interface UsageRow {
   turn_id: string;
@@ -76,7 +77,7 @@ const USAGE_OF_CURRENT_TURNS = `
 
 /** The usage of the current turns of these sessions (by sid or tag), by turn id: PostgreSQL's batch reads (turns.ts). */
 export async function getCurrentTurnsUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<Map<string, ModelUsage[]>> {
-  return byTurnId(await sql.all<UsageRow>(USAGE_OF_CURRENT_TURNS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) }));
+  return byTurnId(await sql.all<UsageRow>(USAGE_OF_CURRENT_TURNS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) }));
 }
 
 function byTurnId(rows: readonly UsageRow[]): Map<string, ModelUsage[]> {
@@ -128,7 +129,7 @@ const TOTALS_OF_SESSIONS = `
 export async function prefetchSessionUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = totalsCacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<TotalsRow & { session_sid: string }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: JSON.stringify(input.sids), tags: JSON.stringify(input.tags) });
+  const rows = await sql.all<TotalsRow & { session_sid: string }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
   for (const row of rows) if (!cache.has(totalsKey(row.session_sid))) cache.set(totalsKey(row.session_sid), toTotals(row));
 }
 
