@@ -8,6 +8,9 @@ import { timelineSteps } from '../timeline-steps.js';
 import { ToolLine } from './tool-line.js';
 import { Word } from './word.js';
 
+/** The agent's words between tool lines show this much before "show all": the timeline stays scannable on a phone. */
+const SAID_CLAMP_CHARS = 320;
+
 /**
  * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number,
  *   approvals: readonly import('../../../shared/protocol/attention.js').Approval[] }} props
@@ -37,7 +40,7 @@ export function TurnItem({ turn, now, approvals }) {
         step.kind === 'tool'
           ? html`<${ToolLine} key=${step.activity.activityId} activity=${step.activity} approvals=${approvals} now=${now} />`
           : html`<li key=${`said-${i}`} class="said" data-said=${i}>
-              <${ClampedText} tag="pre" class="text" text=${step.said.text} />
+              <${ClampedText} tag="pre" class="text" text=${step.said.text} max=${SAID_CLAMP_CHARS} />
             </li>`,
       )}
     </ol>`}
