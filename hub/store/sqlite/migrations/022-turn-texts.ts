@@ -12,7 +12,7 @@ CREATE TABLE turn_texts (
   turn_id TEXT NOT NULL,
   at INTEGER NOT NULL,
   text TEXT NOT NULL,
-  truncated INTEGER NOT NULL DEFAULT 0,
+  cut INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (sid, event_id, idx)
 );
 CREATE INDEX turn_texts_by_turn ON turn_texts (turn_id, at);
