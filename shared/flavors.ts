@@ -104,6 +104,12 @@ export interface FlavorDeclaration {
      * text (the payload's `response` field, above) (hub/hook/turn-usage.ts).
      */
     awaitsResponse?: true;
+    /**
+     * The reader's text blocks are the agent's own words: the bridge sends those written since its
+     * last read with each tool hook (tool-start, tool-use, tool-failure) and the turn-stop, for the
+     * turn timeline (hub/hook/agent-texts.ts; docs/hooks.md).
+     */
+    texts?: true;
   };
   /**
    * The turn-stop payload field that carries the turn's usage itself, as the hub's usage reports
@@ -377,7 +383,7 @@ const declarations: FlavorDeclaration[] = [
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
     // Claude Code 2.1.197 queues transcript writes and flushes them every 100 ms (FLUSH_INTERVAL_MS),
     // and fires Stop without waiting for the flush: the closing message may not be on disk yet
-    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true },
+    transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true, texts: true },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
     runner: { cli: 'claude', driver: 'claude-stream-json' },
   },

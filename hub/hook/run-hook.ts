@@ -22,6 +22,7 @@ import { isWriteError, sendUnspooled } from './send-unspooled.js';
 import { hubOrigin, targetDir, targetKey, unsetDir } from './spool-target.js';
 import { defaultSpoolDir, Spool, type SpooledEvent } from './spool.js';
 import { turnUsage } from './turn-usage.js';
+import { agentTexts } from './agent-texts.js';
 
 export interface HookOutcome {
   /** What happened to this payload: spooled (and maybe delivered), sent without the spool, or refused as a bad call. */
@@ -125,6 +126,10 @@ export async function runHook(
       const read = await turnUsage(flavor, payload, tag, spool.state(), hookName);
       if (read.usage) event.usage = read.usage;
       if (read.problem) outcome.errors.push(read.problem);
+      // the agent's words since the last read, after the usage read waited for the closing text
+      const said = await agentTexts(flavor, payload, tag, spool.state(), hookName);
+      if (said.texts) event.texts = said.texts;
+      if (said.problem) outcome.errors.push(said.problem);
       if (!target) spool.state().lastError = { at: Date.now(), kind: 'not-configured', message: 'SESSION_HUB_URL and SESSION_HUB_TOKEN are not both set' };
       if (seq === undefined) spool.append(event);
       else spool.appendTaken({ ...event, seq });

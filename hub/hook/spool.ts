@@ -37,6 +37,8 @@ export interface SpoolState {
    */
   /** `model`: the one the turn-stop's payload named, for the session-end's read of that turn (its payload names none). */
   turnStarts?: Record<string, { path: string; offset: number; stoppedFrom?: number; model?: string; touchedAt: number }>;
+  /** Per agent session: its transcript and where the agent's words were last read to (hub/hook/agent-texts.ts). */
+  textOffsets?: Record<string, { path: string; offset: number; touchedAt: number }>;
 }
 
 /** This process lost the spool lock (frozen past its age rule): it writes nothing more. */
@@ -208,8 +210,9 @@ export class Spool {
     const newest = <T>(record: Record<string, T>, at: (value: T) => number) =>
       Object.fromEntries(Object.entries(record).sort(([, a], [, b]) => at(b) - at(a)).slice(0, MAX_SESSIONS));
     const turnStarts = state.turnStarts && newest(state.turnStarts, (t) => t.touchedAt);
+    const textOffsets = state.textOffsets && newest(state.textOffsets, (t) => t.touchedAt);
     this.guard();
-    atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at), ...(turnStarts ? { turnStarts } : {}) }));
+    atomicWrite(this.stateFile, JSON.stringify({ ...state, seqs: newest(state.seqs, (s) => s.touchedAt), told: newest(state.told, (at) => at), ...(turnStarts ? { turnStarts } : {}), ...(textOffsets ? { textOffsets } : {}) }));
     this.savedJson = JSON.stringify(state);
   }
 

@@ -22,16 +22,23 @@ export interface TranscriptUsage {
   /** Why the transcript was not (wholly) read, for the hook's stderr; the hook goes on. */
   problem?: string;
   /**
-   * The assistant's text blocks read, where the format has them: the bridge checks the turn's
-   * closing text is among them before trusting the read (turn-usage.ts).
+   * The assistant's text blocks read, in order, with the time of their line where it has one, where
+   * the format has them: the bridge checks the turn's closing text is among them before trusting
+   * the read (turn-usage.ts), and sends them as the agent's words (agent-texts.ts).
    */
-  texts?: string[];
+  texts?: TranscriptText[];
+}
+
+export interface TranscriptText {
+  text: string;
+  /** The line's `timestamp` (ms), by the agent machine's clock. */
+  at?: number;
 }
 
 export type ReadOptions = LineReadOptions;
 
 /** The usage an assistant line reports, or undefined for any other line (or one that is not JSON); its text blocks go to `texts`. */
-function usageOfLine(line: string, texts: string[]): (Counted & { key: string | undefined }) | undefined {
+function usageOfLine(line: string, texts: TranscriptText[]): (Counted & { key: string | undefined }) | undefined {
   // most lines are tool results and progress: skip them without parsing
   if (!line.includes('"usage"')) return undefined;
   let entry: unknown;
@@ -40,11 +47,14 @@ function usageOfLine(line: string, texts: string[]): (Counted & { key: string | 
   } catch {
     return undefined;
   }
-  const { type, message, requestId } = (entry ?? {}) as { type?: unknown; message?: unknown; requestId?: unknown };
+  const { type, message, requestId, timestamp } = (entry ?? {}) as { type?: unknown; message?: unknown; requestId?: unknown; timestamp?: unknown };
   const { model, usage, id, content } = (message ?? {}) as { model?: unknown; usage?: unknown; id?: unknown; content?: unknown };
   if (type !== 'assistant' || typeof model !== 'string' || model === '' || typeof usage !== 'object' || usage === null) return undefined;
   if (Array.isArray(content)) {
-    for (const block of content as { type?: unknown; text?: unknown }[]) if (block?.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+    const at = typeof timestamp === 'string' ? Date.parse(timestamp) : NaN;
+    for (const block of content as { type?: unknown; text?: unknown }[]) {
+      if (block?.type === 'text' && typeof block.text === 'string') texts.push({ text: block.text, ...(Number.isFinite(at) ? { at } : {}) });
+    }
   }
   const u = usage as Record<string, unknown>;
   const tokens = {
@@ -63,7 +73,7 @@ function usageOfLine(line: string, texts: string[]): (Counted & { key: string | 
  * counted and reading resumes at its end. Memory: one chunk and one line at a time.
  */
 export async function readUsageSince(path: string, offset: number, options: ReadOptions = {}): Promise<TranscriptUsage> {
-  const texts: string[] = [];
+  const texts: TranscriptText[] = [];
   const read = await countUsageSince(path, offset, (line) => usageOfLine(line, texts), options);
   return { ...read, texts };
 }

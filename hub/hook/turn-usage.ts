@@ -24,7 +24,7 @@ import { usageFromPayload } from './payload-usage.js';
 import { readUsageSince, type TranscriptUsage } from './transcript-usage.js';
 
 /** The reader of each transcript format the registry may declare. */
-const READERS: Record<TranscriptFormat, (path: string, offset: number, model: string | undefined) => Promise<TranscriptUsage>> = {
+export const TRANSCRIPT_READERS: Record<TranscriptFormat, (path: string, offset: number, model: string | undefined) => Promise<TranscriptUsage>> = {
   'claude-jsonl': (path, offset) => readUsageSince(path, offset),
   'gemini-jsonl': (path, offset) => readGeminiUsageSince(path, offset),
   'codex-jsonl': (path, offset, model) => readCodexUsageSince(path, offset, { ...(model ? { model } : {}) }),
@@ -44,7 +44,7 @@ const CLOSING_TEXT_POLL_MS = 25;
 /** Whether a read holds the turn's closing text (the payload's text ends with one of its text blocks). */
 function holdsClosingText(read: TranscriptUsage, closing: string): boolean {
   const wanted = closing.trim();
-  return read.texts === undefined || read.texts.some((text) => text.trim() !== '' && wanted.endsWith(text.trim()));
+  return read.texts === undefined || read.texts.some(({ text }) => text.trim() !== '' && wanted.endsWith(text.trim()));
 }
 
 /**
@@ -64,7 +64,7 @@ async function readTurn(path: string, read: (offset: number) => Promise<Transcri
   return result;
 }
 
-function sizeOf(path: string): number {
+export function sizeOf(path: string): number {
   try {
     return statSync(path).size;
   } catch {
@@ -80,7 +80,7 @@ export async function turnUsage(flavorId: string, payload: Record<string, unknow
   const flavor = getFlavor(flavorId);
   if (flavor?.payloadUsage && hookName !== undefined && flavor.hooks[hookName] === 'turn-stop') return usageFromPayload(payload[flavor.payloadUsage.field], flavor.payloadUsage.field);
   const pathField = flavor?.transcriptUsage?.pathField;
-  const read = flavor?.transcriptUsage ? READERS[flavor.transcriptUsage.format] : undefined;
+  const read = flavor?.transcriptUsage ? TRANSCRIPT_READERS[flavor.transcriptUsage.format] : undefined;
   const action = hookName === undefined ? undefined : flavor?.hooks[hookName];
   const path = pathField === undefined ? undefined : readText(payload, pathField);
   if (path === undefined || read === undefined || tag === null || action === undefined) return {};

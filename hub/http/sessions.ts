@@ -24,6 +24,7 @@ import { listApprovals } from '../store/approvals.js';
 import { listHistory } from '../store/history.js';
 import { listSessionsPage, type StoredSession } from '../store/sessions.js';
 import { listActivities, listTurns } from '../store/turns.js';
+import { listTurnTexts } from '../store/turn-texts.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { FastifyRequest } from 'fastify';
@@ -83,7 +84,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     async (request) => {
       const session = await requireSession(deps.store, identityOf(request), request.params.sid);
       const turns = await listTurns(deps.store, session.sid);
-      return Promise.all(turns.map(async (turn) => ({ ...turn, activities: await listActivities(deps.store, turn.turnId) })));
+      return Promise.all(turns.map(async (turn) => ({ ...turn, activities: await listActivities(deps.store, turn.turnId), texts: await listTurnTexts(deps.store, turn.turnId) })));
     },
   );
 

@@ -13,7 +13,7 @@
  */
 import { getFlavor } from '../../shared/flavors.js';
 import { HubError } from '../../shared/errors.js';
-import type { HookEvent, HookResult } from '../../shared/protocol/hooks.js';
+import type { AgentTextReport, HookEvent, HookResult } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { wakeApprovalWaiters } from '../people/approval-waiters.js';
 import { applyHookForPerson, hookAnswerOf } from '../people/hook-attention.js';
@@ -26,6 +26,7 @@ import { findAppliedHookEvent, getHookSession, recordAppliedHookEvent, saveHookS
 import { getSession, getSessionByTag, type StoredSession } from '../store/sessions.js';
 import { getTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
+import { recordAgentTexts, recordTextsInOpenTurn } from './agent-texts.js';
 import { endSessionWork, finalizeSessionWork } from './session-events.js';
 import { startSessionWork } from './session-start.js';
 import { noteActivity, setPresence } from './transitions.js';
@@ -87,12 +88,21 @@ async function hasOpenTurn(tx: Tx, namespace: string, sid: string): Promise<bool
   return turn?.status === 'open';
 }
 
+/** The agent's words an event carries (docs/hooks.md), by the event's id. */
+interface Said {
+  eventId: string;
+  texts: readonly AgentTextReport[];
+}
+
 /** Runs the mapped action; the hub sid it went to, or null when there was none to go to. */
-async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number, arrivedAt: number): Promise<string | null> {
+async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existing: StoredSession | undefined, tx: Tx, changes: ChangeSet, at: number, arrivedAt: number, said: Said): Promise<string | null> {
   if (hook.action === 'session-start') return start(deps, actor, hook, hook.source ?? 'startup', tx, changes, at);
   const sid = await sessionFor(deps, actor, hook, existing, tx, changes, at);
   if (sid === null) return null;
   const tool = { sid, tool: hook.tool ?? 'unknown', input: hook.input ?? null, ...(hook.toolUseId ? { toolUseId: hook.toolUseId } : {}) };
+  // what the agent wrote before this tool call goes before its line; at a stop, at the turn's end
+  const toolSaid = async (used: { turnId: string; at: number }) => recordAgentTexts(tx, { sid, ...said, turnId: used.turnId, notAfter: used.at });
+  if (hook.action !== 'tool-start' && hook.action !== 'tool-use' && hook.action !== 'tool-failure') await recordTextsInOpenTurn(tx, { namespace: actor.namespace, sid, ...said, at });
   switch (hook.action) {
     case 'prompt-submit':
       // a wake's prompt goes on with the turn its delivery opened, the person's words (issue 34)
@@ -100,13 +110,13 @@ async function applyAction(deps: HubDeps, actor: Actor, hook: MappedHook, existi
       await submitPromptWork(actor, { sid, prompt: hook.prompt ?? '', ...(hook.promptId ? { promptId: hook.promptId } : {}) })(tx, changes, at);
       break;
     case 'tool-start':
-      await recordToolUseWork(actor, tool, 'running')(tx, changes, at);
+      await toolSaid(await recordToolUseWork(actor, tool, 'running')(tx, changes, at));
       break;
     case 'tool-use':
-      await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'done')(tx, changes, at);
+      await toolSaid(await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'done')(tx, changes, at));
       break;
     case 'tool-failure':
-      await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at);
+      await toolSaid(await recordToolUseWork(actor, { ...tool, output: hook.output ?? null }, 'failed')(tx, changes, at));
       break;
     case 'tool-batch':
       // a tool that ended on its own keeps its end (recordToolUseWork completes only a running or abandoned one)
@@ -185,7 +195,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
     // approval hook came too late
     const at = eventTime(event.firedAt, hubNow, known?.lastAt ?? 0);
     const firedAt = firedOnHubClock(event, hubNow);
-    const sid = await applyAction(deps, actor, hook, existing, tx, changes, at, hubNow);
+    const sid = await applyAction(deps, actor, hook, existing, tx, changes, at, hubNow, { eventId: event.id, texts: event.texts ?? [] });
     const attention = sid === null ? { superseded: [] } : await applyHookForPerson(deps, tx, changes, event, hook, { namespace: actor.namespace, sid }, { at, firedAt, hubNow });
     await saveHookSession(tx, {
       namespace: actor.namespace,

@@ -60,7 +60,7 @@ export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePaylo
  * as running until an activity with the same toolUseId arrives `done` or `failed`, which completes
  * it (its output and end time); any other repeat of a toolUseId answers the activity already stored.
  */
-export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status: ActivityStatus): UnitOfWork<{ turnId: string; activityId: string }> {
+export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status: ActivityStatus): UnitOfWork<{ turnId: string; activityId: string; at: number }> {
   return async (tx, changes, now) => {
     const session = await requireSession(tx, actor, payload.sid);
     const output = truncateJsonField(payload.output ?? null, LIMITS.maxToolFieldBytes);
@@ -74,12 +74,13 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
           changes.turn(session.namespace, (await getTurn(tx, existing.turnId))!);
           await noteActivity(tx, changes, session, now);
         }
-        return { turnId: existing.turnId, activityId: existing.activityId };
+        return { turnId: existing.turnId, activityId: existing.activityId, at: existing.at };
       }
     }
     const turn = await turnForActivity(tx, session, now);
     const input = truncateJsonField(payload.input ?? null, LIMITS.maxToolFieldBytes);
     const activityId = randomUUID();
+    const at = Math.min(payload.at ?? now, now);
     await insertActivity(tx, {
       activityId,
       turnId: turn.turnId,
@@ -88,7 +89,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
       tool: payload.tool,
       input: input.value as JsonValue | null,
       output: output.value as JsonValue | null,
-      at: Math.min(payload.at ?? now, now),
+      at,
       truncated: input.truncated || output.truncated,
       status,
       endedAt: status === 'running' ? null : now,
@@ -96,7 +97,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
     await touchTurn(tx, { turnId: turn.turnId, at: now });
     changes.turn(session.namespace, (await getTurn(tx, turn.turnId))!);
     await noteActivity(tx, changes, session, now);
-    return { turnId: turn.turnId, activityId };
+    return { turnId: turn.turnId, activityId, at };
   };
 }
 

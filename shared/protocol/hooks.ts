@@ -8,12 +8,22 @@ import { MAX_APPROVAL_WAIT_MS } from '../approval-wait.js';
 import { idSchema } from './ids.js';
 import { JsonObjectSchema } from './json.js';
 import { MachineIdSchema } from './machines.js';
-import { LIMITS } from './limits.js';
+import { AGENT_TEXT_CUT_MARK, LIMITS } from './limits.js';
 import { TakerSchema } from './messages.js';
 import { EpochMsSchema } from './session.js';
 import { UsageReportsSchema } from './usage.js';
 
 const HOOK_BATCH_MAX_EVENTS = LIMITS.maxHookBatchEvents;
+
+/** One text block of the agent's messages, as the bridge read it from the transcript. */
+export const AgentTextReportSchema = z.object({
+  text: z.string().max(LIMITS.maxAgentTextChars + AGENT_TEXT_CUT_MARK.length, `must be at most ${LIMITS.maxAgentTextChars} characters (the bridge cuts longer texts)`),
+  /** When the agent wrote it (the transcript line's time, by the agent machine's clock), where known. */
+  at: EpochMsSchema.optional(),
+  /** Cut by the bridge at LIMITS.maxAgentTextChars. */
+  cut: z.literal(true).optional(),
+});
+export type AgentTextReport = z.infer<typeof AgentTextReportSchema>;
 
 export const HookEventSchema = z.object({
   /** Chosen by the bridge when the hook fired; a re-sent event carries the same id. */
@@ -56,6 +66,17 @@ export const HookEventSchema = z.object({
    * Code's transcript: docs/usage.md); applied to the open turn like a runner's turn-stop `usage`.
    */
   usage: UsageReportsSchema.optional(),
+  /**
+   * The agent's own words written since the bridge's previous read (its text between tool calls, and
+   * its closing text at a turn-stop), in order, where the flavor's transcript has them
+   * (`transcriptUsage.texts` in shared/flavors.ts): the hub shows them in the turn's timeline, placed
+   * before this event's tool use (docs/hooks.md).
+   */
+  texts: z
+    .array(AgentTextReportSchema)
+    .max(LIMITS.maxAgentTextsPerEvent, `must hold at most ${LIMITS.maxAgentTextsPerEvent} texts`)
+    .refine((texts) => texts.reduce((sum, t) => sum + t.text.length, 0) <= LIMITS.maxAgentTextCharsPerEvent + AGENT_TEXT_CUT_MARK.length, `must hold at most ${LIMITS.maxAgentTextCharsPerEvent} characters together`)
+    .optional(),
   /**
    * The agent's computer (`os.hostname()`) and, where a machine runner is installed on it, that
    * machine's id (shared/machine-config.ts): what lets a session started in a terminal be continued

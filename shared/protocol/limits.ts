@@ -20,4 +20,16 @@ export const LIMITS = {
   maxHookBatchBytes: 1024 * 1024,
   /** POST /api/hooks: events per request. */
   maxHookBatchEvents: 500,
+  /**
+   * The agent's own words sent with a hook event (its text between tool calls, docs/hooks.md): the
+   * bridge cuts a longer text to this many characters and appends AGENT_TEXT_CUT_MARK; the hub
+   * refuses a longer one.
+   */
+  maxAgentTextChars: 20_000,
+  /** Texts one hook event carries at most, and their characters together (a batch stays under maxHookBatchBytes). */
+  maxAgentTextsPerEvent: 50,
+  maxAgentTextCharsPerEvent: 100_000,
 } as const;
+
+/** What the bridge appends to a text it cut at maxAgentTextChars (counted apart from the limit). */
+export const AGENT_TEXT_CUT_MARK = '\n[… cut by the hook bridge at 20,000 characters]';

@@ -96,7 +96,24 @@ export const ActivitySchema = z.object({
 });
 export type Activity = z.infer<typeof ActivitySchema>;
 
-export const TurnWithActivitySchema = TurnSummarySchema.extend({ activities: z.array(ActivitySchema) });
+/**
+ * The agent's own words in a turn: a text block of its messages, between tool calls or at the end
+ * (read by the hook bridge from its transcript: docs/hooks.md). `at` places it among the tool uses
+ * (a text and a tool use at the same time: the text first, as the agent wrote it before the call).
+ */
+export const AgentTextSchema = z.object({
+  at: EpochMsSchema,
+  text: z.string(),
+  /** The bridge cut it at LIMITS.maxAgentTextChars (its end says so). */
+  truncated: z.boolean(),
+});
+export type AgentText = z.infer<typeof AgentTextSchema>;
+
+export const TurnWithActivitySchema = TurnSummarySchema.extend({
+  activities: z.array(ActivitySchema),
+  /** The agent's words, in order; [] when its hooks send none. */
+  texts: z.array(AgentTextSchema),
+});
 export type TurnWithActivity = z.infer<typeof TurnWithActivitySchema>;
 
 /**

@@ -46,7 +46,7 @@ describe('readUsageSince', () => {
     const complete = statSync(file).size;
     const next = fixtureLines[fixtureLines.length - 1]!.replace('msg_01F98LhabVGJf4j2BdysxjKk', 'msg_next').replace('"output_tokens":81', '"output_tokens":7');
     appendFileSync(file, next.slice(0, 200));
-    expect(await readUsageSince(file, 0)).toEqual({ usageByModel: { 'claude-opus-4-6': FIXTURE_TOTALS }, newOffset: complete, texts: ['\n\n'] });
+    expect(await readUsageSince(file, 0)).toEqual({ usageByModel: { 'claude-opus-4-6': FIXTURE_TOTALS }, newOffset: complete, texts: [{ text: '\n\n', at: Date.parse('2026-02-12T16:02:27.718Z') }] });
     appendFileSync(file, `${next.slice(200)}\n`);
     const { usageByModel, newOffset } = await readUsageSince(file, complete);
     expect(usageByModel['claude-opus-4-6']?.outputTokens).toBe(7);

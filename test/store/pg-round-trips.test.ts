@@ -8,6 +8,7 @@ import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { archive, endSession } from '../../hub/lifecycle/session-events.js';
 import { applyHookEvents } from '../../hub/lifecycle/hook-events.js';
+import { listTurnTexts } from '../../hub/store/turn-texts.js';
 import { recordToolUse, submitPrompt } from '../../hub/lifecycle/turn-events.js';
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
@@ -151,13 +152,15 @@ describe('round trips of a batch (PostgreSQL)', () => {
     for (const i of every(13)) expect((await getSession(store!, { namespace: actor.namespace, sid: sids[i]! }))?.lifecycle.state).toBe('archived');
   }, 120_000);
 
-  it('hook events as the installed bridge sends them (each with its session\'s taker proof, the Stop taking what is queued) cost 2 round trips at 1, 10 and 100 events', async () => {
+  it('hook events as the installed bridge sends them (each with its session\'s taker proof, the agent\'s words read from its transcript, the Stop taking what is queued) cost 2 round trips at 1, 10 and 100 events', async () => {
     const { deps } = await counted();
     const agent = { ...runnerActor(), socketId: undefined };
     let hookSeq = 0;
     const takerOf = (tag: string) => ({ key: `key-of-${tag}-0123456789abcdef`, process: `claude ${tag}` });
+    // a tool hook or Stop carries what the agent wrote before it (hub/hook/agent-texts.ts)
+    const said = (payload: object) => ('tool_name' in payload || 'last_assistant_message' in payload ? { texts: [{ text: `said ${hookSeq}`, at: 1_700_000_000_000 }, { text: 'and more' }] } : {});
     const hook = (tag: string, payload: object, take?: true) =>
-      applyHookEvents(deps, agent, [{ id: `b${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, taker: takerOf(tag), ...(take ? { take } : {}), payload: { session_id: tag, cwd: '/p', ...payload } }]);
+      applyHookEvents(deps, agent, [{ id: `b${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, ...said(payload), seq: hookSeq++, taker: takerOf(tag), ...(take ? { take } : {}), payload: { session_id: tag, cwd: '/p', ...payload } }]);
     // 111 agent sessions in an open turn, their takers registered by their first event
     const tags = Array.from({ length: 111 }, (_, i) => `bridge-${i}`);
     await Promise.all(tags.map((tag) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' })));
@@ -180,5 +183,11 @@ describe('round trips of a batch (PostgreSQL)', () => {
       for (const answer of answers) expect(answer.map((result: { outcome: string }) => result.outcome)).toEqual(['applied']);
     }
     expect(costs).toEqual([2, 2, 2]);
+    // the words were written with the batch's commit: each event's, in its turn
+    const sidOf = async (tag: string) => (await getSessionByTag(store!, { namespace: agent.namespace, tag }))!.sid;
+    for (const i of [0, 1, 2, 110]) {
+      const [turn] = await listTurns(store!, await sidOf(tags[i]!));
+      expect((await listTurnTexts(store!, turn!.turnId)).map((t) => t.text), `event ${i}`).toEqual([`said ${111 + i}`, 'and more']);
+    }
   }, 120_000);
 });

@@ -1,11 +1,15 @@
 // @ts-check
-/** One turn as a timeline: the prompt, each tool use, the agent's closing message, and how long it took. */
+/** One turn as a timeline: the prompt, each tool use and the agent's words between them, its closing message, and how long it took. */
 import { html } from '../html.js';
 import { absoluteTime, duration, truncate } from '../format.js';
 import { TURN_STATUS, say } from '../words.js';
 import { ClampedText } from './clamped-text.js';
+import { timelineSteps } from '../timeline-steps.js';
 import { ToolLine } from './tool-line.js';
 import { Word } from './word.js';
+
+/** The agent's words between tool lines show this much before "show all": the timeline stays scannable on a phone. */
+const SAID_CLAMP_CHARS = 320;
 
 /**
  * @param {{ turn: import('../../../shared/protocol/session.js').TurnWithActivity, now: number,
@@ -13,7 +17,7 @@ import { Word } from './word.js';
  */
 export function TurnItem({ turn, now, approvals }) {
   const end = turn.closedAt ?? now;
-  const activities = turn.activities ?? [];
+  const steps = timelineSteps(turn.activities ?? [], turn.texts ?? [], turn.response);
   return html`<li class="turn" data-turn=${turn.turnId} data-status=${turn.status}>
     <div class="turn-head">
       <${Word} said=${say(TURN_STATUS, turn.status)} class=${`turn-status turn-${turn.status}`} />
@@ -30,9 +34,15 @@ export function TurnItem({ turn, now, approvals }) {
         <${ClampedText} tag="pre" class="text" text=${turn.prompt} />
       </details>
     </div>`}
-    ${activities.length > 0 &&
+    ${steps.length > 0 &&
     html`<ol class="tools">
-      ${activities.map((a) => html`<${ToolLine} key=${a.activityId} activity=${a} approvals=${approvals} now=${now} />`)}
+      ${steps.map((step, i) =>
+        step.kind === 'tool'
+          ? html`<${ToolLine} key=${step.activity.activityId} activity=${step.activity} approvals=${approvals} now=${now} />`
+          : html`<li key=${`said-${i}`} class="said" data-said=${i}>
+              <${ClampedText} tag="pre" class="text" text=${step.said.text} max=${SAID_CLAMP_CHARS} />
+            </li>`,
+      )}
     </ol>`}
     ${turn.response != null &&
     html`<div class="step response-step">

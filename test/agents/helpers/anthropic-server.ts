@@ -11,6 +11,8 @@ import { startModelServer, type ModelServer } from './model-server.js';
 export interface ToolCall {
   name: string;
   input: Record<string, unknown>;
+  /** A text the model writes before the call, in the same message (the agent's words between tool calls). */
+  say?: string;
 }
 
 /** One turn: tools called in order (one per step), then the closing text; or every request answered with an API error. */
@@ -46,7 +48,7 @@ export function replyFor(body: Record<string, unknown>, turn: ScriptedTurn, idOf
   if (!hasTools) return [{ type: 'text', text: 'Scripted side answer.' }];
   const step = toolResultsSinceLastPrompt(messages);
   const tool = turn.tools[step];
-  if (tool) return [{ type: 'tool_use', id: idOf(), name: tool.name, input: tool.input }];
+  if (tool) return [...(tool.say === undefined ? [] : [{ type: 'text' as const, text: tool.say }]), { type: 'tool_use', id: idOf(), name: tool.name, input: tool.input }];
   return [{ type: 'text', text: turn.finalText }];
 }
 
