@@ -45,7 +45,7 @@ export function MachinesView({ api, store, role }) {
   return html`<section class="machines">
     <h2>Machines</h2>
     ${machines.length === 0 &&
-    html`<p class="muted" id="no-machines">No machine yet. On a computer of yours, run <code>session-hub runner --root ~/code</code> with a machine token (<code>session-hub token create --role machine --label "my laptop"</code>).</p>`}
+    html`<p class="muted" id="no-machines">No machine yet. On a computer of yours, run <code>session-hub runner --root ~/code</code> with a machine token (<code>session-hub token create --role machine --label "my laptop"</code>; from the repository, <code>npm run hub -- …</code>). It shows here within seconds.</p>`}
     <ul class="machine-list">
       ${machines.map((machine) => {
         const its = sessions.filter((s) => s.metadata.value.machineId === machine.machineId);
