@@ -34,6 +34,11 @@ function versionOf(path: string): Promise<string | null> {
   });
 }
 
+/** The commands the runner looks for on PATH, one per drivable agent ("claude, codex"). */
+export function drivableClis(): string[] {
+  return [...FLAVORS.values()].flatMap((flavor) => (flavor.runner ? [flavor.runner.cli] : []));
+}
+
 /** Every drivable agent found on PATH, with its version. */
 export async function findAgents(pathVar = process.env.PATH ?? ''): Promise<MachineAgent[]> {
   const found = [...FLAVORS.values()].flatMap((flavor) => {

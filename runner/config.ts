@@ -5,6 +5,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveRoots } from './roots.js';
+import { drivableClis } from './agents.js';
 
 export interface RunnerConfig {
   hubUrl: string;
@@ -31,6 +32,8 @@ Options:
 Environment:
   SESSION_HUB_MACHINE_TOKEN   a token of role machine (required):
                               session-hub token create --role machine --label "my laptop"
+
+Agents: the first ${drivableClis().join(' or ')} on this PATH (a warning is logged when none is found).
 
 The machine id is kept in $XDG_CONFIG_HOME/session-hub/machine.json (default ~/.config).
 docs/runner.md has the security model and the agents it can drive.`;

@@ -18,6 +18,7 @@ import {
   type MachineSpawnAck,
 } from '../shared/protocol/machines.js';
 import { agentEnv } from './agent-env.js';
+import { drivableClis } from './agents.js';
 import { AgentRun, SpawnFailed } from './agent-run.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerLog } from './log.js';
@@ -70,6 +71,8 @@ export class Machine {
       const hint = ack.error.code === 'forbidden' ? ' (a machine token is needed: session-hub token create --role machine; a runner token may not register a machine, and a machine id is held by one token)' : '';
       throw new RegisterRefused(`the hub refused machine-register: ${ack.error.code}: ${ack.error.message}${hint}`);
     }
+    // a runner with no agent is online but can start nothing: say so where the person looks first
+    if (this.agents.length === 0) this.log.warn(`no agent found on PATH: install one of ${drivableClis().join(', ')} where this PATH finds it, then restart the runner`, { path: process.env.PATH ?? '' });
     this.log.info('registered', { machineId: this.machineId, name: this.config.name, roots: this.config.roots, agents: this.agents.map((a) => `${a.flavor} ${a.version ?? '?'}`), hub: this.config.hubUrl });
   }
 

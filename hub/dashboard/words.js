@@ -143,7 +143,8 @@ export function sayLifecycle(lifecycle) {
 export function sayLastRun(lastRun) {
   if (!lastRun) return { text: 'No run yet', code: null };
   const status = say(RUN_STATUS, lastRun.status).text;
-  const reason = say(REASON, lastRun.reason);
+  // a reason that only repeats the status ("cancelled: cancelled") says nothing more
+  const reason = say(REASON, lastRun.reason === lastRun.status ? null : lastRun.reason);
   const codes = [lastRun.status, reason.code].filter(Boolean).join(' · ');
   return { text: reason.text ? `${status}: ${reason.text}` : status, code: codes };
 }

@@ -56,4 +56,17 @@ describe('machines on the page', () => {
     expect(peer.received.filter((entry) => entry.event === 'machine-spawn').at(-1)!.payload).toMatchObject({ resume: { sid } });
     expect(await noSideScroll()).toBe(true);
   });
+
+  it('shows a runner started while the page is open, and says why Start is off when it found no agent', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, hub.url, hub.tokens.operator);
+    await page.locator('#nav-machines').click();
+    await page.locator('section.machines h2').waitFor();
+    // the runner comes online after the view was read: it appears without a reload
+    const peer = await connectMachine(hub.url, hub.tokens.machine2, { name: 'agentless box', agents: [] });
+    await page.locator(`li.machine[data-machine="${peer.register.machineId}"][data-online="true"]`).waitFor({ timeout: 15_000 });
+    await page.locator('#new-machine').selectOption(peer.register.machineId);
+    expect(await page.locator('#new-no-agent').textContent()).toMatch(/no agent to start/);
+    expect(await page.locator('#new-start').isDisabled()).toBe(true);
+  });
 });

@@ -53,8 +53,10 @@ export function AdminActions({ session: s, role, api, onArchived }) {
   const [outcome, setOutcome] = useState(/** @type {Outcome | null} */ (null));
 
   if (role !== 'admin' && role !== 'runner') {
+    // an operator has Continue on the page (MachineActions): no empty box for what it cannot do here
+    if (role !== 'dashboard') return null;
     return html`<section class="actions">
-      <p class="muted">${role === 'dashboard' ? 'Read-only token: resume, archive and repair need an admin token.' : ''}</p>
+      <p class="muted">Read-only token: resume, archive and repair need an admin token.</p>
     </section>`;
   }
 

@@ -18,6 +18,9 @@ const MODES = [
   ['bypassPermissions', 'Bypass: run everything without asking'],
 ];
 
+/** How often the Machines view reads the list again (online, offline, new machines). */
+const MACHINES_REFRESH_MS = 5000;
+
 /** @param {string} path */
 const parentOf = (path) => path.replace(/[\\/][^\\/]+[\\/]?$/, '') || '/';
 /** @param {string} path @param {string} name */
@@ -29,8 +32,12 @@ const childOf = (path, name) => `${path.replace(/[\\/]+$/, '')}/${name}`;
 export function MachinesView({ api, store, role }) {
   const [machines, setMachines] = useState(/** @type {Machine[] | null} */ (null));
   const [error, setError] = useState('');
+  // read again while the view is open: a runner started now shows up without a reload
   useEffect(() => {
-    api.machines().then((answer) => setMachines(answer.machines), (err) => setError(messageOf(err)));
+    const read = () => api.machines().then((answer) => (setMachines(answer.machines), setError('')), (err) => setError(messageOf(err)));
+    read();
+    const timer = setInterval(read, MACHINES_REFRESH_MS);
+    return () => clearInterval(timer);
   }, [api]);
   if (error) return html`<section class="machines"><p class="error" role="alert">${error}</p></section>`;
   if (!machines) return html`<section class="machines"><p class="muted">Loading machines…</p></section>`;
@@ -38,7 +45,7 @@ export function MachinesView({ api, store, role }) {
   return html`<section class="machines">
     <h2>Machines</h2>
     ${machines.length === 0 &&
-    html`<p class="muted" id="no-machines">No machine yet. On a computer of yours, run <code>session-hub runner --root ~/code</code> with a machine token (<code>session-hub token create --role machine --label "my laptop"</code>).</p>`}
+    html`<p class="muted" id="no-machines">No machine yet. On a computer of yours, run <code>session-hub runner --root ~/code</code> with a machine token (<code>session-hub token create --role machine --label "my laptop"</code>; from the repository, <code>npm run hub -- …</code>). It shows here within seconds.</p>`}
     <ul class="machine-list">
       ${machines.map((machine) => {
         const its = sessions.filter((s) => s.metadata.value.machineId === machine.machineId);
@@ -69,6 +76,11 @@ function NewSession({ api, machines, role }) {
   const [prompt, setPrompt] = useState('');
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string } | null} */ (null));
 
+  // the first machine to come online is picked when none was
+  const onlineIds = online.map((m) => m.machineId).join(' ');
+  useEffect(() => {
+    if (online[0] && !online.some((m) => m.machineId === machineId)) setMachineId(online[0].machineId);
+  }, [onlineIds]);
   useEffect(() => {
     if (!machine) return;
     setPath(machine.recentPaths[0] ?? machine.roots[0] ?? '');
@@ -86,7 +98,8 @@ function NewSession({ api, machines, role }) {
   if (role !== 'operator' && role !== 'admin') {
     return html`<section class="new-session"><h3>New session</h3><p class="muted">Starting agents needs an operator or admin token; yours is ${role ?? 'unknown'}.</p></section>`;
   }
-  if (online.length === 0) return html`<section class="new-session"><h3>New session</h3><p class="muted">No machine is online: start its runner, then reload.</p></section>`;
+  if (online.length === 0) return html`<section class="new-session"><h3>New session</h3><p class="muted">No machine is online: start its runner; it shows here within seconds.</p></section>`;
+  const noAgent = machine !== undefined && machine.agents.length === 0;
 
   async function start() {
     if (!machine) return;
@@ -123,7 +136,8 @@ function NewSession({ api, machines, role }) {
     <p class="muted">${machine?.allowBypass ? 'This machine allows bypass mode: the agent then runs every tool without asking.' : 'Bypass mode is off on this machine (its runner was not started with --allow-bypass).'}</p>
     <label>First prompt <textarea id="new-prompt" rows="3" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea></label>
     <p class="muted">Starts ${flavorName(flavor)} in ${path} on ${machine?.name}; its approvals and questions come here.</p>
-    <button type="button" id="new-start" onClick=${start} disabled=${outcome?.kind === 'working'}>Start</button>
+    ${noAgent && html`<p class="error" id="new-no-agent">${machine.name} found no agent to start: install Claude Code or Codex where its runner's PATH finds them, then restart the runner.</p>`}
+    <button type="button" id="new-start" onClick=${start} disabled=${outcome?.kind === 'working' || noAgent}>Start</button>
     ${outcome && html`<p id="new-outcome" class=${outcome.kind === 'error' ? 'error' : 'muted'} role="status">${outcome.text}</p>`}
   </section>`;
 }

@@ -89,8 +89,9 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <section class="summary"><h2>Session</h2><p class="muted">No session ${sid} in this namespace (yet).</p></section>
     </section>`;
   }
-  // what the agent is doing now comes first (a phone shows one column): its turns right after the
-  // title and what it waits for; the facts and ids a person rarely needs come after
+  // what the agent is doing now comes first (a phone shows one column): Continue / Interrupt / Stop
+  // within a thumb's reach under the title, then what it waits for and its turns; the facts and ids a
+  // person rarely needs come after
   return html`<section id="detail" class="detail">
     ${back}
     <section class="summary">
@@ -100,6 +101,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         ${s.attention.message && html`${' '}<${ClampedText} tag="span" class="attention-message" text=${s.attention.message} max=${400} />`}
       </p>`}
     </section>
+    <${MachineActions} session=${s} role=${role} api=${api} />
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
     <section class="approvals-panel" id="session-approvals">
       <h3>Tool approvals and questions</h3>
@@ -115,7 +117,6 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         <${CopyId} label="agent's id" value=${s.tag} name="tag" />
       </p>
     </section>
-    <${MachineActions} session=${s} role=${role} api=${api} />
     <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
       <h3>What the agent reported <span class="version" data-version=${s.metadata.version} title="each change the agent or the hub writes is a new version">v${s.metadata.version}</span></h3>
