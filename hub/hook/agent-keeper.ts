@@ -6,7 +6,8 @@
  * crash), that it is gone; then it exits. So a hook session whose agent died shows "lost contact"
  * within seconds, and within the alive window even when the keeper dies with it (the hub's sweep).
  * It stops too when the hub says the session has no live hook run (it ended, or is not known yet:
- * the next hook call starts a keeper again), and when the hub refuses its token. stdio ignored, its
+ * the next hook call starts a keeper again), when the hub refuses its token, and when its spool
+ * directory is removed. stdio ignored, its
  * own process group: the agent never waits on it. Part of the bridge bundle: Node built-ins only.
  */
 import { existsSync } from 'node:fs';
@@ -79,13 +80,14 @@ export async function runKeeper(flavor: string, tag: string, agentPid: number, e
   }, WATCH_MS);
   try {
     let everyMs = FIRST_EVERY_MS;
-    while (!agentGone) {
+    // a spool directory removed (the hub's spool cleared): nothing left to keep for
+    while (!agentGone && existsSync(dir)) {
       const said = await report(target, { flavor, tag, agent: 'alive' });
       if (said.kind === 'refused' || (said.kind === 'answer' && !said.answer.live)) return;
       if (said.kind === 'answer') everyMs = said.answer.everyMs;
       await Promise.race([sleep(everyMs), new Promise<void>((resolve) => (wake = resolve))]);
     }
-    for (let attempt = 0; attempt < GONE_TRIES; attempt++) {
+    for (let attempt = 0; agentGone && attempt < GONE_TRIES; attempt++) {
       if ((await report(target, { flavor, tag, agent: 'gone' })).kind !== 'unreachable') return;
       await sleep(1000 * 2 ** attempt);
     }
