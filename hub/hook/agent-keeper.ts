@@ -43,6 +43,8 @@ export async function startKeeper(entry: string, flavor: string, tag: string, en
   const target = targetOf(env);
   if (!target || getFlavor(flavor)?.hookConfig?.agentKeeper !== true) return;
   const agentPid = agentPidOfHook();
+  // no /proc to tell the agent from a shell: no keeper, the idle-window rule stays
+  if (agentPid === undefined) return;
   if (liveHolder(keeperLock(targetDir(defaultSpoolDir(env), target), agentPid, tag)) !== undefined) return;
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [fileURLToPath(entry), '--keep', flavor, tag, String(agentPid)], { detached: true, stdio: 'ignore', env });

@@ -31,18 +31,19 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busy
 /**
  * The pid of the agent that runs this hook: our parent, or our grandparent when the parent is the
  * shell the agent ran our command through (`<shell> -c …`: that shell ends with us, the agent does
- * not). Where /proc cannot tell, the parent.
+ * not). Undefined where /proc cannot tell (not Linux): a shell taken for the agent would look dead
+ * after every hook.
  */
-export function agentPidOfHook(): number {
+export function agentPidOfHook(): number | undefined {
   const parent = process.ppid;
-  let wrapped = false;
+  let argv: string[];
   try {
-    const argv = readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0');
-    wrapped = SHELLS.has(basename(argv[0] ?? '').replace(/^-/, '')) && argv.includes('-c');
+    argv = readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0');
   } catch {
-    // no /proc: the parent
+    return undefined;
   }
-  return (wrapped ? parentOf(parent) : undefined) ?? parent;
+  const wrapped = SHELLS.has(basename(argv[0] ?? '').replace(/^-/, '')) && argv.includes('-c');
+  return wrapped ? parentOf(parent) : parent;
 }
 
 /** Whether process `pid` runs (kill 0: EPERM means it runs as another user). */
