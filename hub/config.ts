@@ -29,6 +29,8 @@ const ConfigSchema = z.object({
   /** ...unless a tool of it is still running: then not before this long without activity. */
   toolTimeoutMs: z.coerce.number().int().positive().default(DEFAULT_TOOL_TIMEOUT_MS),
   idleMs: z.coerce.number().int().positive().default(3_600_000),
+  /** A hook session whose agent's keeper has not said it lives for this long: ended as lost (issue 34.2). */
+  agentAliveMs: z.coerce.number().int().positive().default(60_000),
   tokenTtlMs: z.coerce.number().int().positive().default(2_592_000_000),
   eventKeep: z.coerce.number().int().nonnegative().default(100_000),
   eventKeepMs: z.coerce.number().int().nonnegative().default(86_400_000),
@@ -98,6 +100,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   turnTimeoutMs: 'SESSION_HUB_TURN_TIMEOUT_MS',
   toolTimeoutMs: 'SESSION_HUB_TOOL_TIMEOUT_MS',
   idleMs: 'SESSION_HUB_IDLE_MS',
+  agentAliveMs: 'SESSION_HUB_AGENT_ALIVE_MS',
   tokenTtlMs: 'SESSION_HUB_TOKEN_TTL_MS',
   eventKeep: 'SESSION_HUB_EVENT_KEEP',
   eventKeepMs: 'SESSION_HUB_EVENT_KEEP_MS',

@@ -248,6 +248,14 @@ export interface HookConfigDeclaration {
    * entry; a newer waiter of the same session replaces the older one.
    */
   wakeHook?: WakeHookDeclaration;
+  /**
+   * The agent runs its hooks from one process per agent session, which lives as long as the session
+   * (a CLI in a terminal or `-p`): the bridge starts one keeper per agent process that tells the hub
+   * it lives and when it died (hub/hook/agent-keeper.ts), so a killed agent shows "lost contact"
+   * within a minute. Absent: an agent whose hooks come from a long-lived host (an IDE, a server
+   * holding many sessions), whose life says nothing of the session's.
+   */
+  agentKeeper?: boolean;
 }
 
 /**
@@ -378,6 +386,8 @@ const declarations: FlavorDeclaration[] = [
       // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
       // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
       questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },
+      // one `claude` process per session, running every hook (test/agents/claude-killed.test.ts)
+      agentKeeper: true,
     },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },

@@ -44,7 +44,7 @@ ${ENV_VARS.redisUrl} (redis://…, broadcasts across processes), ${ENV_VARS.hear
 Durability: ${ENV_VARS.sync}=full makes SQLite fsync every commit (power-loss safe, fewer writes/s).
 
 Timings and limits: ${ENV_VARS.sweepMs}, ${ENV_VARS.aliveTimeoutMs}, ${ENV_VARS.runGraceMs},
-${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.toolTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.tokenTtlMs},
+${ENV_VARS.turnTimeoutMs}, ${ENV_VARS.toolTimeoutMs}, ${ENV_VARS.idleMs}, ${ENV_VARS.agentAliveMs}, ${ENV_VARS.tokenTtlMs},
 ${ENV_VARS.eventKeep}, ${ENV_VARS.eventKeepMs}, ${ENV_VARS.rateLimitPerSecond}, ${ENV_VARS.rateLimitBurst}, ${ENV_VARS.tokenRateLimitPerSecond},
 ${ENV_VARS.tokenRateLimitBurst} (see README).
 Webhook delivery: ${ENV_VARS.webhookTimeoutMs}, ${ENV_VARS.webhookRetryMs}, ${ENV_VARS.webhookRetryMaxMs},

@@ -51,6 +51,8 @@ export const REASON = Object.freeze({
   // the hub's
   runner_lost: 'the agent disconnected and did not come back',
   runner_silent: 'no word from the agent for the idle time',
+  agent_gone: 'the agent process exited without ending its session (killed or crashed)',
+  agent_silent: 'the agent process stopped saying it runs (its machine or its keeper went away)',
   no_activity: 'nothing happened for the idle time',
   superseded_by_new_run: 'the agent started again',
   archived: 'archived',

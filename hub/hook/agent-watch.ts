@@ -6,17 +6,69 @@
  * /proc tells) our parent's parent does. Part of the bridge bundle: Node built-ins only.
  */
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
-/** The parent pid of `pid` from /proc (Linux), or undefined where it cannot be read. */
-function parentOf(pid: number): number | undefined {
+/** Field `index` (0: state, 1: ppid, 19: start time) of `pid`'s /proc stat (Linux), or undefined where it cannot be read. */
+function statField(pid: number, index: number): string | undefined {
   try {
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[index];
   } catch {
     return undefined;
   }
+}
+
+/** The parent pid of `pid` from /proc (Linux), or undefined where it cannot be read. */
+function parentOf(pid: number): number | undefined {
+  const ppid = Number(statField(pid, 1));
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+}
+
+/** Shells an agent may run a hook command through (`sh -c "<command>"`). */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox', 'fish']);
+
+/**
+ * The pid of the agent that runs this hook: our parent, or our grandparent when the parent is the
+ * shell the agent ran our command through (`<shell> -c …`: that shell ends with us, the agent does
+ * not). Undefined where /proc cannot tell (not Linux): a shell taken for the agent would look dead
+ * after every hook.
+ */
+export function agentPidOfHook(): number | undefined {
+  const parent = process.ppid;
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  const wrapped = SHELLS.has(basename(argv[0] ?? '').replace(/^-/, '')) && argv.includes('-c');
+  return wrapped ? parentOf(parent) : parent;
+}
+
+/** Whether process `pid` runs (kill 0: EPERM means it runs as another user). */
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Calls `onGone` once, within `everyMs`, when process `pid` has exited (a pid reused by another
+ * process counts as exited: its start time differs, where /proc tells); returns the stop.
+ */
+export function watchPid(pid: number, onGone: () => void, everyMs = 1000): () => void {
+  const startedAt = statField(pid, 19);
+  const timer = setInterval(() => {
+    if (runs(pid) && (startedAt === undefined || statField(pid, 19) === startedAt)) return;
+    clearInterval(timer);
+    onGone();
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Calls `onGone` once, within `everyMs`, when the agent this process runs under has exited; returns the stop. */

@@ -1,12 +1,14 @@
 /**
  * The hook bridge's entry: `session-hub hook <flavor>` (the agent runs it once per hook event, the
- * payload on stdin, or as the last argument where the flavor declares so) and `--drain <flavor>` (the detached drainer). `npm run build` bundles it with
+ * payload on stdin, or as the last argument where the flavor declares so), `--drain <flavor>` (the detached drainer)
+ * and `--keep <flavor> <tag> <agentPid>` (the agent keeper: ./agent-keeper.ts). `npm run build` bundles it with
  * esbuild into dist/hook-bridge.cjs, one CommonJS file loading only node built-ins (no ESM loader
  * at start-up), which the installed hook command runs directly (bin/session-hub.js dispatches `hook <flavor>` to it too).
  */
 import { RUNNER_DRIVEN_ENV } from '../../shared/runner-driven.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runKeeper } from './agent-keeper.js';
 import { runDrainer, spawnDrainer } from './drainer.js';
 import { recordBadCall } from './bad-calls.js';
 import { DEFAULT_HOOK_BUDGET_MS, runHook } from './run-hook.js';
@@ -60,6 +62,7 @@ export async function runBridgeCli(args: readonly string[]): Promise<void> {
   // no exports needed where `session-hub login` kept the hub and token (exported variables win)
   applyUserConfig(process.env);
   if (first === '--drain' && second !== undefined) return runDrainer(second, process.env);
+  if (first === '--keep' && second !== undefined && args[2] !== undefined) return runKeeper(second, args[2], Number(args[3]), process.env);
   // an agent `session-hub runner` drives: the runner reports it (each turn once), the hooks stay quiet
   if (process.env[RUNNER_DRIVEN_ENV] === '1') return;
   if (second === '--wake' && first !== undefined) {

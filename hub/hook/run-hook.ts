@@ -12,6 +12,7 @@ import { readMachineId } from '../../shared/machine-config.js';
 import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messageHookOf } from '../../shared/flavors.js';
 import { readText } from '../../shared/json-path.js';
 import { DOCUMENT_LEVELS, nestingProblem } from '../../shared/protocol/json-depth.js';
+import { startKeeper } from './agent-keeper.js';
 import { askHub } from './approval-hook.js';
 import { recordBadCall } from './bad-calls.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
@@ -177,6 +178,8 @@ export async function runHook(
     outcome.errors.push('spool busy; a drainer sends the event', ...spool.problems);
     return outcome;
   }
+  // the hub has the session now: the agent's keeper tells it the agent lives, and when it died
+  if (tag !== null && !sent.value.refused) await startKeeper(options.entry, flavor, tag, env);
   return await settle(outcome, sent.value, { spool, flavor, event, tell, entry: options.entry, env });
 }
 

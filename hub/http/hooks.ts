@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
+import { HookAgentReportResponseSchema, HookAgentReportSchema, HookBatchResponseSchema, HookBatchSchema } from '../../shared/protocol/hooks.js';
 import { HOOK_ROLES } from '../../shared/protocol/auth.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
+import { reportAgent } from '../lifecycle/agent-reports.js';
 import { applyHookEvents } from '../lifecycle/hook-events.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
@@ -37,6 +38,16 @@ export const hookRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: TokenAcc
       } finally {
         revoked.dispose();
       }
+    },
+  );
+
+  /** POST /api/hooks/agent: the bridge's keeper says its agent lives, or is gone (lifecycle/agent-reports.ts). */
+  app.post(
+    '/api/hooks/agent',
+    { onRequest: requireToken(access, HOOK_ROLES, { reportRefusals: true }), schema: { body: HookAgentReportSchema, response: { 200: HookAgentReportResponseSchema } } },
+    async (request) => {
+      const { namespace, role } = identityOf(request);
+      return reportAgent(deps, { namespace, role, by: role === 'admin' ? 'user' : 'runner' }, request.body);
     },
   );
 };

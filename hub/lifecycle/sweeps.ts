@@ -9,7 +9,7 @@ import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneAppliedHookEvents } from '../store/hook-events.js';
 import { pruneEvents } from '../store/events.js';
 import { pruneDeadHubs } from '../store/hubs.js';
-import { listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, type StoredRun } from '../store/runs.js';
+import { listAgentSilentRuns, listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, type StoredRun } from '../store/runs.js';
 import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
@@ -36,7 +36,7 @@ export interface SweepReport {
   /** Live runs whose hub process stopped heartbeating: their grace starts (cluster). */
   runsOfStoppedHubs: number;
   runsInterrupted: number;
-  /** Detached runs ended as interrupted / runner_silent. */
+  /** Detached runs ended as interrupted: runner_silent (no hook event for the idle time) or agent_silent (no keeper report). */
   silentRunsEnded: number;
   sessionsIdled: number;
   /** People's messages nobody took within the message TTL, ended `expired`. */
@@ -167,14 +167,22 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     pass,
   );
 
-  // A detached run (hook bridge) has no socket to lose, so no grace: it ends when its session has had
-  // no activity for the idle time. Before the idle step, with the same threshold, so such a session
-  // ends rather than idles (and its query only reads running sessions the idle step reads anyway).
-  const silentRunsEnded = await inBatches(
-    deps,
-    endAbandonedRuns('silent detached runs', (tx) => listSilentDetachedRuns(tx, { before: now - config.idleMs, limit: BATCH }), 'runner_silent', now),
-    pass,
-  );
+  // A detached run (hook bridge) has no socket to lose, so no grace. Its agent's keeper reports that
+  // the agent lives: silent past the alive window, agent and keeper are gone (a crash, kill -9 of
+  // both, a machine off). A run no keeper ever reported for (an older bridge) ends when its session
+  // has had no activity for the idle time: before the idle step, with the same threshold, so such a
+  // session ends rather than idles (and its query only reads running sessions the idle step reads anyway).
+  const silentRunsEnded =
+    (await inBatches(
+      deps,
+      endAbandonedRuns('detached runs whose agent stopped reporting', (tx) => listAgentSilentRuns(tx, { before: now - config.agentAliveMs, limit: BATCH }), 'agent_silent', now),
+      pass,
+    )) +
+    (await inBatches(
+      deps,
+      endAbandonedRuns('silent detached runs', (tx) => listSilentDetachedRuns(tx, { before: now - config.idleMs, limit: BATCH }), 'runner_silent', now),
+      pass,
+    ));
 
   const sessionsIdled = await inBatches(deps, {
     verb: 'idled',

@@ -20,8 +20,11 @@ export const TITLE_CHARS = 200;
 /** The last prompt a list row shows is cut to this many characters (on one line). */
 export const LAST_PROMPT_CHARS = 200;
 
-/** Lifecycle reasons that mean the hub ended the run because it stopped hearing from its runner. */
-const LOST_REASONS: ReadonlySet<string> = new Set(['runner_lost', 'runner_silent']);
+/**
+ * Lifecycle reasons that mean the hub ended the run because it stopped hearing from its runner, or
+ * learned its agent is gone (a hook session's keeper: `agent_gone` reported, `agent_silent` no report).
+ */
+export const LOST_REASONS: ReadonlySet<string> = new Set(['runner_lost', 'runner_silent', 'agent_gone', 'agent_silent']);
 
 export interface ActivityInputs {
   lifecycle: StoredSession['lifecycle'];
@@ -30,7 +33,9 @@ export interface ActivityInputs {
   /**
    * The hub hears from the runner: its socket is bound and heartbeating (presence), or, for a
    * detached run (hook-driven, no socket between events), the run is live — the hub ends such a
-   * run as `runner_silent` once no hook event came for the idle window (SESSION_HUB_IDLE_MS).
+   * run as `agent_gone` / `agent_silent` when its agent's keeper says it died or stops reporting
+   * (SESSION_HUB_AGENT_ALIVE_MS), or, with no keeper, as `runner_silent` once no hook event came
+   * for the idle window (SESSION_HUB_IDLE_MS).
    */
   heard: boolean;
   /** The agent waits on its user's decision or answer (attention `permission` or `question`: WAITS_ON_PERSON). */

@@ -9,7 +9,7 @@ import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, INSERT_EVENT, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
-import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
+import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_AGENT_SILENT as SELECT_AGENT_SILENT_RUNS, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
 import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
 import type { PgStore } from './postgres/pg-store.js';
 import { toPositional } from './postgres/named-params.js';
@@ -26,6 +26,7 @@ export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   runsOfDeadHub: MARK_RUNS_OF_HUB_DISCONNECTED,
   lostRuns: SELECT_LOST_RUNS,
   silentDetachedRuns: SELECT_SILENT_DETACHED_RUNS,
+  agentSilentRuns: SELECT_AGENT_SILENT_RUNS,
   runningSessionsWithoutActivity: SELECT_RUNNING_WITHOUT_ACTIVITY,
   sessionBySid: SELECT_ANY_BY_SID,
   prunableEvents: SELECT_PRUNABLE_EVENTS,

@@ -14,6 +14,8 @@ export interface StoredRun {
   resumeRetried: boolean;
   /** The runner holds no socket for the run's life (the hook bridge): no grace, ended when silent. */
   detached: boolean;
+  /** When the agent's keeper (hook bridge) last said the agent lives; null: no keeper reported for this run. */
+  agentAliveAt: number | null;
 }
 
 interface RunRow {
@@ -27,6 +29,7 @@ interface RunRow {
   disconnected_at: number | null;
   resume_retried: number;
   detached: number;
+  agent_alive_at: number | null;
 }
 
 const INSERT = `
@@ -51,7 +54,13 @@ export const MARK_RUNS_OF_HUB_DISCONNECTED = `
 export const SELECT_SILENT_DETACHED = `
   SELECT r.* FROM sessions s JOIN runs r ON r.run_id = s.last_run_id
   WHERE s.lifecycle_state = 'running' AND s.last_activity_at <= @before AND r.status = 'running' AND r.detached = 1
+    AND r.agent_alive_at IS NULL
   ORDER BY s.last_activity_at LIMIT @limit`;
+/** Live runs whose agent's keeper last reported at `before` or earlier: walks runs_live_by_agent_alive. */
+export const SELECT_AGENT_SILENT = `
+  SELECT * FROM runs WHERE status = 'running' AND agent_alive_at IS NOT NULL AND agent_alive_at <= @before
+  ORDER BY agent_alive_at LIMIT @limit`;
+const NOTE_AGENT_ALIVE = `UPDATE runs SET agent_alive_at = @at WHERE run_id = @runId AND status = 'running'`;
 const CLAIM = `
   UPDATE runs SET disconnected_at = NULL, hub_id = @hubId
   WHERE run_id = @runId AND status = 'running' AND detached = 0
@@ -75,6 +84,7 @@ function toRun(row: RunRow): StoredRun {
     disconnectedAt: row.disconnected_at,
     resumeRetried: row.resume_retried === 1,
     detached: row.detached === 1,
+    agentAliveAt: row.agent_alive_at,
   };
 }
 
@@ -119,6 +129,16 @@ export async function listLostRuns(sql: Sql, input: { before: number; limit: num
 /** Live detached runs whose session has been silent since `before` or earlier. */
 export async function listSilentDetachedRuns(sql: Sql, input: { before: number; limit: number }): Promise<StoredRun[]> {
   return (await sql.all(SELECT_SILENT_DETACHED, input) as RunRow[]).map(toRun);
+}
+
+/** Live runs whose agent's keeper has not reported since `before` (its agent, and the keeper, are gone). */
+export async function listAgentSilentRuns(sql: Sql, input: { before: number; limit: number }): Promise<StoredRun[]> {
+  return (await sql.all(SELECT_AGENT_SILENT, input) as RunRow[]).map(toRun);
+}
+
+/** The agent of a live run said it lives at `at`: from now on its keeper's silence, not the idle window, ends the run. */
+export async function noteAgentAlive(sql: Sql, input: { runId: string; at: number }): Promise<void> {
+  await sql.write(NOTE_AGENT_ALIVE, input);
 }
 
 /**

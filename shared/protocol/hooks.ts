@@ -119,3 +119,26 @@ export type HookResult = z.infer<typeof HookResultSchema>;
 
 export const HookBatchResponseSchema = z.object({ results: z.array(HookResultSchema) });
 export type HookBatchResponse = z.infer<typeof HookBatchResponseSchema>;
+
+/**
+ * POST /api/hooks/agent: the bridge's keeper (docs/hooks.md, "Agent keeper") says that the agent
+ * process running session `tag` lives (`alive`, every `everyMs`) or has just exited without a
+ * session end (`gone`: killed, crashed). `gone` ends the session's live hook run as lost
+ * (`agent_gone`); a run whose keeper stops reporting is ended by the sweep (`agent_silent`).
+ */
+export const HookAgentReportSchema = z
+  .object({
+    flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+    tag: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+    agent: z.enum(['alive', 'gone']),
+  })
+  .strict();
+export type HookAgentReport = z.infer<typeof HookAgentReportSchema>;
+
+export const HookAgentReportResponseSchema = z.object({
+  /** The session has a live hook run the report was for; false: nothing to keep (no session yet, or it ended): the keeper may stop. */
+  live: z.boolean(),
+  /** How often the hub wants `alive` (a third of its alive window, SESSION_HUB_AGENT_ALIVE_MS). */
+  everyMs: z.number().int().positive(),
+});
+export type HookAgentReportResponse = z.infer<typeof HookAgentReportResponseSchema>;

@@ -13,6 +13,7 @@ const EXPECTED_INDEX: Record<keyof typeof SWEEP_QUERIES, RegExp> = {
   lostRuns: /^SEARCH runs USING INDEX runs_live_disconnected /,
   // driven by running sessions oldest activity first; each run then found by its primary key
   silentDetachedRuns: /^SEARCH s USING INDEX sessions_running_by_activity /,
+  agentSilentRuns: /^SEARCH runs USING INDEX runs_live_by_agent_alive /,
   runningSessionsWithoutActivity: /^SEARCH sessions USING INDEX sessions_running_by_activity /,
   sessionBySid: /^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(sid=\?\)/,
   prunableEvents: /^SEARCH events USING PRIMARY KEY \(namespace=\? AND seq<\?\)/,

@@ -20,7 +20,7 @@ export interface HubView {
   messages(sid: string): Promise<Message[]>;
 }
 
-export function hubView(hub: () => TestHub): HubView {
+export function hubView(hub: () => Pick<TestHub, 'url' | 'tokens'>): HubView {
   async function get<T>(path: string): Promise<T> {
     const response = await fetch(`${hub().url}${path}`, { headers: { authorization: `Bearer ${hub().tokens.dashboard}` } });
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);

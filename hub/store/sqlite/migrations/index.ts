@@ -18,7 +18,7 @@ import { migration017 } from './017-machines.js';
 import { migration018 } from './018-message-takers.js';
 import { migration019 } from './019-session-first-prompt.js';
 import { migration020 } from './020-approval-always-allow.js';
-import { migration021 } from './021-reserved.js';
+import { migration021 } from './021-agent-alive.js';
 import { migration022 } from './022-turn-texts.js';
 
 /** Migrations in order; migration N brings `PRAGMA user_version` from N-1 to N. Never edit a shipped one. */
