@@ -68,6 +68,7 @@ describe('migration 002 (detached runs)', () => {
       disconnectedAt: null,
       resumeRetried: true,
       detached: false,
+      agentAliveAt: null,
     });
 
     // at boot the old run gets its grace as before; a new detached run does not

@@ -104,7 +104,8 @@ export async function claudeProject(options: {
   if (options.recordEnv) settings.hooks.Stop![0]!.hooks.push({ type: 'command', command: `node ${JSON.stringify(ENV_RECORDER)} ${JSON.stringify(envFile)} ${options.recordEnv}` });
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   const agent = `claude-code-${agentBinaries().versions['@anthropic-ai/claude-code']}`;
-  return { agent, dir, home, env, recordFile, installed, envFile, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { agent, dir, home, env, recordFile, installed, envFile, // retried: an agent (or its keeper) that is still exiting may write a last file while the tree goes
+    remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
 }
 
 export interface AgentRun {
