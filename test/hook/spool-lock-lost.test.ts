@@ -38,6 +38,11 @@ async function slowHub() {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      // only the hook route: the bridge's agent keeper reports elsewhere (POST /api/hooks/agent)
+      if (req.url !== '/api/hooks') {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found","message":"not this fake hub\'s route"}');
+        return;
+      }
       const { events } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events: { id: string; payload: { tool_use_id?: string } }[] };
       if (events.some((e) => state.refuseTools.has(e.payload.tool_use_id ?? ''))) {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"internal","message":"busy"}');
