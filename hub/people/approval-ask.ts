@@ -9,7 +9,7 @@ import { waitForDecision } from './approval-wait.js';
 import { openApproval } from './approvals.js';
 
 export async function askPerson(deps: HubDeps, actor: Actor, ask: ApprovalAskPayload, signal: AbortSignal): Promise<ApprovalAskAck> {
-  const approval = await openApproval(deps, actor, { sid: ask.sid, tool: ask.tool, input: ask.input, cwd: ask.cwd, toolUseId: ask.toolUseId, expiresAt: deps.clock.now() + ask.waitMs });
+  const approval = await openApproval(deps, actor, { sid: ask.sid, tool: ask.tool, input: ask.input, cwd: ask.cwd, toolUseId: ask.toolUseId, expiresAt: deps.clock.now() + ask.waitMs, askedBy: 'runner' });
   const decided = await waitForDecision(deps, approval.approvalId, ask.waitMs, { signal });
   if (decided === null) return { ok: true, approvalId: approval.approvalId, decision: null, message: null };
   return {

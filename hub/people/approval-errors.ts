@@ -19,11 +19,16 @@ export class ApprovalConflict extends HubError {
 }
 
 function conflictMessage(approval: Approval): string {
+  const runner = approval.askedBy === 'runner';
   switch (approval.status) {
     case 'expired':
-      return `approval ${approval.approvalId} expired: nobody decided while the agent waited, so it asks in its terminal`;
+      return runner
+        ? `approval ${approval.approvalId} expired: nobody decided within the runner's wait, so the runner asked again (decide the newer approval on this session)`
+        : `approval ${approval.approvalId} expired: nobody decided while the agent waited, so it asks in its terminal`;
     case 'abandoned':
-      return `approval ${approval.approvalId} was abandoned: the agent's hook stopped waiting (ended or cut off), so the agent asks in its terminal`;
+      return runner
+        ? `approval ${approval.approvalId} was abandoned: the runner stopped waiting (its connection closed or the run ended); a live run asks again once connected`
+        : `approval ${approval.approvalId} was abandoned: the agent's hook stopped waiting (ended or cut off), so the agent asks in its terminal`;
     case 'superseded':
       return `approval ${approval.approvalId} was superseded: it was answered in the agent's terminal`;
     default:

@@ -4,7 +4,7 @@
  * one unit of work with its `approval` event, and wakes the waiters on this process after it commits.
  */
 import { randomUUID } from 'node:crypto';
-import type { Approval, Decision } from '../../shared/protocol/attention.js';
+import type { Approval, ApprovalAskedBy, Decision } from '../../shared/protocol/attention.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
@@ -36,6 +36,8 @@ export interface OpenApprovalInput {
   expiresAt?: number | null;
   /** The allow rules the agent suggested, offered as "always allow this here" (none: not offered). */
   alwaysOffer?: readonly AllowRuleUpdate[];
+  /** Who waits on it: the agent's hook (the default) or a machine runner, which asks again when the time is up. */
+  askedBy?: ApprovalAskedBy;
 }
 
 /** The attention an approval sets: a question (its first question's text) for a call that asks one, else a permission. */
@@ -65,6 +67,7 @@ export async function openApprovalIn(tx: Tx, changes: ChangeSet, session: Stored
     expiresAt: input.expiresAt ?? null,
     alwaysOffer: input.alwaysOffer && input.alwaysOffer.length > 0 ? [...input.alwaysOffer] : null,
     always: false,
+    askedBy: input.askedBy ?? 'hook',
   };
   await insertApproval(tx, { ...approval, namespace: session.namespace });
   changes.approval(session.namespace, approval);

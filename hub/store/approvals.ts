@@ -1,4 +1,4 @@
-import type { Approval, ApprovalStatus } from '../../shared/protocol/attention.js';
+import type { Approval, ApprovalAskedBy, ApprovalStatus } from '../../shared/protocol/attention.js';
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
@@ -23,11 +23,12 @@ interface ApprovalRow {
   answers: string | null;
   always_offer: string | null;
   always: number;
+  asked_by: ApprovalAskedBy;
 }
 
 const INSERT = `
-  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at, always_offer)
-  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt, @alwaysOffer)`;
+  INSERT INTO approvals (approval_id, sid, namespace, status, tool, input, input_truncated, cwd, tool_use_id, created_at, expires_at, always_offer, asked_by)
+  VALUES (@approvalId, @sid, @namespace, 'pending', @tool, @input, @inputTruncated, @cwd, @toolUseId, @createdAt, @expiresAt, @alwaysOffer, @askedBy)`;
 const SELECT_ONE = `SELECT * FROM approvals WHERE approval_id = @approvalId AND sid = @sid AND namespace = @namespace`;
 const SELECT_ANY = `SELECT * FROM approvals WHERE approval_id = @approvalId`;
 // pending first (oldest first: the one the agent has waited on longest), then the ended ones, latest end first
@@ -64,6 +65,7 @@ function toApproval(row: ApprovalRow): Approval {
     ...(row.answers === null ? {} : { answers: JSON.parse(row.answers) as Record<string, string> }),
     alwaysOffer: row.always_offer === null ? null : (JSON.parse(row.always_offer) as AllowRuleUpdate[]),
     always: Number(row.always) === 1,
+    askedBy: row.asked_by,
   };
 }
 
@@ -103,7 +105,7 @@ export function noPendingApprovalsYet(sql: Sql, sid: string): void {
 
 export async function insertApproval(
   sql: Sql,
-  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null; alwaysOffer: readonly AllowRuleUpdate[] | null },
+  input: { approvalId: string; sid: string; namespace: string; tool: string; input: JsonValue | null; inputTruncated: boolean; cwd: string | null; toolUseId: string | null; createdAt: number; expiresAt: number | null; alwaysOffer: readonly AllowRuleUpdate[] | null; askedBy: ApprovalAskedBy },
 ): Promise<void> {
   const { alwaysOffer, ...rest } = input;
   const row: ApprovalRow = {
@@ -111,7 +113,7 @@ export async function insertApproval(
     input: input.input === null ? null : JSON.stringify(input.input), input_truncated: input.inputTruncated ? 1 : 0,
     cwd: input.cwd, tool_use_id: input.toolUseId, created_at: input.createdAt, expires_at: input.expiresAt,
     decided_at: null, decided_by: null, decided_by_label: null, message: null, answers: null,
-    always_offer: alwaysOffer === null ? null : JSON.stringify(alwaysOffer), always: 0,
+    always_offer: alwaysOffer === null ? null : JSON.stringify(alwaysOffer), always: 0, asked_by: input.askedBy,
   };
   // a new id: nothing to learn from the row count, so the insert waits for the batch's next round trip
   await sql.write(INSERT, { ...rest, input: row.input, inputTruncated: row.input_truncated, alwaysOffer: row.always_offer });

@@ -39,6 +39,9 @@ export type AttentionAck = z.infer<typeof AttentionAckSchema>;
 export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
+export const ApprovalAskedBySchema = z.enum(['hook', 'runner']);
+export type ApprovalAskedBy = z.infer<typeof ApprovalAskedBySchema>;
+
 export const DecisionSchema = z.enum(['allow', 'deny']);
 export type Decision = z.infer<typeof DecisionSchema>;
 
@@ -59,7 +62,7 @@ export const ApprovalSchema = z.object({
   /** That token's label (`token create --label`) when it had one, as it was at the decision. */
   decidedByLabel: z.string().nullable().default(null),
   message: z.string().nullable(),
-  /** When the waiting hook gives up and the agent asks in its terminal (hub clock); null: nobody waits on it. */
+  /** When its waiter gives up (hub clock): the hook's agent asks in its terminal, a runner asks again (`askedBy`); null: nobody waits on it. */
   expiresAt: EpochMsSchema.nullable().default(null),
   /** An agent's question answered (AskUserQuestion): question text -> the chosen option's label (several joined with ", "). */
   answers: z.record(z.string(), z.string()).optional(),
@@ -71,6 +74,11 @@ export const ApprovalSchema = z.object({
   alwaysOffer: z.array(AllowRuleUpdateSchema).nullable().default(null),
   /** Allowed with those rules: the agent keeps allowing them (it saves them as its own "don't ask again" does). */
   always: z.boolean().default(false),
+  /**
+   * Who waits on it: the agent's hook (`hook`: when nobody decides in time the agent asks in its
+   * terminal) or a machine runner (`runner`: it asks the hub again, the agent keeps waiting).
+   */
+  askedBy: ApprovalAskedBySchema.default('hook'),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 

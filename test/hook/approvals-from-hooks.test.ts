@@ -120,7 +120,7 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
     const { sid, approval } = await pendingApproval('appr-always');
     const suggested = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'rm -rf node_modules' }], behavior: 'allow', destination: 'localSettings' }];
     expect(asked.permission_suggestions).toEqual(suggested);
-    expect(approval).toMatchObject({ alwaysOffer: suggested, always: false });
+    expect(approval).toMatchObject({ alwaysOffer: suggested, always: false, askedBy: 'hook' });
     // with a deny, or on an approval that offers nothing, `always` is refused, naming it
     const refused = await decide(sid, approval.approvalId, { decision: 'deny', always: true });
     expect(refused.status).toBe(400);

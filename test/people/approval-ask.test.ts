@@ -45,7 +45,16 @@ describe('approval-ask', () => {
   it('answers decision null once nobody decided within waitMs, the approval expired', async () => {
     const session = await startSession(runner);
     expect(await ask(session.sid, 300)).toMatchObject({ ok: true, decision: null });
-    expect((await approvals(session.sid)).map((a) => a.status)).toEqual(['expired']);
+    const [expired] = await approvals(session.sid);
+    expect(expired).toMatchObject({ status: 'expired', askedBy: 'runner' });
+    // a late decision is refused saying what happened: the runner asked again, not the terminal
+    const late = await fetch(`${hub.url}/api/sessions/${session.sid}/approvals/${expired!.approvalId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.tokens.operator}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'allow' }),
+    });
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { message: string }).message).toMatch(/the runner asked again/);
   });
 
   it('ends the approval abandoned when the runner goes away', async () => {

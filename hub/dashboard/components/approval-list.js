@@ -2,7 +2,7 @@
 /**
  * A session's tool approvals (docs/attention.md): each pending one with its tool, its whole input
  * (wrapped, scrolling when long: a person sees the whole command before allowing it), its folder,
- * the time left before the agent asks in its terminal instead, and Allow / Deny for the roles that
+ * the time left before the agent asks in its terminal instead (a machine runner's: before it asks again), and Allow / Deny for the roles that
  * decide (operator, admin), with a reason to deny typed beside them (the agent reads it) and, where the
  * agent suggested a rule, "Always allow <rule> here" (it keeps allowing it); others read "waiting for approval" and which token would let them
  * decide. A click decides at once, and the card then says what was decided and by whom (the token's
@@ -35,6 +35,13 @@ const OUTCOME = Object.freeze({
   abandoned: 'the agent stopped waiting (its hook ended): it asks in its terminal',
 });
 
+/** The same for an approval a machine runner waits on: when its wait is over it asks the hub again. */
+const RUNNER_OUTCOME = Object.freeze({
+  ...OUTCOME,
+  expired: 'nobody decided in time: the runner asked again',
+  abandoned: 'the runner stopped waiting (its connection closed or the run ended)',
+});
+
 /**
  * Who decided: the token's label, else its id.
  * @param {Approval} a
@@ -50,7 +57,7 @@ export function decider(a) {
  */
 export function ApprovalOutcome({ a, now }) {
   return html`<div class="approval-outcome" data-outcome=${a.status}>
-    <strong>${/** @type {Record<string, string>} */ (OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
+    <strong>${/** @type {Record<string, string>} */ (a.askedBy === 'runner' ? RUNNER_OUTCOME : OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
     ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
     ${a.always && a.alwaysOffer && html`<span class="approval-always"> · from now on: ${rulesText(a.alwaysOffer)}</span>`}
     ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
@@ -81,7 +88,8 @@ function wordsOf(text) {
  * @param {number} since
  */
 function wentBack(a, since) {
-  return (a.status === 'expired' || a.status === 'abandoned') && (a.decidedAt ?? 0) >= since;
+  // a runner's approval never goes back to a terminal: it is asked again, as a new pending approval
+  return a.askedBy !== 'runner' && (a.status === 'expired' || a.status === 'abandoned') && (a.decidedAt ?? 0) >= since;
 }
 
 /**
@@ -91,9 +99,10 @@ function wentBack(a, since) {
 function TimeLeft({ a, now }) {
   if (a.expiresAt == null) return null;
   const left = a.expiresAt - now;
+  const then = a.askedBy === 'runner' ? 'the runner asks again' : 'the agent asks in its terminal';
   return left > 0
-    ? html`<span class="approval-left" data-left-ms=${left}>${duration(Math.ceil(left / 1000) * 1000)} left, then the agent asks in its terminal</span>`
-    : html`<span class="approval-left approval-left-over">time is up: the agent asks in its terminal</span>`;
+    ? html`<span class="approval-left" data-left-ms=${left}>${duration(Math.ceil(left / 1000) * 1000)} left, then ${then}</span>`
+    : html`<span class="approval-left approval-left-over">time is up: ${then}</span>`;
 }
 
 /**
