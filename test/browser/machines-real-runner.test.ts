@@ -52,6 +52,8 @@ async function sessions(): Promise<SessionSnapshot[]> {
 async function allowFromPage(shot?: string) {
   const allow = page.locator('#session-approvals li.approval[data-status="pending"] button[data-decision="allow"]');
   await allow.waitFor({ timeout: 90_000 });
+  // the runner waits on it, not a terminal: when the time is up it asks again
+  expect(await page.locator('#session-approvals li.approval[data-status="pending"] .approval-left').first().textContent()).toMatch(/left, then the runner asks again$/);
   if (shot) await screenshot(page, shot);
   await allow.click();
 }
