@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { RunnerClient } from '../shared/client/runner-client.js';
 import type { JsonObject } from '../shared/protocol/json.js';
 import type { RunEndStatus, TurnSummary } from '../shared/protocol/session.js';
-import { STOP_KILL_AFTER_MS } from '../shared/protocol/machines.js';
+import { DRIVEN_BY_KEY, STOP_KILL_AFTER_MS, type DrivenBy } from '../shared/protocol/machines.js';
 import { DRIVERS } from './drivers/index.js';
 import type { AgentDriver, DriverEvents } from './drivers/driver.js';
 import { askHub } from './hub-approvals.js';
@@ -55,6 +55,7 @@ export class AgentRun {
       path: this.plan.cwd,
       host: hostname(),
       machineId: this.ctx.machineId,
+      [DRIVEN_BY_KEY]: 'machine' satisfies DrivenBy,
       flavor: request.flavor,
       [this.plan.tokenKey]: id,
       ...(request.permissionMode ? { permissionMode: request.permissionMode } : {}),

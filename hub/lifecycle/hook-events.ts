@@ -15,6 +15,7 @@ import { getFlavor } from '../../shared/flavors.js';
 import { HubError } from '../../shared/errors.js';
 import type { AgentTextReport, HookEvent, HookResult } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
+import { DRIVEN_BY_KEY, type DrivenBy } from '../../shared/protocol/machines.js';
 import { wakeApprovalWaiters } from '../people/approval-waiters.js';
 import { applyHookForPerson, hookAnswerOf } from '../people/hook-attention.js';
 import { messageHookAnswerIn } from '../people/message-delivery.js';
@@ -54,6 +55,7 @@ function startMetadata(hook: MappedHook): JsonObject {
   // where it runs: a machine runner there can continue it (docs/machines.md)
   if (hook.host !== undefined) metadata.host = hook.host;
   if (hook.machineId !== undefined) metadata.machineId = hook.machineId;
+  metadata[DRIVEN_BY_KEY] = 'terminal' satisfies DrivenBy;
   const tokenKey = getFlavor(hook.flavor)?.resumeTokenKey;
   if (tokenKey) metadata[tokenKey] = hook.tag;
   return metadata;

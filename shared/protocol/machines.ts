@@ -57,6 +57,14 @@ export const MachinePathSchema = idSchema(4096).refine((path) => path.startsWith
 export const PermissionModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
+/**
+ * `metadata.drivenBy`: who drives the session's latest run. A machine runner writes `machine` (the
+ * page's Interrupt and Stop reach it); the hub writes `terminal` when a hook starts the run (a
+ * terminal's session carries the machine id too, where a runner is installed on its computer).
+ */
+export const DRIVEN_BY_KEY = 'drivenBy';
+export type DrivenBy = 'machine' | 'terminal';
+
 /** An agent CLI the runner found on its PATH. */
 export const MachineAgentSchema = z.object({
   flavor: idSchema(64),

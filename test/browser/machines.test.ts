@@ -4,7 +4,9 @@
  * lists it, New session picks a directory through machine-dirs and starts an agent, the session
  * offers Interrupt and Stop while it runs, and Continue once it ended; a refusal shows why.
  */
+import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
+import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { describe, expect, it } from 'vitest';
 import type { TestHub } from '../helpers/hub.js';
 import { connectMachine } from '../machines/machine-peer.js';
@@ -55,6 +57,31 @@ describe('machines on the page', () => {
     await page.locator('#machine-outcome', { hasText: 'Continuing anyway' }).waitFor();
     expect(peer.received.filter((entry) => entry.event === 'machine-spawn').at(-1)!.payload).toMatchObject({ resume: { sid } });
     expect(await noSideScroll()).toBe(true);
+  });
+
+  it('offers no Interrupt or Stop on a live terminal session, though its hooks name the machine', async () => {
+    const peer = await connectMachine(hub.url, hub.tokens.machine, { name: 'terminal-test laptop' });
+    const tag = `terminal-${randomUUID()}`;
+    // a terminal Claude Code's SessionStart as its hook bridge sends it, on the machine's computer
+    const response = await fetch(`${hub.url}/api/hooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${hub.tokens.agent}` },
+      body: JSON.stringify({ events: [{ id: randomUUID(), flavor: 'claude', firedAt: Date.now(), seq: 0, host: peer.register.host, machineId: peer.register.machineId,
+        payload: { hook_event_name: 'SessionStart', session_id: tag, cwd: '/home/alice/code/api', source: 'startup', transcript_path: '/nowhere.jsonl' } }] }),
+    });
+    expect(response.status).toBe(200);
+    const listed = await fetch(`${hub.url}/api/sessions`, { headers: { authorization: `Bearer ${hub.tokens.operator}` } });
+    const session = ((await listed.json()) as { sessions: SessionSnapshot[] }).sessions.find((s) => s.tag === tag)!;
+    expect(session.metadata.value).toMatchObject({ machineId: peer.register.machineId, drivenBy: 'terminal' });
+    expect(session.lifecycle.lastRun?.status).toBe('running');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, hub.url, hub.tokens.operator);
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(session.sid)}`);
+    // the actions render with the rest of the detail: once its approvals panel is there, they would be
+    await page.locator('#detail #session-approvals').waitFor();
+    expect(await page.locator('#stop').count()).toBe(0);
+    expect(await page.locator('#interrupt').count()).toBe(0);
   });
 
   it('shows a runner started while the page is open, and says why Start is off when it found no agent', async () => {

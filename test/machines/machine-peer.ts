@@ -59,6 +59,7 @@ export async function connectMachine(url: string, token: string, overrides: Part
         path: spawn.path,
         host: register.host,
         machineId: register.machineId,
+        drivenBy: 'machine',
         ...(spawn.permissionMode ? { permissionMode: spawn.permissionMode } : {}),
         // the agent's own session id, as a runner reports it once the agent says it
         ...(!spawn.resume && tokenKey ? { [tokenKey]: `agent-${spawn.requestId}` } : {}),

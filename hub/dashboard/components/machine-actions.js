@@ -16,8 +16,11 @@ export function MachineActions({ session: s, role, api }) {
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string, code?: string } | null} */ (null));
   if (role !== 'operator' && role !== 'admin') return null;
   const live = s.lifecycle.lastRun?.status === 'running';
-  const onMachine = typeof s.metadata.value.machineId === 'string';
-  if (live && !onMachine) return null;
+  // a live run a machine runner drives can be interrupted and stopped from here; a terminal's cannot
+  // (it carries the machine id too, where a runner is installed on its computer)
+  // (`drivenBy`: shared/protocol/machines.ts DRIVEN_BY_KEY)
+  const runnerDriven = typeof s.metadata.value.machineId === 'string' && s.metadata.value.drivenBy === 'machine';
+  if (live && !runnerDriven) return null;
 
   /** @param {() => Promise<unknown>} fn @param {string} done */
   async function act(fn, done) {
