@@ -9,8 +9,18 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunnerArgs, RUNNER_HELP, StartError } from './config.js';
 
+/**
+ * One word of a systemd command line, taken literally: systemd expands `%` specifiers and `$VAR`
+ * everywhere in ExecStart, quoted or not (doubled, each is itself), and splits at whitespace outside
+ * double quotes (inside them `"` and `\` are backslash-escaped).
+ */
+export function systemdWord(word: string): string {
+  const literal = word.replace(/%/g, '%%').replace(/\$/g, '$$$$');
+  return /^[\w@%$+=:,./-]+$/.test(literal) ? literal : `"${literal.replace(/(["\\])/g, '\\$1')}"`;
+}
+
 export function unitText(options: { node: string; bin: string; args: string[]; envFile: string }): string {
-  const quoted = options.args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `"${arg.replace(/(["\\])/g, '\\$1')}"`));
+  const command = [options.node, options.bin, 'runner', ...options.args].map(systemdWord).join(' ');
   return `[Unit]
 Description=Session Hub machine runner
 After=network-online.target
@@ -18,8 +28,8 @@ After=network-online.target
 [Service]
 Type=simple
 # SESSION_HUB_MACHINE_TOKEN=… (and SESSION_HUB_URL) live here, readable by you alone
-EnvironmentFile=${options.envFile}
-ExecStart=${options.node} ${options.bin} runner ${quoted.join(' ')}
+EnvironmentFile=${options.envFile.replace(/%/g, '%%')}
+ExecStart=${command}
 Restart=on-failure
 RestartSec=5
 KillMode=mixed
