@@ -6,7 +6,8 @@
  * and 5 ms each way; then two hub processes on two tenants at 5 ms, each with its own 20 agents.
  * Prints calls/s, ack p50/p99 and the ratio against SQLite of the same run, and PASS/MISS per target.
  * `--only REGEXP`: only the cells whose "store: load" name matches (e.g. `--only "\+5 ms.*agents"`:
- * agents' hook events at 5 ms, one process and two).
+ * agents' hook events at 5 ms, one process and two). `--lanes N`: N lanes per load instead of 20 (one
+ * lane shows a call's own latency, without waiting on the others').
  * BENCH_POSTGRES_URL: admin URL (a fresh database per store, dropped at the end); BENCH_REDIS_URL.
  */
 import { availableParallelism } from 'node:os';
@@ -19,11 +20,12 @@ import { fixed, percentile } from './stats.js';
 import { startHubTarget, type Target } from './targets.js';
 import { agentHooks, LOADS, type Lane, type LaneTarget, type Load } from './traffic-loads.js';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, only: { type: 'string' }, lanes: { type: 'string', default: '20' } } });
 const measureMs = Number(args.seconds) * 1000;
 if (!(measureMs > 0)) throw new Error(`--seconds: give a positive number (got ${args.seconds})`);
 const warmupMs = 1000;
-const LANES = 20;
+const LANES = Number(args.lanes);
+if (!Number.isInteger(LANES) || LANES < 1) throw new Error(`--lanes: give a whole number of lanes, 1 or more (got ${args.lanes})`);
 const postgresAdminUrl = process.env.BENCH_POSTGRES_URL ?? 'postgres://hub:hub@127.0.0.1:5432/postgres';
 const TENANTS = [
   { tenant: 'default', runnerToken: 'bench-runner-token-0001', agentToken: 'bench-agent-token-0001' },
