@@ -4,7 +4,7 @@
  * writes: `update-metadata` with a title, without one, and each kind of event of the real traffic
  * (issue 31: hook events, a runner's turn events, an approval, a message), every write of a batch
  * to a session of its own. `npm run bench:round-trips` with BENCH_POSTGRES_URL (admin URL; a fresh
- * database, dropped after).
+ * database, dropped after); BENCH_ONLY=REGEXP: only the kinds it matches; BENCH_VERBOSE=1: each send's statements.
  */
 import { PgStore } from '../hub/store/postgres/pg-store.js';
 import { loadConfig } from '../hub/config.js';
@@ -12,11 +12,13 @@ import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
 import { archive, endSession } from '../hub/lifecycle/session-events.js';
-import { updateMetadata } from '../hub/lifecycle/versioned-writes.js';
+import { updateMetadata, updateState } from '../hub/lifecycle/versioned-writes.js';
+import { reportUsage } from '../hub/lifecycle/usage-events.js';
+import { setAttention } from '../hub/people/attention.js';
 import { applyHookEvents } from '../hub/lifecycle/hook-events.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../hub/lifecycle/turn-events.js';
-import { openApproval } from '../hub/people/approvals.js';
-import { queueMessage } from '../hub/people/messages.js';
+import { decideApproval, openApproval } from '../hub/people/approvals.js';
+import { cancelMessage, queueMessage } from '../hub/people/messages.js';
 import type { HubDeps } from '../hub/services/deps.js';
 import { openBenchPostgres } from './scale-out-servers.js';
 
@@ -124,8 +126,58 @@ async function main(): Promise<void> {
       },
       { name: 'approval opened', setup: (i) => startOne(i), write: (sid) => openApproval(deps, actor, { sid, tool: 'Bash', input: { c: 1 } }) },
       { name: 'message queued', setup: (i) => startOne(i), write: (sid) => queueMessage(deps, person, { sid, text: 'hi', by: { tokenId: 'tok', label: null } }) },
+      {
+        name: 'message cancelled',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          return `${sid} ${(await queueMessage(deps, person, { sid, text: 'hi', by: { tokenId: 'tok', label: null } })).id}`;
+        },
+        write: (target) => cancelMessage(deps, person, { sid: target.split(' ')[0]!, messageId: target.split(' ')[1]! }),
+      },
+      ...(['allow', 'deny'] as const).map((decision) => ({
+        name: `approval decided (${decision})`,
+        setup: async (i: string) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          return `${sid} ${(await openApproval(deps, actor, { sid, tool: 'Bash', input: { c: 1 }, toolUseId: `a${i}` })).approvalId}`;
+        },
+        write: (target: string) => decideApproval(deps, person, { sid: target.split(' ')[0]!, approvalId: target.split(' ')[1]!, decision, decidedBy: 'tok' }),
+      })),
+      { name: 'attention', setup: (i) => startOne(i), write: (sid) => setAttention(deps, actor, { sid, kind: 'permission', message: 'may I?' }) },
+      { name: 'update-state', setup: (i) => startOne(i), write: (sid) => updateState(deps, actor, { sid, expectedVersion: 0, agentState: { mode: 'plan' } }) },
+      {
+        name: 'usage (open turn)',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          return sid;
+        },
+        write: (sid) => reportUsage(deps, actor, { sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 5 }] }),
+      },
+      {
+        name: 'turn-stop with usage',
+        setup: async (i) => {
+          const sid = await startOne(i);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          await reportUsage(deps, actor, { sid, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 10, outputTokens: 5 }] });
+          return sid;
+        },
+        write: (sid) => stopTurn(deps, actor, { sid, response: 'done', usage: [{ model: 'claude-sonnet-4-5', inputTokens: 20, outputTokens: 9 }, { model: 'no-price-known', inputTokens: 3, outputTokens: 1 }] }),
+      },
+      {
+        name: 'hook Stop with usage',
+        setup: async (i) => {
+          await hook(`usage-${i}`, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+          return `usage-${i}`;
+        },
+        write: (tag) =>
+          applyHookEvents(deps, { ...actor, socketId: undefined }, [
+            { id: `h${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, payload: { session_id: tag, cwd: '/p', hook_event_name: 'Stop' }, usage: [{ model: 'claude-sonnet-4-5', inputTokens: 7, outputTokens: 2 }] },
+          ]),
+      },
     ];
-    for (const kind of kinds) {
+    const only = process.env.BENCH_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_ONLY);
+    for (const kind of kinds.filter((k) => only === undefined || only.test(k.name))) {
       const counts: number[] = [];
       for (const size of [1, 10, 100]) {
         const keys = Array.from({ length: size }, (_, i) => `${kind.name.split(' ')[0]}-${size}-${i}`);

@@ -218,15 +218,15 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
 
 /**
  * What an event reads besides its session, from its mapping without the session's turn count
- * (which only numbers prompts): the tool uses it may look up by id, and whether it may end its
- * session (then its session is read whole: batch-reads.ts).
+ * (which only numbers prompts): the tool uses it may look up by id, whether it may end its
+ * session (then its session is read whole: batch-reads.ts), and whether it carries usage.
  */
-function readsOf(event: HookEvent): { toolUseIds: string[]; ending?: true } {
+function readsOf(event: HookEvent): { toolUseIds: string[]; ending?: true; usage?: true } {
   const mapped = mapHookPayload(event.flavor, event.payload, 0);
   if (mapped.kind === 'ignored') return { toolUseIds: [] };
   const ids = [mapped.hook.toolUseId, ...(mapped.hook.batch ?? []).map((call) => call.toolUseId)];
   const ending = mapped.hook.action === 'session-end' || mapped.hook.action === 'session-finalize';
-  return { toolUseIds: ids.filter((id): id is string => typeof id === 'string'), ...(ending ? { ending: true as const } : {}) };
+  return { toolUseIds: ids.filter((id): id is string => typeof id === 'string'), ...(ending ? { ending: true as const } : {}), ...(event.usage?.length ? { usage: true as const } : {}) };
 }
 
 /**

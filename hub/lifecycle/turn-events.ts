@@ -103,7 +103,7 @@ export function recordToolUseWork(actor: Actor, payload: ToolUsePayload, status:
 
 /** `turn-stop`: closes the open turn with the response summary and its usage totals (docs/usage.md). */
 export function stopTurn(deps: HubDeps, actor: Actor, payload: TurnStopPayload): Promise<{ turn: TurnSummary | null }> {
-  return runWrite(deps, stopTurnWork(deps, actor, payload), sessionWrite(actor, payload.sid));
+  return runWrite(deps, stopTurnWork(deps, actor, payload), sessionWrite(actor, payload.sid, { usage: payload.usage !== undefined }));
 }
 
 /** The unit of work of `turn-stop` (the hook route runs it at the event's own time). */

@@ -83,6 +83,6 @@ export function reportUsage(deps: HubDeps, actor: Actor, payload: UsagePayload):
       await noteActivity(tx, changes, session, now);
       return { turn };
     },
-    sessionWrite(actor, payload.sid),
+    sessionWrite(actor, payload.sid, { usage: true }),
   );
 }

@@ -8,7 +8,7 @@ import type { Attention, AttentionKind } from '../../shared/protocol/session.js'
 import { updateAttention, type StoredSession } from '../store/sessions.js';
 import { touchTurn } from '../store/turns.js';
 import type { Tx } from '../store/sql.js';
-import { actorWrite, runWrite, type ChangeSet } from '../services/changes.js';
+import { runWrite, sessionWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 
@@ -55,6 +55,7 @@ export function setAttention(deps: HubDeps, actor: Actor, payload: AttentionPayl
       await applyAttention(tx, changes, session, input, now);
       return session.attention;
     },
-    actorWrite(actor),
+    // its session read with the batch's (batch-reads.ts)
+    sessionWrite(actor, payload.sid),
   );
 }

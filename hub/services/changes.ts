@@ -205,8 +205,8 @@ export function actorWrite(actor: Pick<Actor, 'socketId' | 'namespace'>): { exce
 }
 
 /** An actor's write to one of its sessions: its session, current turn and pending approvals read with the batch's (batch-reads.ts). */
-export function sessionWrite(actor: Pick<Actor, 'socketId' | 'namespace'>, sid: string, options: { ending?: boolean } = {}): { exceptSocketId?: string; namespace: string; reads: WriteReads } {
-  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid, turn: true, ...(options.ending ? { ending: true } : {}) } };
+export function sessionWrite(actor: Pick<Actor, 'socketId' | 'namespace'>, sid: string, options: { ending?: boolean; usage?: boolean } = {}): { exceptSocketId?: string; namespace: string; reads: WriteReads } {
+  return { ...actorWrite(actor), reads: { namespace: actor.namespace, sid, turn: true, ...(options.ending ? { ending: true } : {}), ...(options.usage ? { usage: true } : {}) } };
 }
 
 /**

@@ -31,6 +31,8 @@ export interface WriteReads {
   tag?: string;
   /** Its session's (by sid) queued messages: a message queued or taken. */
   messages?: boolean;
+  /** It may write usage: its session's (by sid, or the hook's tag) usage totals, kept current by the write. */
+  usage?: boolean;
 }
 
 /** A namespace's keys of a batch's reads. */
@@ -43,6 +45,8 @@ interface Keys {
   sessionTags: Set<string>;
   endingSids: Set<string>;
   endingTags: Set<string>;
+  usageSids: Set<string>;
+  usageTags: Set<string>;
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
 }
 
@@ -60,9 +64,9 @@ interface Keys {
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
   const byNamespace = new Map<string, Keys>();
-  for (const { namespace, sid, tag, hook, turn, toolUseIds, messages, ending } of reads) {
+  for (const { namespace, sid, tag, hook, turn, toolUseIds, messages, ending, usage } of reads) {
     let keys = byNamespace.get(namespace);
-    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), sessionTags: new Set(), endingSids: new Set(), endingTags: new Set(), toolUses: [] }));
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), sessionTags: new Set(), endingSids: new Set(), endingTags: new Set(), usageSids: new Set(), usageTags: new Set(), toolUses: [] }));
     const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
     if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
     if (sid !== undefined) keys.sids.add(sid);
@@ -71,11 +75,13 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
     if (tag !== undefined) keys.sessionTags.add(tag);
     if (sid !== undefined && ending) keys.endingSids.add(sid);
     if (hook?.tag !== undefined && ending) keys.endingTags.add(hook.tag);
+    if (sid !== undefined && (ending || usage)) keys.usageSids.add(sid);
+    if (hook?.tag !== undefined && (ending || usage)) keys.usageTags.add(hook.tag);
     if (hook) keys.eventIds.add(hook.eventId);
     if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, sessionTags, endingSids, endingTags, toolUses }]) => {
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, sessionTags, endingSids, endingTags, usageSids, usageTags, toolUses }]) => {
       // the sessions whose turns and approvals their events touch: turn events' and hook events'
       const turnSessions = { namespace, sids: [...turnSids], tags: [...tags] };
       const ending = { namespace, sids: [...endingSids], tags: [...endingTags] };
@@ -94,8 +100,9 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
         ...(endingSids.size + endingTags.size === 0 ? [] : [
           prefetchRunningToolTurns(tx, ending),
           prefetchResumeTokens(tx, ending),
-          prefetchSessionUsage(tx, ending),
         ]),
+        // an ending write shows the session whole; a usage write moves its totals
+        prefetchSessionUsage(tx, { namespace, sids: [...usageSids], tags: [...usageTags] }),
       ];
     }),
     prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),

@@ -99,13 +99,45 @@ export async function getSessionTurnsUsage(sql: Sql, sid: string): Promise<Map<s
 export async function putTurnUsage(sql: Sql, turn: { turnId: string; sid: string; namespace: string; openedAt: number }, usage: readonly ModelUsage[]): Promise<void> {
   // nothing to learn from the row counts: the upserts wait for the batch's next round trip
   for (const entry of usage) await sql.write(UPSERT, { turnId: turn.turnId, sid: turn.sid, namespace: turn.namespace, at: turn.openedAt, ...entry });
-  // a cached turn takes the same values (by model, as USAGE_OF_TURN orders them); the session's totals are read again
+  // a cached turn takes the same values (by model, as USAGE_OF_TURN orders them); the session's
+  // known totals move by the difference from the turn's values before, else they are read again
+  const cache = totalsCacheOf(sql);
+  let moved = false;
   turnWritten(sql, turn.turnId, (cached) => {
     const byModel = new Map(cached.usage.map((entry) => [entry.model, entry]));
+    moved = moveTotals(cache, turn.sid, usage.map((entry) => ({ before: byModel.get(entry.model), after: entry })));
     for (const entry of usage) byModel.set(entry.model, { ...entry });
     cached.usage = [...byModel.values()].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
   });
-  totalsCacheOf(sql)?.delete(totalsKey(turn.sid));
+  if (!moved) cache?.delete(totalsKey(turn.sid));
+}
+
+const tokensOf = (usage: ModelUsage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+
+/**
+ * A session's cached totals (and how many of its rows have a price: SUM of no price is null) moved
+ * from each row's values before to after; false when they are not known (then they are read again).
+ */
+function moveTotals(cache: Map<string, unknown> | undefined, sid: string, rows: readonly { before: ModelUsage | undefined; after: ModelUsage }[]): boolean {
+  const totals = cache?.get(totalsKey(sid)) as UsageTotals | undefined;
+  const priced = cache?.get(pricedKey(sid)) as number | undefined;
+  if (totals === undefined || priced === undefined) return false;
+  let { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, unpricedTokens } = totals;
+  let pricedRows = priced;
+  for (const { before, after } of rows) {
+    for (const [entry, sign] of [[before, -1], [after, 1]] as const) {
+      if (entry === undefined) continue;
+      inputTokens += sign * entry.inputTokens;
+      outputTokens += sign * entry.outputTokens;
+      cacheReadTokens += sign * entry.cacheReadTokens;
+      cacheWriteTokens += sign * entry.cacheWriteTokens;
+      if (entry.costUsd === null) unpricedTokens += sign * tokensOf(entry);
+      else (pricedRows += sign), (costUsd = (costUsd ?? 0) + sign * entry.costUsd);
+    }
+  }
+  cache!.set(totalsKey(sid), { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd: pricedRows === 0 ? null : Math.max(0, costUsd ?? 0), unpricedTokens });
+  cache!.set(pricedKey(sid), pricedRows);
+  return true;
 }
 
 /*
@@ -113,15 +145,17 @@ export async function putTurnUsage(sql: Sql, turn: { turnId: string; sid: string
  * that transaction read no totals. Any usage write drops what is known.
  */
 const totalsKey = (sid: string) => `usage-totals:${sid}`;
+const pricedKey = (sid: string) => `usage-priced-rows:${sid}`;
 const totalsCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
 /** A session created in this PostgreSQL transaction has no usage yet. */
 export function noUsageYet(sql: Sql, sid: string): void {
   totalsCacheOf(sql)?.set(totalsKey(sid), toTotals(undefined));
+  totalsCacheOf(sql)?.set(pricedKey(sid), 0);
 }
 
 const TOTALS_OF_SESSIONS = `
-  SELECT s.sid AS session_sid, ${TOTALS} FROM sessions s LEFT JOIN turn_usage ON turn_usage.sid = s.sid
+  SELECT s.sid AS session_sid, ${TOTALS}, COUNT(cost_usd) AS priced_rows FROM sessions s LEFT JOIN turn_usage ON turn_usage.sid = s.sid
   WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))
   GROUP BY s.sid`;
 
@@ -129,8 +163,12 @@ const TOTALS_OF_SESSIONS = `
 export async function prefetchSessionUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = totalsCacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<TotalsRow & { session_sid: string }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
-  for (const row of rows) if (!cache.has(totalsKey(row.session_sid))) cache.set(totalsKey(row.session_sid), toTotals(row));
+  const rows = await sql.all<TotalsRow & { session_sid: string; priced_rows: number }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  for (const row of rows) {
+    if (cache.has(totalsKey(row.session_sid))) continue;
+    cache.set(totalsKey(row.session_sid), toTotals(row));
+    cache.set(pricedKey(row.session_sid), Number(row.priced_rows));
+  }
 }
 
 export async function getSessionUsage(sql: Sql, sid: string): Promise<UsageTotals> {
