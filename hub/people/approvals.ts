@@ -11,7 +11,7 @@ import { LIMITS } from '../../shared/protocol/limits.js';
 import { getApproval, getApprovalById, insertApproval, listPendingApprovals } from '../store/approvals.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
-import { actorWrite, runWrite, type ChangeSet } from '../services/changes.js';
+import { actorWrite, runWrite, sessionWrite, type ChangeSet } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import { truncateJsonField } from '../services/truncate.js';
@@ -115,7 +115,8 @@ export async function decideApproval(
     const decided = endedApproval(approval, end);
     if (decided.status === 'denied') await endDeniedToolIn(tx, changes, session, decided, now);
     return decided;
-  }, { namespace: actor.namespace });
+    // its session, open turn and pending approvals read with the batch's (batch-reads.ts)
+  }, { namespace: actor.namespace, reads: sessionWrite(actor, input.sid).reads });
   wakeApprovalWaiters(deps, [decided.approvalId]);
   return decided;
 }

@@ -97,7 +97,7 @@ export function cancelMessage(deps: HubDeps, actor: Actor, input: { sid: string;
     const cancelled: Message = { ...message, state: 'cancelled', endedAt: now };
     changes.message(session.namespace, cancelled);
     return cancelled;
-  });
+  }, { namespace: actor.namespace, reads: { namespace: actor.namespace, sid: input.sid, messages: true } });
 }
 
 /**

@@ -123,6 +123,9 @@ export async function insertApproval(
 
 /** An approval of this session in this namespace; any other is exactly as absent as a missing one. */
 export async function getApproval(sql: Sql, key: { approvalId: string; sid: string; namespace: string }): Promise<Approval | undefined> {
+  // one of the session's pending approvals the batch read (its namespace's): nothing to read
+  const pending = (cacheOf(sql)?.get(pendingKey(key.sid)) as Approval[] | undefined)?.find((approval) => approval.approvalId === key.approvalId);
+  if (pending) return { ...pending };
   const row = await sql.get(SELECT_ONE, key) as ApprovalRow | undefined;
   return row && toApproval(row);
 }
@@ -148,17 +151,29 @@ export async function finishApproval(
   sql: Sql,
   input: { approvalId: string; status: Exclude<ApprovalStatus, 'pending'>; at: number; decidedBy: string | null; decidedByLabel?: string | null; message: string | null; answers?: Record<string, string>; always?: boolean },
 ): Promise<boolean> {
-  const finished = (await sql.run(FINISH, { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers), always: input.always === true ? 1 : 0 })).changes === 1;
-  const cache = cacheOf(sql);
-  if (finished && cache) {
-    for (const [key, value] of cache) {
-      if (!key.startsWith('pending-approvals:')) continue;
-      const list = value as Approval[];
-      const at = list.findIndex((approval) => approval.approvalId === input.approvalId);
-      if (at >= 0) list.splice(at, 1);
-    }
+  const params = { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers), always: input.always === true ? 1 : 0 };
+  // pending in a list the batch read and holds under its lock: the compare-and-set changes its row,
+  // so the statement waits for the batch's next round trip with nothing to learn from its row count
+  if (removeFromPending(sql, input.approvalId)) {
+    await sql.write(FINISH, params);
+    return true;
   }
-  return finished;
+  return (await sql.run(FINISH, params)).changes === 1;
+}
+
+/** Drops an approval from the cached pending lists; true when one held it. */
+function removeFromPending(sql: Sql, approvalId: string): boolean {
+  const cache = cacheOf(sql);
+  if (!cache) return false;
+  for (const [key, value] of cache) {
+    if (!key.startsWith('pending-approvals:')) continue;
+    const list = value as Approval[];
+    const at = list.findIndex((approval) => approval.approvalId === approvalId);
+    if (at < 0) continue;
+    list.splice(at, 1);
+    return true;
+  }
+  return false;
 }
 
 /** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */

@@ -101,6 +101,9 @@ export async function insertMessage(sql: Sql, input: { id: string; sid: string; 
 
 /** A message of this session in this namespace; another tenant's is exactly as absent as a missing one. */
 export async function getMessage(sql: Sql, key: { id: string; sid: string; namespace: string }): Promise<Message | undefined> {
+  // one of the session's queued messages the batch read (its namespace's): nothing to read
+  const queued = (cacheOf(sql)?.get(queuedKey(key.sid)) as Message[] | undefined)?.find((message) => message.id === key.id);
+  if (queued) return { ...queued };
   const row = (await sql.get(SELECT_ONE, key)) as MessageRow | undefined;
   return row && toMessage(row);
 }
@@ -144,12 +147,39 @@ export async function listStaleMessages(sql: Sql, before: number, limit: number)
 
 /** Marks a queued message delivered; false when it was no longer queued (nothing changed). */
 export async function markMessageDelivered(sql: Sql, input: { id: string; at: number; via: string; takenBy: string | null }): Promise<boolean> {
+  if (takeFromQueued(sql, input.id)) {
+    await sql.write(DELIVER, input);
+    return true;
+  }
   forgetQueued(sql);
   return (await sql.run(DELIVER, input)).changes === 1;
 }
 
 /** Ends a queued message (cancelled or expired); false when it was no longer queued. */
 export async function endMessage(sql: Sql, input: { id: string; state: 'cancelled' | 'expired'; at: number }): Promise<boolean> {
+  if (takeFromQueued(sql, input.id)) {
+    await sql.write(END, input);
+    return true;
+  }
   forgetQueued(sql);
   return (await sql.run(END, input)).changes === 1;
+}
+
+/**
+ * Removes a message from the queued list the batch read and holds under its lock: it is queued, so
+ * the compare-and-set on it changes its row, and the statement waits for the batch's next round trip
+ * with nothing to learn from its row count. False when no cached list holds it (then it is asked).
+ */
+function takeFromQueued(sql: Sql, id: string): boolean {
+  const cache = cacheOf(sql);
+  if (!cache) return false;
+  for (const [key, value] of cache) {
+    if (!key.startsWith('queued-messages:')) continue;
+    const list = value as Message[];
+    const at = list.findIndex((message) => message.id === id);
+    if (at < 0) continue;
+    list.splice(at, 1);
+    return true;
+  }
+  return false;
 }

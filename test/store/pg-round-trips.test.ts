@@ -9,13 +9,17 @@ import { startSession } from '../../hub/lifecycle/session-start.js';
 import { archive, endSession } from '../../hub/lifecycle/session-events.js';
 import { applyHookEvents } from '../../hub/lifecycle/hook-events.js';
 import { listTurnTexts } from '../../hub/store/turn-texts.js';
-import { recordToolUse, submitPrompt } from '../../hub/lifecycle/turn-events.js';
+import { recordToolUse, stopTurn, submitPrompt } from '../../hub/lifecycle/turn-events.js';
+import { reportUsage } from '../../hub/lifecycle/usage-events.js';
+import { setAttention } from '../../hub/people/attention.js';
+import { getSessionUsage } from '../../hub/store/usage.js';
+import type { UsageReport } from '../../shared/protocol/usage.js';
 import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
 import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
-import { openApproval } from '../../hub/people/approvals.js';
-import { queueMessage } from '../../hub/people/messages.js';
-import { listPendingApprovals } from '../../hub/store/approvals.js';
+import { decideApproval, openApproval } from '../../hub/people/approvals.js';
+import { cancelMessage, queueMessage } from '../../hub/people/messages.js';
+import { listApprovals, listPendingApprovals } from '../../hub/store/approvals.js';
 import { listQueuedMessages } from '../../hub/store/messages.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, getSessionByTag } from '../../hub/store/sessions.js';
@@ -189,5 +193,66 @@ describe('round trips of a batch (PostgreSQL)', () => {
       const [turn] = await listTurns(store!, await sidOf(tags[i]!));
       expect((await listTurnTexts(store!, turn!.turnId)).map((t) => t.text), `event ${i}`).toEqual([`said ${111 + i}`, 'and more']);
     }
+  }, 120_000);
+
+  it('a person\'s decisions and cancels, attention and usage reports (mid-turn, with the stop, from a hook\'s Stop) cost 2 round trips at 1, 10 and 100 writes, and the totals they show are the stored ones', async () => {
+    const { deps, published } = await counted();
+    const actor = runnerActor();
+    const agent = { ...actor, socketId: undefined };
+    const person = { namespace: actor.namespace, role: 'operator' as const, by: 'user' as const, socketId: 'person' };
+    let hookSeq = 0;
+    const hook = (tag: string, payload: object, usage?: UsageReport[]) =>
+      applyHookEvents(deps, agent, [{ id: `u${hookSeq}`, flavor: 'claude', firedAt: 1_700_000_000_000, seq: hookSeq++, payload: { session_id: tag, cwd: '/p', ...payload }, ...(usage ? { usage } : {}) }]);
+    const priced = (n: number): UsageReport => ({ model: 'claude-sonnet-4-5', inputTokens: 1000 * n, outputTokens: 10 * n, cacheReadTokens: n });
+    const unpriced = (n: number): UsageReport => ({ model: 'a-model-with-no-price', inputTokens: 7 * n, outputTokens: n });
+    // 111 runner sessions in an open turn with usage so far, a pending approval and a queued message; 111 agents in an open turn
+    const sessions = await Promise.all(Array.from({ length: 111 }, async (_, i) => {
+      const { session } = await startSession(deps, actor, { tag: `person-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+      await submitPrompt(deps, actor, { sid: session.sid, prompt: 'p' });
+      await reportUsage(deps, actor, { sid: session.sid, usage: [priced(1), unpriced(1)] });
+      const approval = await openApproval(deps, actor, { sid: session.sid, tool: 'Bash', input: { command: `ls ${i}` } });
+      const message = await queueMessage(deps, person, { sid: session.sid, text: `note ${i}`, by: { tokenId: 'token', label: null } });
+      return { sid: session.sid, approvalId: approval.approvalId, messageId: message.id };
+    }));
+    const tags = Array.from({ length: 111 }, (_, i) => `usage-agent-${i}`);
+    await Promise.all(tags.map((tag) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' })));
+    const KINDS = 6;
+    const event = (i: number): Promise<unknown> => {
+      const { sid, approvalId, messageId } = sessions[i]!;
+      switch (i % KINDS) {
+        case 0: return decideApproval(deps, person, { sid, approvalId, decision: 'allow', decidedBy: 'token' });
+        case 1: return cancelMessage(deps, person, { sid, messageId });
+        case 2: return setAttention(deps, actor, { sid, kind: 'question', message: `which ${i}?` });
+        case 3: return reportUsage(deps, actor, { sid, usage: [priced(2)] });
+        case 4: return stopTurn(deps, actor, { sid, response: 'done', usage: [priced(3), unpriced(3)] });
+        default: return hook(tags[i]!, { hook_event_name: 'Stop' }, [priced(4), unpriced(2)]);
+      }
+    };
+    const costs: number[] = [];
+    let from = 0;
+    for (const size of [1, 10, 100]) {
+      const indexes = Array.from({ length: size }, (_, k) => from + k);
+      from += size;
+      const before = counter!.roundTrips();
+      await Promise.all(indexes.map(event));
+      costs.push(counter!.roundTrips() - before);
+    }
+    expect(costs).toEqual([2, 2, 2]);
+    const every = (kind: number) => Array.from({ length: 111 }, (_, i) => i).filter((i) => i % KINDS === kind);
+    for (const i of every(0)) expect((await listApprovals(store!, sessions[i]!.sid)).map((a) => a.status)).toEqual(['allowed']);
+    for (const i of every(1)) expect(await listQueuedMessages(store!, sessions[i]!.sid)).toEqual([]);
+    for (const i of every(2)) expect((await getSession(store!, { namespace: actor.namespace, sid: sessions[i]!.sid }))?.attention).toMatchObject({ kind: 'question', message: `which ${i}?` });
+    // the totals each write showed (its last turn event's) are what the database sums now
+    const shown = new Map<string, unknown>();
+    for (const { event } of published) if (event.body.t === 'turn' && event.body.sessionUsage) shown.set(event.body.sid, event.body.sessionUsage);
+    const sidOf = async (tag: string) => (await getSessionByTag(store!, { namespace: actor.namespace, tag }))!.sid;
+    for (const i of [...every(3), ...every(4), ...every(5)]) {
+      const sid = i % KINDS === 5 ? await sidOf(tags[i]!) : sessions[i]!.sid;
+      const stored = await getSessionUsage(store!, sid);
+      expect(stored.inputTokens, `event ${i}`).toBeGreaterThan(0);
+      expect(shown.get(sid), `event ${i}`).toEqual(stored);
+    }
+    // the stop replaced the mid-turn figures: a priced model and one with no price known
+    expect(await getSessionUsage(store!, sessions[4]!.sid)).toMatchObject({ inputTokens: 3000 + 21, outputTokens: 30 + 3, cacheReadTokens: 3, unpricedTokens: 21 + 3 });
   }, 120_000);
 });
