@@ -116,7 +116,7 @@ export async function decideApproval(
     if (decided.status === 'denied') await endDeniedToolIn(tx, changes, session, decided, now);
     return decided;
     // its session, open turn and pending approvals read with the batch's (batch-reads.ts)
-  }, { namespace: actor.namespace, reads: sessionWrite(actor, input.sid).reads });
+  }, { namespace: actor.namespace, reads: { ...sessionWrite(actor, input.sid).reads, ...(input.decision === 'deny' ? { runningTools: true } : {}) } });
   wakeApprovalWaiters(deps, [decided.approvalId]);
   return decided;
 }

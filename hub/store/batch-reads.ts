@@ -7,7 +7,7 @@ import { prefetchTakers } from './message-takers.js';
 import { prefetchQueuedMessages } from './messages.js';
 import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
 import { prefetchResumeTokens } from './resume-tokens.js';
-import { prefetchActivities, prefetchCurrentTurns, prefetchRunningToolTurns } from './turns.js';
+import { prefetchActivities, prefetchCurrentTurns, prefetchRunningActivities, prefetchRunningToolTurns } from './turns.js';
 import { prefetchSessionUsage } from './usage.js';
 import type { Tx } from './sql.js';
 
@@ -33,6 +33,8 @@ export interface WriteReads {
   messages?: boolean;
   /** It may write usage: its session's (by sid, or the hook's tag) usage totals, kept current by the write. */
   usage?: boolean;
+  /** It looks at its session's (by sid) running tools: a denied approval ends its tool. */
+  runningTools?: boolean;
 }
 
 /** A namespace's keys of a batch's reads. */
@@ -47,6 +49,7 @@ interface Keys {
   endingTags: Set<string>;
   usageSids: Set<string>;
   usageTags: Set<string>;
+  runningToolSids: Set<string>;
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
 }
 
@@ -64,9 +67,9 @@ interface Keys {
 export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): Promise<void> {
   if (tx.dialect !== 'postgres' || reads.length === 0) return;
   const byNamespace = new Map<string, Keys>();
-  for (const { namespace, sid, tag, hook, turn, toolUseIds, messages, ending, usage } of reads) {
+  for (const { namespace, sid, tag, hook, turn, toolUseIds, messages, ending, usage, runningTools } of reads) {
     let keys = byNamespace.get(namespace);
-    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), sessionTags: new Set(), endingSids: new Set(), endingTags: new Set(), usageSids: new Set(), usageTags: new Set(), toolUses: [] }));
+    if (!keys) byNamespace.set(namespace, (keys = { sids: new Set(), tags: new Set(), eventIds: new Set(), turnSids: new Set(), messageSids: new Set(), sessionTags: new Set(), endingSids: new Set(), endingTags: new Set(), usageSids: new Set(), usageTags: new Set(), runningToolSids: new Set(), toolUses: [] }));
     const session = sid !== undefined ? { sid } : hook?.tag !== undefined ? { tag: hook.tag } : undefined;
     if (session) for (const toolUseId of toolUseIds ?? []) keys.toolUses.push({ ...session, toolUseId });
     if (sid !== undefined) keys.sids.add(sid);
@@ -77,11 +80,12 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
     if (hook?.tag !== undefined && ending) keys.endingTags.add(hook.tag);
     if (sid !== undefined && (ending || usage)) keys.usageSids.add(sid);
     if (hook?.tag !== undefined && (ending || usage)) keys.usageTags.add(hook.tag);
+    if (sid !== undefined && runningTools) keys.runningToolSids.add(sid);
     if (hook) keys.eventIds.add(hook.eventId);
     if (hook?.tag !== undefined) keys.tags.add(hook.tag);
   }
   await Promise.all([
-    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, sessionTags, endingSids, endingTags, usageSids, usageTags, toolUses }]) => {
+    ...[...byNamespace].flatMap(([namespace, { sids, tags, eventIds, turnSids, messageSids, sessionTags, endingSids, endingTags, usageSids, usageTags, runningToolSids, toolUses }]) => {
       // the sessions whose turns and approvals their events touch: turn events' and hook events'
       const turnSessions = { namespace, sids: [...turnSids], tags: [...tags] };
       const ending = { namespace, sids: [...endingSids], tags: [...endingTags] };
@@ -103,6 +107,7 @@ export async function prefetchBatchReads(tx: Tx, reads: readonly WriteReads[]): 
         ]),
         // an ending write shows the session whole; a usage write moves its totals
         prefetchSessionUsage(tx, { namespace, sids: [...usageSids], tags: [...usageTags] }),
+        prefetchRunningActivities(tx, { namespace, sids: [...runningToolSids] }),
       ];
     }),
     prefetchAppliedRequests(tx, reads.flatMap(({ sid, applied }) => (applied && sid !== undefined ? [{ sid, ...applied }] : []))),

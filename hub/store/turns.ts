@@ -256,6 +256,7 @@ export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnS
   });
   await sql.write(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
   noRunningToolsIn(sql, input.turnId);
+  noLongerRunning(sql, (activity) => activity.turnId === input.turnId);
   cachedActivities(sql, (activity) => (activity.turnId === input.turnId && activity.status === 'running' ? 'drop' : true));
   return true;
 }
@@ -321,6 +322,7 @@ export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: strin
   // nothing to learn from the row count: the update waits for the batch's next round trip
   if (turnIds.length > 0) await sql.write(ABANDON_RUNNING_OF_SESSION, input);
   activityCacheOf(sql)?.set(runningTurnsKey(input.sid), []);
+  if (activityCacheOf(sql)?.has(runningActivitiesKey(input.sid))) activityCacheOf(sql)!.set(runningActivitiesKey(input.sid), []);
   cachedActivities(sql, (activity) => (activity.sid === input.sid && activity.status === 'running' ? 'drop' : true));
   return turnIds;
 }
@@ -391,6 +393,7 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
+  if (input.status === 'running') activityCacheOf(sql)?.delete(runningActivitiesKey(input.sid));
   const running = activityCacheOf(sql)?.get(runningTurnsKey(input.sid)) as string[] | undefined;
   if (input.status === 'running' && running && !running.includes(input.turnId)) running.push(input.turnId);
   if (input.toolUseId !== null) {
@@ -423,6 +426,7 @@ export async function completeActivity(
   } else if ((await sql.run(COMPLETE_ACTIVITY, params)).changes === 0) return false;
   // whether its turn has other tools running is not known here: its session's list is read again if wanted
   forgetRunningTurns(sql, known?.sid);
+  noLongerRunning(sql, (activity) => activity.activityId === input.activityId);
   cachedActivities(sql, (activity) => {
     if (activity.activityId !== input.activityId) return true;
     // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
@@ -445,7 +449,48 @@ export async function findActivityByToolUseId(sql: Sql, key: { sid: string; tool
 
 /** The session's tool uses still running (a call an approval may be about). */
 export async function listRunningActivities(sql: Sql, sid: string): Promise<(Activity & { turnId: string })[]> {
+  const known = activityCacheOf(sql)?.get(runningActivitiesKey(sid)) as (Activity & { turnId: string })[] | undefined;
+  if (known) return known.map((activity) => ({ ...activity }));
   return (await sql.all(RUNNING_ACTIVITIES_OF_SESSION, { sid }) as ActivityRow[]).map(toActivity);
+}
+
+/*
+ * A batch whose writes look at their sessions' running tools (a deny ends its tool) reads them with
+ * the batch (prefetchRunningActivities): each list is kept current by the writes below (a tool
+ * started drops it, to be read again if wanted; one that ends leaves it), and each tool with an id
+ * joins the activities cached by id, so ending it waits for the batch's next round trip.
+ */
+const runningActivitiesKey = (sid: string) => `running-activities:${sid}`;
+const RUNNING_ACTIVITIES_OF_SESSIONS = `
+  SELECT s.sid AS session_sid, a.* FROM sessions s LEFT JOIN activities a ON a.sid = s.sid AND a.status = 'running'
+  WHERE s.namespace = @namespace AND s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))
+  ORDER BY a.at, a.ord`;
+
+/** These sessions' running tools, for a PostgreSQL batch, in one statement. */
+export async function prefetchRunningActivities(sql: Sql, input: { namespace: string; sids: readonly string[] }): Promise<void> {
+  const cache = activityCacheOf(sql);
+  if (!cache || input.sids.length === 0) return;
+  const rows = await sql.all<ActivityRow & { session_sid: string }>(RUNNING_ACTIVITIES_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids) });
+  const bySid = new Map<string, (Activity & { turnId: string })[]>();
+  for (const row of rows) {
+    const list = bySid.get(row.session_sid) ?? [];
+    if (row.activity_id !== null) {
+      const activity = toActivity(row);
+      list.push(activity);
+      if (row.tool_use_id !== null && !cache.has(activityKey(row.session_sid, row.tool_use_id))) cache.set(activityKey(row.session_sid, row.tool_use_id), { ...activity, sid: row.session_sid });
+    }
+    bySid.set(row.session_sid, list);
+  }
+  for (const [sid, list] of bySid) if (!cache.has(runningActivitiesKey(sid))) cache.set(runningActivitiesKey(sid), list);
+}
+
+/** Drops from the cached running lists the activities `ended` says no longer run. */
+function noLongerRunning(sql: Sql, ended: (activity: Activity & { turnId: string }) => boolean): void {
+  const cache = activityCacheOf(sql);
+  if (!cache) return;
+  for (const [key, value] of cache) {
+    if (key.startsWith('running-activities:')) cache.set(key, (value as (Activity & { turnId: string })[]).filter((activity) => !ended(activity)));
+  }
 }
 
 export async function listActivities(sql: Sql, turnId: string): Promise<Activity[]> {

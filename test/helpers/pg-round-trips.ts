@@ -1,22 +1,55 @@
 import { startPgRelay, type PgRelay } from './pg-relay.js';
 
 /**
+ * Splits a stream of PostgreSQL protocol messages (a type byte, then a length that counts itself)
+ * as it arrives in chunks: `onMessage(type)` for each whole one. `untyped`: the first message has
+ * no type byte (a client's startup packet).
+ */
+function messageReader(onMessage: (type: string) => void, untyped: boolean): { read(chunk: Buffer): void; midMessage(): boolean } {
+  let pending = Buffer.alloc(0);
+  let first = untyped;
+  return {
+    read(chunk) {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        const header = first ? 4 : 5;
+        if (pending.length < header) return;
+        const length = pending.readInt32BE(header - 4);
+        const size = header - 4 + length;
+        if (pending.length < size) return;
+        if (!first) onMessage(String.fromCharCode(pending[0]!));
+        first = false;
+        pending = pending.subarray(size);
+      }
+    },
+    midMessage: () => pending.length > 0,
+  };
+}
+
+/**
  * A relay to a PostgreSQL server that counts round trips as the wire sees them: each time a
- * connection's client sends after the server last answered it (a pipeline of statements sent
- * together is one), summed over every connection.
+ * connection's client starts sending while every statement it sent before is answered (a pipeline
+ * of statements sent together is one round trip; so is one write that reaches the relay in several
+ * chunks while the server already answers its first statements), summed over every connection.
  */
 export async function startRoundTripCounter(databaseUrl: string): Promise<PgRelay & { roundTrips(): number }> {
   let roundTrips = 0;
   const relay = await startPgRelay(databaseUrl, (client, upstream) => {
-    let answered = true;
+    // Sync and simple Query each get one ReadyForQuery ('Z'); the server's first one ends the startup
+    let unanswered = 0;
+    const fromClient = messageReader((type) => {
+      if (type === 'S' || type === 'Q') unanswered++;
+    }, true);
+    const fromServer = messageReader((type) => {
+      if (type === 'Z') unanswered = Math.max(0, unanswered - 1);
+    }, false);
     client.on('data', (chunk: Buffer) => {
-      if (answered) roundTrips++;
-      answered = false;
+      // the rest of a message already begun, or more while answers are still due, is the same trip
+      if (!fromClient.midMessage() && unanswered === 0) roundTrips++;
+      fromClient.read(chunk);
       upstream.write(chunk);
     });
-    upstream.on('data', () => {
-      answered = true;
-    });
+    upstream.on('data', (chunk: Buffer) => fromServer.read(chunk));
     client.on('close', () => upstream.end());
   });
   return { ...relay, roundTrips: () => roundTrips };

@@ -195,7 +195,7 @@ describe('round trips of a batch (PostgreSQL)', () => {
     }
   }, 120_000);
 
-  it('a person\'s decisions and cancels, attention and usage reports (mid-turn, with the stop, from a hook\'s Stop) cost 2 round trips at 1, 10 and 100 writes, and the totals they show are the stored ones', async () => {
+  it('a person\'s decisions (allow, deny ending its tool) and cancels, attention and usage reports (mid-turn, with the stop, from a hook\'s Stop) cost 2 round trips at 1, 10 and 100 writes, and the totals they show are the stored ones', async () => {
     const { deps, published } = await counted();
     const actor = runnerActor();
     const agent = { ...actor, socketId: undefined };
@@ -214,9 +214,15 @@ describe('round trips of a batch (PostgreSQL)', () => {
       const message = await queueMessage(deps, person, { sid: session.sid, text: `note ${i}`, by: { tokenId: 'token', label: null } });
       return { sid: session.sid, approvalId: approval.approvalId, messageId: message.id };
     }));
+    // and 111 agents in an open turn, each with a tool running that waits for a person
     const tags = Array.from({ length: 111 }, (_, i) => `usage-agent-${i}`);
-    await Promise.all(tags.map((tag) => hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' })));
-    const KINDS = 6;
+    const asked = await Promise.all(tags.map(async (tag, i) => {
+      await hook(tag, { hook_event_name: 'UserPromptSubmit', prompt: 'p' });
+      await hook(tag, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `rm -r ${i}` }, tool_use_id: `deny-${i}` });
+      const sid = (await getSessionByTag(store!, { namespace: actor.namespace, tag }))!.sid;
+      return { sid, approvalId: (await openApproval(deps, agent, { sid, tool: 'Bash', input: { command: `rm -r ${i}` }, toolUseId: `deny-${i}` })).approvalId };
+    }));
+    const KINDS = 7;
     const event = (i: number): Promise<unknown> => {
       const { sid, approvalId, messageId } = sessions[i]!;
       switch (i % KINDS) {
@@ -225,7 +231,8 @@ describe('round trips of a batch (PostgreSQL)', () => {
         case 2: return setAttention(deps, actor, { sid, kind: 'question', message: `which ${i}?` });
         case 3: return reportUsage(deps, actor, { sid, usage: [priced(2)] });
         case 4: return stopTurn(deps, actor, { sid, response: 'done', usage: [priced(3), unpriced(3)] });
-        default: return hook(tags[i]!, { hook_event_name: 'Stop' }, [priced(4), unpriced(2)]);
+        case 5: return hook(tags[i]!, { hook_event_name: 'Stop' }, [priced(4), unpriced(2)]);
+        default: return decideApproval(deps, person, { ...asked[i]!, decision: 'deny', message: 'not that', decidedBy: 'token' });
       }
     };
     const costs: number[] = [];
@@ -241,6 +248,12 @@ describe('round trips of a batch (PostgreSQL)', () => {
     const every = (kind: number) => Array.from({ length: 111 }, (_, i) => i).filter((i) => i % KINDS === kind);
     for (const i of every(0)) expect((await listApprovals(store!, sessions[i]!.sid)).map((a) => a.status)).toEqual(['allowed']);
     for (const i of every(1)) expect(await listQueuedMessages(store!, sessions[i]!.sid)).toEqual([]);
+    // a deny ends the tool it was about, with who and why
+    for (const i of every(6)) {
+      expect((await listApprovals(store!, asked[i]!.sid)).map((a) => a.status)).toEqual(['denied']);
+      const tool = await findActivityByToolUseId(store!, { sid: asked[i]!.sid, toolUseId: `deny-${i}` });
+      expect([tool?.status, tool?.output]).toEqual(['denied', { deniedBy: 'token', message: 'not that' }]);
+    }
     for (const i of every(2)) expect((await getSession(store!, { namespace: actor.namespace, sid: sessions[i]!.sid }))?.attention).toMatchObject({ kind: 'question', message: `which ${i}?` });
     // the totals each write showed (its last turn event's) are what the database sums now
     const shown = new Map<string, unknown>();
