@@ -11,7 +11,8 @@ import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { ManualClock } from '../hub/clock.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
-import { archive, endSession } from '../hub/lifecycle/session-events.js';
+import { archive, endSession, runnerSocketsLost } from '../hub/lifecycle/session-events.js';
+import { sweep } from '../hub/lifecycle/sweeps.js';
 import { updateMetadata, updateState } from '../hub/lifecycle/versioned-writes.js';
 import { reportUsage } from '../hub/lifecycle/usage-events.js';
 import { setAttention } from '../hub/people/attention.js';
@@ -187,6 +188,26 @@ async function main(): Promise<void> {
         counts.push(sends);
       }
       process.stdout.write(`${kind.name}: ${counts.join(' / ')} round trips for batches of 1 / 10 / 100\n`);
+    }
+    // a sweep with 1, 10 and 100 of everything due: turns timed out, sessions gone quiet, runs whose
+    // runner was lost, queued messages past their time (each a session of its own)
+    if (only === undefined || only.test('sweep')) {
+      const counts: number[] = [];
+      for (const size of [1, 10, 100]) {
+        const sids = await Promise.all(Array.from({ length: size }, async (_, i) => {
+          const sid = await startOne(`sweep-${size}-${i}`);
+          await submitPrompt(deps, actor, { sid, prompt: 'p' });
+          await queueMessage(deps, person, { sid, text: 'hi', by: { tokenId: 'tok', label: null } });
+          return sid;
+        }));
+        await runnerSocketsLost(deps, sids);
+        (deps.clock as ManualClock).advance(2 * 86_400_000);
+        sends = 0;
+        const report = await sweep(deps);
+        counts.push(sends);
+        if (report.turnsTimedOut < size || report.runsInterrupted < size || report.messagesExpired < size) throw new Error(`the sweep did not find all due: ${JSON.stringify(report)}`);
+      }
+      process.stdout.write(`sweep (turns, presence, lost runs, messages due): ${counts.join(' / ')} round trips for 1 / 10 / 100 of each\n`);
     }
   } finally {
     await store.close();

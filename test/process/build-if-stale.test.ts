@@ -12,12 +12,11 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 
 describe('build --if-stale', () => {
-  it('skips the build when dist is current: no output rewritten, well under a tsc run', async () => {
+  it('skips the build when dist is current: no output rewritten', async () => {
     const cli = resolve(root, 'dist/hub/cli.js');
     const before = statSync(cli).mtimeMs;
-    const started = performance.now();
     await promisify(execFile)(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root });
-    expect(performance.now() - started).toBeLessThan(1500);
+    // tsc rewrites every output it emits: an unchanged one means it did not run (no timing asserted: a loaded machine is slow either way)
     expect(statSync(cli).mtimeMs).toBe(before);
   });
 });
