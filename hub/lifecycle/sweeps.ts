@@ -17,6 +17,7 @@ import {
   updateCurrentTurn,
 } from '../store/sessions.js';
 import { closeTurn, countOpenTurnsOlderThan, listDueOpenTurns } from '../store/turns.js';
+import { prefetchSessionsToEnd, prefetchTurnSessions } from '../store/batch-reads.js';
 import { runWrite, type ChangeSet } from '../services/changes.js';
 import { expireStaleIn } from '../people/messages.js';
 import type { Tx } from '../store/sql.js';
@@ -96,6 +97,8 @@ function endAbandonedRuns(noun: string, list: (tx: Tx) => Promise<StoredRun[]>, 
     noun,
     step: async (tx, changes) => {
       const runs = await list(tx);
+      // their sessions and what ending them reads, for the whole batch (PostgreSQL)
+      await prefetchSessionsToEnd(tx, runs.map((run) => run.sid));
       for (const run of runs) {
         const session = await getSessionAnyNamespace(tx, run.sid);
         if (session) await endAbandonedRun(tx, changes, session, { reason, now });
@@ -126,6 +129,7 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     step: async (tx, changes) => {
       // each row carries its session's namespace and whether it is the current turn: no session read
       const due = await listDueOpenTurns(tx, { ...turnsDue, limit: BATCH });
+      await prefetchTurnSessions(tx, due.map(({ turn, namespace }) => ({ sid: turn.sid, namespace })));
       for (const { turn, namespace, isCurrent } of due) {
         // read as open in this same transaction, so this closes it (and abandons its tools still
         // running); the response is kept as stored, and a stop that comes later lands on it

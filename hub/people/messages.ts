@@ -160,7 +160,7 @@ export async function offerQueuedTo(deps: HubDeps, session: { namespace: string;
 export async function expireStaleIn(tx: Tx, changes: ChangeSet, input: { before: number; limit: number; now: number }): Promise<number> {
   const stale = await listStaleMessages(tx, input.before, input.limit);
   for (const { message, namespace } of stale) {
-    if (await endMessage(tx, { id: message.id, state: 'expired', at: input.now })) changes.message(namespace, { ...message, state: 'expired', endedAt: input.now });
+    if (await endMessage(tx, { id: message.id, state: 'expired', at: input.now }, true)) changes.message(namespace, { ...message, state: 'expired', endedAt: input.now });
   }
   return stale.length;
 }

@@ -6,7 +6,7 @@
 import { projectPathOf } from '../../shared/project.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { WAITS_ON_PERSON, type SessionActivity, type TurnSummary } from '../../shared/protocol/session.js';
-import { getRun } from '../store/runs.js';
+import { isRunDetached } from '../store/runs.js';
 import type { StoredSession } from '../store/sessions.js';
 import type { Sql } from '../store/sql.js';
 import { getTurn } from '../store/turns.js';
@@ -97,7 +97,7 @@ export function sessionTitleOf(session: StoredSession): string {
 export async function sessionViewOf(sql: Sql, session: StoredSession, currentTurn?: TurnSummary | null): Promise<SessionView> {
   const open = currentTurn !== undefined ? currentTurn : session.currentTurnId === null ? null : ((await getTurn(sql, session.currentTurnId)) ?? null);
   const runLive = session.lastRun?.status === 'running';
-  const heard = session.presence.active || (runLive && ((await getRun(sql, session.lastRun!.runId))?.detached ?? false));
+  const heard = session.presence.active || (runLive && ((await isRunDetached(sql, session.lastRun!.runId)) ?? false));
   const { lastPrompt } = session;
   return {
     title: sessionTitleOf(session),

@@ -5,8 +5,9 @@ import { prefetchHookPromptTurns } from './hook-prompt-turns.js';
 import { prefetchPendingApprovals } from './approvals.js';
 import { prefetchTakers } from './message-takers.js';
 import { prefetchQueuedMessages } from './messages.js';
-import { prefetchSessions, prefetchSessionsByTag } from './sessions.js';
+import { prefetchSessions, prefetchSessionsAnyNamespace, prefetchSessionsByTag } from './sessions.js';
 import { prefetchResumeTokens } from './resume-tokens.js';
+import { prefetchRunsDetached } from './runs.js';
 import { prefetchActivities, prefetchCurrentTurns, prefetchRunningActivities, prefetchRunningToolTurns } from './turns.js';
 import { prefetchSessionUsage } from './usage.js';
 import type { Tx } from './sql.js';
@@ -51,6 +52,28 @@ interface Keys {
   usageTags: Set<string>;
   runningToolSids: Set<string>;
   toolUses: { sid?: string; tag?: string; toolUseId: string }[];
+}
+
+/**
+ * What a sweep's batch of sessions to end (any namespace) reads, on PostgreSQL: the sessions, then
+ * what a session end reads (their current turns, pending approvals, running tools, resume tokens and
+ * usage totals), two round trips whatever their number.
+ */
+export async function prefetchSessionsToEnd(tx: Tx, sids: readonly string[]): Promise<void> {
+  const sessions = await prefetchSessionsAnyNamespace(tx, sids);
+  await Promise.all([
+    prefetchBatchReads(tx, sessions.map((session) => ({ namespace: session.namespace, sid: session.sid, turn: true, ending: true }))),
+    prefetchRunsDetached(tx, sids),
+  ]);
+}
+
+/** What a sweep's timed-out turns show with them (their sessions and usage totals), on PostgreSQL, in one round trip. */
+export async function prefetchTurnSessions(tx: Tx, turns: readonly { sid: string; namespace: string | null }[]): Promise<void> {
+  await Promise.all([
+    prefetchBatchReads(tx, turns.flatMap(({ sid, namespace }) => (namespace === null ? [] : [{ namespace, sid, usage: true }]))),
+    // what the sessions' activity shows depends on whether their live runs are detached
+    prefetchRunsDetached(tx, turns.map(({ sid }) => sid)),
+  ]);
 }
 
 /**

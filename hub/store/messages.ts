@@ -155,9 +155,12 @@ export async function markMessageDelivered(sql: Sql, input: { id: string; at: nu
   return (await sql.run(DELIVER, input)).changes === 1;
 }
 
-/** Ends a queued message (cancelled or expired); false when it was no longer queued. */
-export async function endMessage(sql: Sql, input: { id: string; state: 'cancelled' | 'expired'; at: number }): Promise<boolean> {
-  if (takeFromQueued(sql, input.id)) {
+/**
+ * Ends a queued message (cancelled or expired); false when it was no longer queued. `readQueued`:
+ * the caller read it queued in this transaction, under its lock (the sweep's stale messages).
+ */
+export async function endMessage(sql: Sql, input: { id: string; state: 'cancelled' | 'expired'; at: number }, readQueued = false): Promise<boolean> {
+  if (takeFromQueued(sql, input.id) || (readQueued && sql.dialect === 'postgres')) {
     await sql.write(END, input);
     return true;
   }

@@ -1,5 +1,6 @@
 import type { RunEndStatus, RunStatus } from '../../shared/protocol/session.js';
 import type { Sql } from './sql.js';
+import { keyList } from './key-lists.js';
 import { listDeadHubs } from './hubs.js';
 
 export interface StoredRun {
@@ -95,6 +96,31 @@ export async function insertRun(
 ): Promise<void> {
   // a new run id: nothing to learn from the row count, so the insert waits for the batch's next round trip
   await sql.write(INSERT, { ...input, detached: input.detached ? 1 : 0 });
+  detachedCacheOf(sql)?.set(detachedKey(input.runId), input.detached === true);
+}
+
+/*
+ * Whether a run is detached never changes after its insert: a PostgreSQL batch may learn it for its
+ * sessions' last runs at once (prefetchRunsDetached) and keep it for the transaction.
+ */
+const detachedKey = (runId: string) => `run-detached:${runId}`;
+const detachedCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
+const LAST_RUNS_DETACHED = `
+  SELECT r.run_id, r.detached FROM jsonb_array_elements_text(CAST(@sids AS jsonb)) AS k(sid)
+    JOIN sessions s ON s.sid = k.sid JOIN runs r ON r.run_id = s.last_run_id`;
+
+/** Whether these sessions' last runs are detached, in one statement (PostgreSQL). */
+export async function prefetchRunsDetached(sql: Sql, sids: readonly string[]): Promise<void> {
+  const cache = detachedCacheOf(sql);
+  if (!cache || sids.length === 0) return;
+  for (const row of await sql.all<{ run_id: string; detached: number }>(LAST_RUNS_DETACHED, { sids: keyList(sids) })) cache.set(detachedKey(row.run_id), row.detached === 1);
+}
+
+/** Whether a run is detached (a hook bridge's: no socket); undefined for no such run. */
+export async function isRunDetached(sql: Sql, runId: string): Promise<boolean | undefined> {
+  const known = detachedCacheOf(sql)?.get(detachedKey(runId)) as boolean | undefined;
+  if (known !== undefined) return known;
+  return (await getRun(sql, runId))?.detached;
 }
 
 export async function getRun(sql: Sql, runId: string): Promise<StoredRun | undefined> {

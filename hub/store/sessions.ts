@@ -238,6 +238,19 @@ export async function prefetchSessions(sql: Sql, input: { namespace: string; sid
   }
 }
 
+const SELECT_MANY_ANY_NAMESPACE = `
+  SELECT s.* FROM jsonb_array_elements_text(CAST(@sids AS jsonb)) AS k(sid),
+    LATERAL (SELECT * FROM sessions WHERE sessions.sid = k.sid LIMIT 1) s`;
+
+/** Sessions by sid whatever their namespace (a sweep's), into the cache, in one statement: PostgreSQL only. */
+export async function prefetchSessionsAnyNamespace(sql: Sql, sids: readonly string[]): Promise<StoredSession[]> {
+  if (sql.dialect !== 'postgres' || !sql.rowCache || sids.length === 0) return [];
+  const known = sids.flatMap((sid) => cached(sql, sid) ?? []);
+  const missing = sids.filter((sid) => !sql.rowCache!.has(cacheKey(sid)));
+  const read = missing.length === 0 ? [] : ((await sql.all(SELECT_MANY_ANY_NAMESPACE, { sids: keyList(missing) })) as SessionRow[]).map((row) => remember(sql, toSession(row))!);
+  return [...known, ...read];
+}
+
 /** As prefetchSessions, by tag (the hook route's sessions). */
 export async function prefetchSessionsByTag(sql: Sql, input: { namespace: string; tags: readonly string[] }): Promise<void> {
   if (!sql.rowCache || input.tags.length === 0) return;

@@ -1,7 +1,8 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
+import type { ModelUsage } from '../../shared/protocol/usage.js';
 import type { Sql } from './sql.js';
-import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnUsage } from './usage.js';
+import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
 import { keyList } from './key-lists.js';
@@ -363,7 +364,11 @@ export interface DueTurn {
  */
 export async function listDueOpenTurns(sql: Sql, input: { before: number; toolBefore: number; limit: number }): Promise<DueTurn[]> {
   const rows = await sql.all(OPEN_TURNS_OLDER_THAN, input) as (TurnRow & { namespace: string | null; is_current: number | null })[];
-  return Promise.all(rows.map(async (row) => ({ turn: (await withUsage(sql, row))!, namespace: row.namespace, isCurrent: row.is_current === 1 })));
+  if (sql.dialect !== 'postgres') return Promise.all(rows.map(async (row) => ({ turn: (await withUsage(sql, row))!, namespace: row.namespace, isCurrent: row.is_current === 1 })));
+  // PostgreSQL: their usage in one statement, and each turn kept in the transaction's cache, so
+  // closing it waits for the batch's next round trip (read as open under the lock)
+  const usage = rows.length === 0 ? new Map<string, ModelUsage[]>() : await getTurnsUsage(sql, rows.map((row) => row.turn_id));
+  return rows.map((row) => ({ turn: rememberTurn(sql, toTurn(row, usage.get(row.turn_id) ?? []))!, namespace: row.namespace, isCurrent: row.is_current === 1 }));
 }
 
 export async function countOpenTurnsOlderThan(sql: Sql, input: { before: number; toolBefore: number }): Promise<number> {

@@ -80,6 +80,14 @@ export async function getCurrentTurnsUsage(sql: Sql, input: { namespace: string;
   return byTurnId(await sql.all<UsageRow>(USAGE_OF_CURRENT_TURNS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) }));
 }
 
+const USAGE_OF_TURNS = `
+  SELECT * FROM turn_usage WHERE turn_id IN (SELECT jsonb_array_elements_text(CAST(@turnIds AS jsonb))) ORDER BY turn_id, model`;
+
+/** The usage of these turns, by turn id, in one statement (PostgreSQL: a sweep's due turns). */
+export async function getTurnsUsage(sql: Sql, turnIds: readonly string[]): Promise<Map<string, ModelUsage[]>> {
+  return byTurnId(await sql.all<UsageRow>(USAGE_OF_TURNS, { turnIds: keyList(turnIds) }));
+}
+
 function byTurnId(rows: readonly UsageRow[]): Map<string, ModelUsage[]> {
   const byTurn = new Map<string, ModelUsage[]>();
   for (const row of rows) {

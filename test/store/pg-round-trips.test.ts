@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
-import { archive, endSession } from '../../hub/lifecycle/session-events.js';
+import { archive, endSession, runnerSocketsLost } from '../../hub/lifecycle/session-events.js';
+import { sweep } from '../../hub/lifecycle/sweeps.js';
 import { applyHookEvents } from '../../hub/lifecycle/hook-events.js';
 import { listTurnTexts } from '../../hub/store/turn-texts.js';
 import { recordToolUse, stopTurn, submitPrompt } from '../../hub/lifecycle/turn-events.js';
@@ -267,5 +268,38 @@ describe('round trips of a batch (PostgreSQL)', () => {
     }
     // the stop replaced the mid-turn figures: a priced model and one with no price known
     expect(await getSessionUsage(store!, sessions[4]!.sid)).toMatchObject({ inputTokens: 3000 + 21, outputTokens: 30 + 3, cacheReadTokens: 3, unpricedTokens: 21 + 3 });
+  }, 120_000);
+
+  it('a sweep with 1, 10 and 100 of everything due (turns timed out, runs whose runner was lost, messages past their time) costs the same round trips, and does it all', async () => {
+    const { deps, published } = await counted();
+    const actor = runnerActor();
+    const person = { namespace: actor.namespace, role: 'operator' as const, by: 'user' as const, socketId: 'person' };
+    const costs: number[] = [];
+    for (const size of [1, 10, 100]) {
+      const sids = await Promise.all(Array.from({ length: size }, async (_, i) => {
+        const { session } = await startSession(deps, actor, { tag: `swept-${size}-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+        await submitPrompt(deps, actor, { sid: session.sid, prompt: 'p' });
+        await queueMessage(deps, person, { sid: session.sid, text: 'hi', by: { tokenId: 'token', label: null } });
+        return session.sid;
+      }));
+      await runnerSocketsLost(deps, sids);
+      (deps.clock as ManualClock).advance(2 * 86_400_000);
+      published.length = 0;
+      const before = counter!.roundTrips();
+      const report = await sweep(deps);
+      costs.push(counter!.roundTrips() - before);
+      expect(report).toMatchObject({ turnsTimedOut: size, runsInterrupted: size, messagesExpired: size });
+      for (const sid of sids) {
+        const session = (await getSession(store!, { namespace: actor.namespace, sid }))!;
+        expect([session.lifecycle.state, session.lastRun?.status, session.lastRun?.reason, session.currentTurnId]).toEqual(['ended', 'interrupted', 'runner_lost', null]);
+        expect((await listTurns(store!, sid)).map((turn) => turn.status)).toEqual(['timeout']);
+        expect(await listQueuedMessages(store!, sid)).toEqual([]);
+      }
+      // each session's end was told: its last update says ended
+      const last = new Map<string, string>();
+      for (const { event } of published) if (event.body.t === 'update-session' && event.body.lifecycle) last.set(event.body.sid, event.body.lifecycle.state);
+      expect(sids.map((sid) => last.get(sid))).toEqual(sids.map(() => 'ended'));
+    }
+    expect(new Set(costs).size, `round trips: ${costs.join(' / ')}`).toBe(1);
   }, 120_000);
 });
