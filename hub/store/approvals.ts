@@ -3,6 +3,7 @@ import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { removeFromCachedLists } from './cached-lists.js';
 
 interface ApprovalRow {
   approval_id: string;
@@ -154,27 +155,13 @@ export async function finishApproval(
   const params = { ...input, decidedByLabel: input.decidedByLabel ?? null, answers: input.answers === undefined ? null : JSON.stringify(input.answers), always: input.always === true ? 1 : 0 };
   // pending in a list the batch read and holds under its lock: the compare-and-set changes its row,
   // so the statement waits for the batch's next round trip with nothing to learn from its row count
-  if (removeFromPending(sql, input.approvalId)) {
+  if (removeFromCachedLists<Approval>(sql, 'pending-approvals:', (approval) => approval.approvalId === input.approvalId)) {
     await sql.write(FINISH, params);
     return true;
   }
   return (await sql.run(FINISH, params)).changes === 1;
 }
 
-/** Drops an approval from the cached pending lists; true when one held it. */
-function removeFromPending(sql: Sql, approvalId: string): boolean {
-  const cache = cacheOf(sql);
-  if (!cache) return false;
-  for (const [key, value] of cache) {
-    if (!key.startsWith('pending-approvals:')) continue;
-    const list = value as Approval[];
-    const at = list.findIndex((approval) => approval.approvalId === approvalId);
-    if (at < 0) continue;
-    list.splice(at, 1);
-    return true;
-  }
-  return false;
-}
 
 /** Pending approvals nobody can be waiting on: every one (`before` null: the whole hub was down), or those past their waiter's end. */
 export async function listLeftPendingApprovals(sql: Sql, input: { before: number | null; limit: number }): Promise<{ approval: Approval; namespace: string }[]> {

@@ -1,6 +1,7 @@
 import type { Message, MessageState } from '../../shared/protocol/messages.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { removeFromCachedLists } from './cached-lists.js';
 
 interface MessageRow {
   message_id: string;
@@ -52,8 +53,9 @@ function toMessage(row: MessageRow): Message {
 /*
  * On PostgreSQL a batch reads its sessions' queued messages at once (prefetchQueuedMessages, from
  * batch-reads.ts) into the transaction's rowCache: a hook's stop that takes what is queued reads
- * nothing on its own while the lock is held (issue 31). A write to a message drops the cached lists
- * (read again if wanted). Not on SQLite, whose cache outlives transactions.
+ * nothing on its own while the lock is held (issue 31). A message queued joins its list; one delivered
+ * or ended leaves it (its compare-and-set then waits for the next round trip: the row is held
+ * queued under the lock). Not on SQLite, whose cache outlives transactions.
  */
 const queuedKey = (sid: string) => `queued-messages:${sid}`;
 const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
@@ -147,7 +149,7 @@ export async function listStaleMessages(sql: Sql, before: number, limit: number)
 
 /** Marks a queued message delivered; false when it was no longer queued (nothing changed). */
 export async function markMessageDelivered(sql: Sql, input: { id: string; at: number; via: string; takenBy: string | null }): Promise<boolean> {
-  if (takeFromQueued(sql, input.id)) {
+  if (removeFromCachedLists<Message>(sql, 'queued-messages:', (message) => message.id === input.id)) {
     await sql.write(DELIVER, input);
     return true;
   }
@@ -160,7 +162,7 @@ export async function markMessageDelivered(sql: Sql, input: { id: string; at: nu
  * the caller read it queued in this transaction, under its lock (the sweep's stale messages).
  */
 export async function endMessage(sql: Sql, input: { id: string; state: 'cancelled' | 'expired'; at: number }, readQueued = false): Promise<boolean> {
-  if (takeFromQueued(sql, input.id) || (readQueued && sql.dialect === 'postgres')) {
+  if (removeFromCachedLists<Message>(sql, 'queued-messages:', (message) => message.id === input.id) || (readQueued && sql.dialect === 'postgres')) {
     await sql.write(END, input);
     return true;
   }
@@ -168,21 +170,3 @@ export async function endMessage(sql: Sql, input: { id: string; state: 'cancelle
   return (await sql.run(END, input)).changes === 1;
 }
 
-/**
- * Removes a message from the queued list the batch read and holds under its lock: it is queued, so
- * the compare-and-set on it changes its row, and the statement waits for the batch's next round trip
- * with nothing to learn from its row count. False when no cached list holds it (then it is asked).
- */
-function takeFromQueued(sql: Sql, id: string): boolean {
-  const cache = cacheOf(sql);
-  if (!cache) return false;
-  for (const [key, value] of cache) {
-    if (!key.startsWith('queued-messages:')) continue;
-    const list = value as Message[];
-    const at = list.findIndex((message) => message.id === id);
-    if (at < 0) continue;
-    list.splice(at, 1);
-    return true;
-  }
-  return false;
-}

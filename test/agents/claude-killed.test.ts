@@ -39,7 +39,7 @@ async function setUp(model: Promise<ModelServer>, options: { idleMs?: number } =
     hubEnv: { SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.agent, SESSION_HUB_SPOOL_DIR: spoolDir },
     allow: ['Bash(sleep:*)'],
   });
-  cleanUps.push(() => rmSync(spoolDir, { recursive: true, force: true }), () => started.close(), () => project.remove(), () => stopDrainers(spoolDir));
+  cleanUps.push(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), () => started.close(), () => project.remove(), () => stopDrainers(spoolDir));
   return project;
 }
 

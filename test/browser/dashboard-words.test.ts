@@ -29,7 +29,7 @@ useDashboardPages({
 beforeAll(() => {
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-page-spool-'));
 });
-afterAll(() => rmSync(spoolDir, { recursive: true, force: true }));
+afterAll(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
 const CLAUDE = fixture('claude-session.json');
 /** Payloads by hook name, in fixture order: SessionStart, UserPromptSubmit, PostToolUse ×3, Stop, …, SessionEnd. */

@@ -25,7 +25,7 @@ let hub: TestHub | undefined;
 let spoolDir: string | undefined;
 afterEach(async () => {
   await hub?.close();
-  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true });
+  if (spoolDir) rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   hub = undefined;
   spoolDir = undefined;
 });

@@ -22,7 +22,7 @@ beforeEach(() => {
 closeTestHubsAfterEach();
 afterEach(() => {
   stopDrainers(spoolDir);
-  rmSync(spoolDir, { recursive: true, force: true });
+  rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   hub = undefined;
 });
 const { get } = hubReader(() => hub!);

@@ -23,7 +23,7 @@ beforeEach(async () => {
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
 });
 stopHubsAfterEach();
-afterEach(() => rmSync(spoolDir, { recursive: true, force: true }));
+afterEach(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
 const env = () => ({ SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

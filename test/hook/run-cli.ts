@@ -53,7 +53,8 @@ export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }
     if (!started) return;
     stopDrainers(started.spoolDir);
     await started.hub.close();
-    rmSync(started.spoolDir, { recursive: true, force: true });
+    // a hook process or keeper just stopped may still write a last file: the removal retries
+    rmSync(started.spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     started = undefined;
   });
   const current = () => {

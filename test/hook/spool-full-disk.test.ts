@@ -95,7 +95,7 @@ describe('damaged files set aside', () => {
   let spoolDir: string;
   beforeEach(() => {
     spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-    cleanup = () => rmSync(spoolDir, { recursive: true, force: true });
+    cleanup = () => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it('are reported by hook status (exit 1), each file named', async () => {

@@ -25,7 +25,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   stopDrainers(spoolDir);
-  rmSync(spoolDir, { recursive: true, force: true });
+  rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /**

@@ -23,7 +23,7 @@ import { TEST_TOKENS } from '../helpers/tokens.js';
 stopHubsAfterEach();
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 let spoolDir: string;
-afterEach(() => rmSync(spoolDir, { recursive: true, force: true }));
+afterEach(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
 const stopPayload = (tag: string) => ({
   ...(JSON.parse(readFileSync(resolve(import.meta.dirname, 'fixtures', 'attention/claude-stop.json'), 'utf8')) as { payload: Record<string, unknown> }).payload,

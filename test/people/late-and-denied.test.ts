@@ -25,7 +25,7 @@ async function setUp(config: Record<string, unknown> = {}, clock?: ManualClock):
   const spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
   cleanups.push(() => hub.close(), () => {
     stopDrainers(spoolDir);
-    rmSync(spoolDir, { recursive: true, force: true });
+    rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   return { hub, env: (url = hub.url) => ({ SESSION_HUB_URL: url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir }) };
 }
