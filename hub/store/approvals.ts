@@ -3,7 +3,7 @@ import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
-import { removeFromCachedLists } from './cached-lists.js';
+import { cacheListsBySession, removeFromCachedLists } from './cached-lists.js';
 
 interface ApprovalRow {
   approval_id: string;
@@ -90,13 +90,7 @@ export async function prefetchPendingApprovals(sql: Sql, input: { namespace: str
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
   const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
-  const lists = new Map<string, Approval[]>();
-  for (const row of rows) {
-    const list = lists.get(row.session_sid) ?? [];
-    if (row.approval_id !== null) list.push(toApproval(row));
-    lists.set(row.session_sid, list);
-  }
-  for (const [sid, list] of lists) if (!cache.has(pendingKey(sid))) cache.set(pendingKey(sid), list.sort(byAge));
+  cacheListsBySession(cache, rows, pendingKey, (row) => (row.approval_id === null ? undefined : toApproval(row)), byAge);
 }
 
 /** A session created in this PostgreSQL transaction has no pending approval yet (nothing to read). */

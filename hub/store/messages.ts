@@ -1,7 +1,7 @@
 import type { Message, MessageState } from '../../shared/protocol/messages.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
-import { removeFromCachedLists } from './cached-lists.js';
+import { cacheListsBySession, removeFromCachedLists } from './cached-lists.js';
 
 interface MessageRow {
   message_id: string;
@@ -77,13 +77,7 @@ export async function prefetchQueuedMessages(sql: Sql, input: { namespace: strin
   const cache = cacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
   const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
-  const lists = new Map<string, Message[]>();
-  for (const row of rows) {
-    const list = lists.get(row.session_sid) ?? [];
-    if (row.message_id !== null) list.push(toMessage(row));
-    lists.set(row.session_sid, list);
-  }
-  for (const [sid, list] of lists) if (!cache.has(queuedKey(sid))) cache.set(queuedKey(sid), list);
+  cacheListsBySession(cache, rows, queuedKey, (row) => (row.message_id === null ? undefined : toMessage(row)));
 }
 
 /** A session created in this PostgreSQL transaction has no queued message yet (nothing to read). */

@@ -6,6 +6,7 @@ import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnsUsage, getTurnUsage
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
 import { keyList } from './key-lists.js';
+import { cacheListsBySession } from './cached-lists.js';
 
 interface TurnRow {
   turn_id: string;
@@ -291,13 +292,7 @@ export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: str
   const cache = activityCacheOf(sql);
   if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
   const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
-  const bySid = new Map<string, string[]>();
-  for (const row of rows) {
-    const list = bySid.get(row.session_sid) ?? [];
-    if (row.turn_id !== null) list.push(row.turn_id);
-    bySid.set(row.session_sid, list);
-  }
-  for (const [sid, list] of bySid) if (!cache.has(runningTurnsKey(sid))) cache.set(runningTurnsKey(sid), list);
+  cacheListsBySession(cache, rows, runningTurnsKey, (row) => row.turn_id ?? undefined);
 }
 
 /** The turn's running tools were all abandoned: it leaves every list of turns with tools running. */
@@ -476,17 +471,12 @@ export async function prefetchRunningActivities(sql: Sql, input: { namespace: st
   const cache = activityCacheOf(sql);
   if (!cache || input.sids.length === 0) return;
   const rows = await sql.all<ActivityRow & { session_sid: string }>(RUNNING_ACTIVITIES_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids) });
-  const bySid = new Map<string, (Activity & { turnId: string })[]>();
+  cacheListsBySession(cache, rows, runningActivitiesKey, (row) => (row.activity_id === null ? undefined : toActivity(row)));
+  // each one with an id joins the activities cached by id, so ending it is deferred
   for (const row of rows) {
-    const list = bySid.get(row.session_sid) ?? [];
-    if (row.activity_id !== null) {
-      const activity = toActivity(row);
-      list.push(activity);
-      if (row.tool_use_id !== null && !cache.has(activityKey(row.session_sid, row.tool_use_id))) cache.set(activityKey(row.session_sid, row.tool_use_id), { ...activity, sid: row.session_sid });
-    }
-    bySid.set(row.session_sid, list);
+    if (row.activity_id === null || row.tool_use_id === null || cache.has(activityKey(row.session_sid, row.tool_use_id))) continue;
+    cache.set(activityKey(row.session_sid, row.tool_use_id), { ...toActivity(row), sid: row.session_sid });
   }
-  for (const [sid, list] of bySid) if (!cache.has(runningActivitiesKey(sid))) cache.set(runningActivitiesKey(sid), list);
 }
 
 /** Drops from the cached running lists the activities `ended` says no longer run. */
