@@ -201,13 +201,15 @@ async function main(): Promise<void> {
           return sid;
         }));
         await runnerSocketsLost(deps, sids);
+        // and as many whose runner stays but is quiet: they go inactive, then idle
+        await Promise.all(Array.from({ length: size }, (_, i) => startOne(`quiet-${size}-${i}`)));
         (deps.clock as ManualClock).advance(2 * 86_400_000);
         sends = 0;
         const report = await sweep(deps);
         counts.push(sends);
         if (report.turnsTimedOut < size || report.runsInterrupted < size || report.messagesExpired < size) throw new Error(`the sweep did not find all due: ${JSON.stringify(report)}`);
       }
-      process.stdout.write(`sweep (turns, presence, lost runs, messages due): ${counts.join(' / ')} round trips for 1 / 10 / 100 of each\n`);
+      process.stdout.write(`sweep (turns, presence, lost runs, messages, idle sessions due): ${counts.join(' / ')} round trips for 1 / 10 / 100 of each\n`);
     }
   } finally {
     await store.close();

@@ -9,7 +9,7 @@ import { pruneAppliedRequests } from '../store/applied-requests.js';
 import { pruneAppliedHookEvents } from '../store/hook-events.js';
 import { pruneEvents } from '../store/events.js';
 import { pruneDeadHubs } from '../store/hubs.js';
-import { listAgentSilentRuns, listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, type StoredRun } from '../store/runs.js';
+import { listAgentSilentRuns, listLostRuns, listSilentDetachedRuns, markRunsOfDeadHubsDisconnected, prefetchRunsDetached, type StoredRun } from '../store/runs.js';
 import {
   getSessionAnyNamespace,
   listRunningSessionsWithoutActivity,
@@ -149,6 +149,8 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     noun: 'sessions inactive',
     step: async (tx, changes) => {
       const sessions = await listStaleActiveSessions(tx, { before: now - config.aliveTimeoutMs, limit: BATCH });
+      // what their activity shows once inactive depends on whether their live runs are detached
+      await prefetchRunsDetached(tx, sessions.map((session) => session.sid));
       for (const session of sessions) {
         await setPresence(tx, changes, session, { ...session.presence, active: false, thinking: false });
       }
@@ -193,6 +195,7 @@ export async function sweep(deps: HubDeps, options: SweepOptions = {}): Promise<
     noun: 'sessions',
     step: async (tx, changes) => {
       const sessions = await listRunningSessionsWithoutActivity(tx, { before: now - config.idleMs, limit: BATCH });
+      await prefetchRunsDetached(tx, sessions.map((session) => session.sid));
       for (const session of sessions) await setLifecycle(tx, changes, session, { state: 'idle', reason: 'no_activity', by: 'hub', now });
       return sessions.length;
     },

@@ -270,7 +270,7 @@ describe('round trips of a batch (PostgreSQL)', () => {
     expect(await getSessionUsage(store!, sessions[4]!.sid)).toMatchObject({ inputTokens: 3000 + 21, outputTokens: 30 + 3, cacheReadTokens: 3, unpricedTokens: 21 + 3 });
   }, 120_000);
 
-  it('a sweep with 1, 10 and 100 of everything due (turns timed out, runs whose runner was lost, messages past their time) costs the same round trips, and does it all', async () => {
+  it('a sweep with 1, 10 and 100 of everything due (turns timed out, runs whose runner was lost, messages past their time, quiet sessions going inactive and idle) costs the same round trips, and does it all', async () => {
     const { deps, published } = await counted();
     const actor = runnerActor();
     const person = { namespace: actor.namespace, role: 'operator' as const, by: 'user' as const, socketId: 'person' };
@@ -283,12 +283,19 @@ describe('round trips of a batch (PostgreSQL)', () => {
         return session.sid;
       }));
       await runnerSocketsLost(deps, sids);
+      // and as many whose runner stays connected but quiet: they go inactive, then idle
+      const quiet = await Promise.all(Array.from({ length: size }, async (_, i) => (await startSession(deps, actor, { tag: `quiet-${size}-${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } })).session.sid));
       (deps.clock as ManualClock).advance(2 * 86_400_000);
       published.length = 0;
       const before = counter!.roundTrips();
       const report = await sweep(deps);
       costs.push(counter!.roundTrips() - before);
-      expect(report).toMatchObject({ turnsTimedOut: size, runsInterrupted: size, messagesExpired: size });
+      expect(report).toMatchObject({ turnsTimedOut: size, runsInterrupted: size, messagesExpired: size, sessionsIdled: size });
+      expect(report.sessionsInactive).toBeGreaterThanOrEqual(size);
+      for (const sid of quiet) {
+        const session = (await getSession(store!, { namespace: actor.namespace, sid }))!;
+        expect([session.lifecycle.state, session.presence.active]).toEqual(['idle', false]);
+      }
       for (const sid of sids) {
         const session = (await getSession(store!, { namespace: actor.namespace, sid }))!;
         expect([session.lifecycle.state, session.lastRun?.status, session.lastRun?.reason, session.currentTurnId]).toEqual(['ended', 'interrupted', 'runner_lost', null]);
