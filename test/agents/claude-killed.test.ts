@@ -46,7 +46,16 @@ async function setUp(model: Promise<ModelServer>, options: { idleMs?: number } =
 /** Interactive `claude <prompt>` in a pseudo-terminal; killed at the end of the test if still running. */
 function interactive(project: AgentProject, prompt: string): PtyRun {
   const run = startInPty([agentBinaries().claude, prompt], { cwd: project.dir, env: { ...project.env, COLUMNS: '120', LINES: '40' } });
-  cleanUps.push(() => run.child.exitCode === null && run.child.kill('SIGKILL'));
+  cleanUps.push(() => {
+    if (run.child.exitCode !== null) return;
+    // the agent itself first: killing `script` alone leaves it writing into the test's home
+    try {
+      process.kill(agentPidOf(run), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    run.child.kill('SIGKILL');
+  });
   return run;
 }
 

@@ -105,7 +105,7 @@ export async function claudeProject(options: {
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
   const agent = `claude-code-${agentBinaries().versions['@anthropic-ai/claude-code']}`;
   return { agent, dir, home, env, recordFile, installed, envFile, // retried: an agent (or its keeper) that is still exiting may write a last file while the tree goes
-    remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }) };
+    remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 25, retryDelay: 200 }) };
 }
 
 export interface AgentRun {
