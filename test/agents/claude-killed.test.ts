@@ -8,13 +8,13 @@
  * - alive and idle past the alive window and the idle window: still `idle`, not lost (its keeper
  *   reports), where before the idle window alone ended it `runner_silent`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
-import { stopDrainers } from '../hook/run-cli.js';
+import { removeSpool, stopDrainers } from '../hook/run-cli.js';
 import { startAnthropicServer } from './helpers/anthropic-server.js';
 import { agentBinaries, claudeProject, type AgentProject } from './helpers/claude.js';
 import { eventually, hubView } from './helpers/hub-view.js';
@@ -39,7 +39,7 @@ async function setUp(model: Promise<ModelServer>, options: { idleMs?: number } =
     hubEnv: { SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.agent, SESSION_HUB_SPOOL_DIR: spoolDir },
     allow: ['Bash(sleep:*)'],
   });
-  cleanUps.push(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), () => started.close(), () => project.remove(), () => stopDrainers(spoolDir));
+  cleanUps.push(() => removeSpool(spoolDir), () => started.close(), () => project.remove(), () => stopDrainers(spoolDir));
   return project;
 }
 

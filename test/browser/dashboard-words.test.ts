@@ -5,7 +5,7 @@
  * idle, waiting, ended and lost, the tool summaries, the closing message, the order by last activity, words in
  * place of codes, and no sideways scrolling. The fixture fails a test on any page error or CSP refusal.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { connectRunner, type RunnerSocket } from '../helpers/clients.js';
 import type { TestHub } from '../helpers/hub.js';
-import { fixture, sendHooks } from '../hook/run-cli.js';
+import { fixture, removeSpool, sendHooks } from '../hook/run-cli.js';
 import { useDashboardPages, screenshot, signIn, textOf, waitForText } from './browser.js';
 
 let hub: TestHub;
@@ -29,7 +29,7 @@ useDashboardPages({
 beforeAll(() => {
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-page-spool-'));
 });
-afterAll(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+afterAll(() => removeSpool(spoolDir));
 
 const CLAUDE = fixture('claude-session.json');
 /** Payloads by hook name, in fixture order: SessionStart, UserPromptSubmit, PostToolUse ×3, Stop, …, SessionEnd. */

@@ -3,13 +3,13 @@
  * holds no socket between hook events, and a quiet spell longer than the grace must not end it
  * (the bridge's runs are detached; see docs/hooks.md).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
-import { fixture, sendHooks, hubReader } from './run-cli.js';
+import { fixture, sendHooks, hubReader, removeSpool } from './run-cli.js';
 
 const GRACE_MS = 300;
 const SWEEP_MS = 100;
@@ -23,7 +23,7 @@ beforeEach(async () => {
   spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
 });
 stopHubsAfterEach();
-afterEach(() => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+afterEach(() => removeSpool(spoolDir));
 
 const env = () => ({ SESSION_HUB_URL: hub.url, SESSION_HUB_TOKEN: hub.tokens.runner, SESSION_HUB_SPOOL_DIR: spoolDir });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

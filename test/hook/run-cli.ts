@@ -51,10 +51,8 @@ export function useBridgeHub(setUp: (started: { hub: TestHub; spoolDir: string }
   });
   afterEach(async () => {
     if (!started) return;
-    stopDrainers(started.spoolDir);
     await started.hub.close();
-    // a hook process or keeper just stopped may still write a last file: the removal retries
-    rmSync(started.spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await removeSpool(started.spoolDir);
     started = undefined;
   });
   const current = () => {
@@ -84,6 +82,23 @@ export function stopDrainers(spoolDir: string): void {
       if (pid > 0) process.kill(pid, 'SIGKILL');
     } catch {
       // exited already
+    }
+  }
+}
+
+/**
+ * Removes a test's spool directory. A drainer a hook process has just spawned may write its lock
+ * and spool files after a first look (ENOTEMPTY): its drainers are stopped again before each retry.
+ */
+export async function removeSpool(spoolDir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    stopDrainers(spoolDir);
+    try {
+      rmSync(spoolDir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 }

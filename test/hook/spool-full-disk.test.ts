@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestHub, closeTestHubsAfterEach, type TestHub } from '../helpers/hub.js';
-import { fixture, hubReader, hubSpool, sendHooks, stopDrainers } from './run-cli.js';
+import { fixture, hubReader, hubSpool, removeSpool, sendHooks, stopDrainers } from './run-cli.js';
 
 const claude = fixture('claude-session.json');
 const tag = claude[0]!.session_id as string;
@@ -95,7 +95,7 @@ describe('damaged files set aside', () => {
   let spoolDir: string;
   beforeEach(() => {
     spoolDir = mkdtempSync(join(tmpdir(), 'session-hub-spool-'));
-    cleanup = () => rmSync(spoolDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    cleanup = () => removeSpool(spoolDir);
   });
 
   it('are reported by hook status (exit 1), each file named', async () => {
