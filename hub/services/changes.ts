@@ -165,12 +165,22 @@ interface QueuedWrite {
 
 type WriteOutcome = { ok: true; value: unknown; events: OutgoingEvent[] } | { ok: false; error: unknown };
 
-/** Per store and namespace: the writes waiting for the next batch, and whether a batch is being committed. */
+/** Per store and namespace: the writes waiting for the next batch, and the batches being committed. */
 interface WriteQueue {
   /** The one namespace its batches write, or undefined for any. */
   namespace: string | undefined;
   waiting: QueuedWrite[];
-  committing: boolean;
+  /** Batches started and not ended: one, or two where batches overlap. */
+  running: number;
+  /**
+   * PostgreSQL's namespace queues: the next batch starts once the last one has sent its COMMIT, so
+   * its BEGIN, lock and reads travel while that COMMIT does (one round trip a batch instead of two
+   * across a network). It commits only after that COMMIT succeeded (`lastAttempt`).
+   */
+  overlaps: boolean;
+  /** The last started transaction's outcome (true: committed), and whether its COMMIT is sent. */
+  lastAttempt: Promise<boolean> | undefined;
+  lastCommitSent: boolean;
   scheduled: boolean;
   /** The scheduled batch's start while it waits for writes coming back (batch-pacing.ts). */
   lingering: NodeJS.Timeout | undefined;
@@ -192,7 +202,14 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   const own = store.dialect === 'postgres' ? namespace : undefined;
   const key = own === undefined ? '' : `ns:${own}`;
   let queue = queues.get(key);
-  if (!queue) queues.set(key, (queue = { namespace: own, waiting: [], committing: false, scheduled: false, lingering: undefined, fairness: new LoserFirst(), pacing: store.dialect === 'postgres' ? new BatchPacing() : undefined }));
+  if (!queue) {
+    const postgres = store.dialect === 'postgres';
+    queue = {
+      namespace: own, waiting: [], running: 0, overlaps: postgres && own !== undefined, lastAttempt: undefined, lastCommitSent: false,
+      scheduled: false, lingering: undefined, fairness: new LoserFirst(), pacing: postgres ? new BatchPacing() : undefined,
+    };
+    queues.set(key, queue);
+  }
   return queue;
 }
 
@@ -250,8 +267,13 @@ export function runWrite<T>(
   });
 }
 
+/** Whether another batch may start now: none running, or (overlapping) one whose COMMIT is on its way. */
+function mayStart(queue: WriteQueue): boolean {
+  return queue.running === 0 || (queue.overlaps && queue.running === 1 && queue.lastCommitSent);
+}
+
 function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
-  if (queue.committing || queue.waiting.length === 0) return;
+  if (!mayStart(queue) || queue.waiting.length === 0) return;
   const delay = queue.pacing?.delayFor(queue.waiting.length) ?? 0;
   if (queue.lingering) {
     // this write may have been the last of those coming back: start now
@@ -271,22 +293,37 @@ function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
 function startBatch(deps: HubDeps, queue: WriteQueue): void {
   queue.scheduled = false;
   queue.lingering = undefined;
-  queue.committing = true;
+  // a lingering start may find a batch started meanwhile
+  if (!mayStart(queue) || queue.waiting.length === 0) return;
+  queue.running++;
   const writes = queue.fairness.order(queue.waiting.splice(0));
   const batchEnded = queue.pacing?.begin();
   void commitBatch(deps, writes, queue).finally(() => {
     batchEnded?.({ writes: writes.length, queued: queue.waiting.length });
-    queue.committing = false;
+    queue.running--;
     scheduleBatch(deps, queue);
   });
+}
+
+/** The batch overlapped one whose COMMIT failed: it is rolled back and its writes go again, after that one's. */
+class PredecessorFailed extends Error {
+  constructor() {
+    super('the batch before this one did not commit');
+  }
 }
 
 async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue): Promise<void> {
   const { fairness } = queue;
   let outcomes: WriteOutcome[];
   try {
-    outcomes = await commitWithout(deps, writes, queue.namespace);
+    outcomes = await commitWithout(deps, writes, queue);
   } catch (error) {
+    if (error instanceof PredecessorFailed) {
+      // first in line again, in the same order: the failed batch runs again before them
+      deps.log.debug({ writes: writes.length }, 'the batch before this one did not commit: this one runs again after it');
+      queue.waiting.unshift(...writes);
+      return;
+    }
     // the COMMIT itself failed: no write may be acknowledged; nothing of the batch is stored,
     // unless the connection broke during COMMIT, when nobody knows (and the answer says so)
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
@@ -312,18 +349,36 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQue
  * without the writes that failed (each answered its own error), which leaves the same rows a real
  * savepoint's rollback would have, and so on until a run commits (each run drops at least one write).
  */
-async function commitWithout(deps: HubDeps, writes: QueuedWrite[], namespace: string | undefined): Promise<WriteOutcome[]> {
+async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue): Promise<WriteOutcome[]> {
   const failed = new Map<QueuedWrite, WriteOutcome>();
   let savepoints: 'as-needed' | 'always' = 'as-needed';
+  // the transaction whose COMMIT was on its way when this batch started (overlapping queues)
+  let before = queue.running > 1 ? queue.lastAttempt : undefined;
   for (;;) {
     const running = failed.size === 0 ? writes : writes.filter((write) => !failed.has(write));
     const outcomes: WriteOutcome[] = [];
+    let settle!: (committed: boolean) => void;
+    queue.lastAttempt = new Promise<boolean>((resolve) => (settle = resolve));
+    queue.lastCommitSent = false;
+    const awaited = before;
+    before = undefined;
     try {
       await deps.store.transaction(async (tx) => {
         await prefetchBatchReads(tx, running.flatMap((write) => (write.reads ? [write.reads] : [])));
         for (const write of running) outcomes.push(await runOne(deps, tx, write));
-      }, { savepoints, namespace });
+        // committed after the one before, or not at all: it read the rows that one left
+        if (awaited && !(await awaited)) throw new PredecessorFailed();
+      }, {
+        savepoints,
+        namespace: queue.namespace,
+        onCommitSent: queue.overlaps ? () => {
+          queue.lastCommitSent = true;
+          scheduleBatch(deps, queue);
+        } : undefined,
+      });
+      settle(true);
     } catch (error) {
+      settle(false);
       if (!(error instanceof SavepointsNeeded)) throw error;
       let dropped = 0;
       running.forEach((write, i) => {

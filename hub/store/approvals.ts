@@ -80,10 +80,10 @@ const pendingKey = (sid: string) => `pending-approvals:${sid}`;
 const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 const byAge = (a: Approval, b: Approval) => a.createdAt - b.createdAt || (a.approvalId < b.approvalId ? -1 : a.approvalId > b.approvalId ? 1 : 0);
 
-const SELECT_PENDING_OF_SESSIONS = `
+export const SELECT_PENDING_OF_SESSIONS = `
   SELECT s.sid AS session_sid, a.* FROM sessions s LEFT JOIN approvals a ON a.sid = s.sid AND a.status = 'pending'
   WHERE s.namespace = @namespace
-    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+    AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
 /** The pending approvals of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
 export async function prefetchPendingApprovals(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {

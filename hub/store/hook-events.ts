@@ -7,7 +7,7 @@
  * cached rows current and are deferred to the batch's next round trip: a hook event reads nothing
  * of these tables on its own while the lock is held (issue 31).
  */
-import type { Sql } from './sql.js';
+import type { RowsWrite, Sql } from './sql.js';
 import { keyList } from './key-lists.js';
 
 export interface HookSessionRow {
@@ -17,18 +17,36 @@ export interface HookSessionRow {
 }
 
 const SELECT_SESSION = `SELECT turns_ended, last_at, last_seq FROM hook_sessions WHERE namespace = @namespace AND tag = @tag`;
-const UPSERT_SESSION = `
+// a batch's rows in one statement each (sql.ts, RowsWrite); an agent session written twice keeps its last row
+const UPSERT_SESSION: RowsWrite = {
+  one: `
   INSERT INTO hook_sessions (namespace, tag, turns_ended, last_at, last_seq) VALUES (@namespace, @tag, @turnsEnded, @lastAt, @lastSeq)
-  ON CONFLICT (namespace, tag) DO UPDATE SET turns_ended = @turnsEnded, last_at = @lastAt, last_seq = @lastSeq`;
+  ON CONFLICT (namespace, tag) DO UPDATE SET turns_ended = @turnsEnded, last_at = @lastAt, last_seq = @lastSeq`,
+  many: `
+  INSERT INTO hook_sessions (namespace, tag, turns_ended, last_at, last_seq)
+  SELECT DISTINCT ON (namespace, tag) namespace, tag, turns_ended, last_at, last_seq
+  FROM unnest(CAST(@namespace AS TEXT[]), CAST(@tag AS TEXT[]), CAST(@turnsEnded AS INTEGER[]), CAST(@lastAt AS BIGINT[]), CAST(@lastSeq AS BIGINT[]))
+    WITH ORDINALITY AS u(namespace, tag, turns_ended, last_at, last_seq, n)
+  ORDER BY namespace, tag, n DESC
+  ON CONFLICT (namespace, tag) DO UPDATE SET turns_ended = EXCLUDED.turns_ended, last_at = EXCLUDED.last_at, last_seq = EXCLUDED.last_seq`,
+  merge: { touches: ['hook_sessions'] },
+};
 const SELECT_EVENT = `SELECT outcome FROM hook_events WHERE namespace = @namespace AND event_id = @eventId`;
-const INSERT_EVENT = `INSERT INTO hook_events (namespace, event_id, outcome, applied_at) VALUES (@namespace, @eventId, @outcome, @at)`;
+// an applied id is never changed in its transaction (a second event with it finds it cached)
+const INSERT_EVENT: RowsWrite = {
+  one: `INSERT INTO hook_events (namespace, event_id, outcome, applied_at) VALUES (@namespace, @eventId, @outcome, @at)`,
+  many: `
+  INSERT INTO hook_events (namespace, event_id, outcome, applied_at)
+  SELECT * FROM unnest(CAST(@namespace AS TEXT[]), CAST(@eventId AS TEXT[]), CAST(@outcome AS TEXT[]), CAST(@at AS BIGINT[]))`,
+  merge: 'append',
+};
 export const PRUNE = `DELETE FROM hook_events WHERE applied_at < @olderThan`;
-const SELECT_MANY_SESSIONS = `
+export const SELECT_MANY_SESSIONS = `
   SELECT tag, turns_ended, last_at, last_seq FROM hook_sessions
-  WHERE namespace = @namespace AND tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))`;
-const SELECT_MANY_EVENTS = `
+  WHERE namespace = @namespace AND tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+export const SELECT_MANY_EVENTS = `
   SELECT event_id, outcome FROM hook_events
-  WHERE namespace = @namespace AND event_id IN (SELECT jsonb_array_elements_text(CAST(@eventIds AS jsonb)))`;
+  WHERE namespace = @namespace AND event_id = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@eventIds AS jsonb))))`;
 
 type SessionRow = { turns_ended: number; last_at: number; last_seq: number };
 const toSessionRow = (row: SessionRow): HookSessionRow => ({ turnsEnded: Number(row.turns_ended), lastAt: Number(row.last_at), lastSeq: Number(row.last_seq) });

@@ -29,12 +29,13 @@ interface PromptTurns {
 const keyOf = (sid: string) => `hookPromptTurns:${sid}`;
 const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
-const PROMPT_TURNS_AT_COUNTER = `
+export const PROMPT_TURNS_AT_COUNTER = `
   SELECT s.sid AS session_sid, COALESCE(h.turns_ended, 0) AS counter, t.prompt_id, t.turn_id
   FROM sessions s
-    LEFT JOIN hook_sessions h ON h.namespace = s.namespace AND h.tag = s.tag
+    -- LATERAL … LIMIT 1: a key lookup in the cached plan (a join was planned as a scan of every hook session)
+    LEFT JOIN LATERAL (SELECT turns_ended FROM hook_sessions WHERE namespace = s.namespace AND tag = s.tag LIMIT 1) h ON true
     LEFT JOIN turns t ON t.sid = s.sid AND t.prompt_id LIKE 'hook-' || COALESCE(h.turns_ended, 0) || '-%'
-  WHERE s.namespace = @namespace AND s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))`;
+  WHERE s.namespace = @namespace AND s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
 
 /** For each hook session (by tag) of a PostgreSQL batch: the turns opened at its current turn counter, in one statement. */
 export async function prefetchHookPromptTurns(sql: Sql, input: { namespace: string; tags: readonly string[] }): Promise<void> {

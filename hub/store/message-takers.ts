@@ -24,10 +24,10 @@ const NOTE_PROCESS = `UPDATE message_takers SET process = @process WHERE namespa
 const takerKey = (namespace: string, sid: string) => `taker:${namespace}:${sid}`;
 const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
-const SELECT_OF_SESSIONS = `
+export const SELECT_OF_SESSIONS = `
   SELECT s.sid AS session_sid, t.key_hash, t.process FROM sessions s LEFT JOIN message_takers t ON t.namespace = s.namespace AND t.sid = s.sid
   WHERE s.namespace = @namespace
-    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+    AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
 /** The takers of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
 export async function prefetchTakers(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {

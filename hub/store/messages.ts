@@ -66,10 +66,10 @@ function forgetQueued(sql: Sql, sid?: string): void {
   else for (const key of [...cache.keys()]) if (key.startsWith('queued-messages:')) cache.delete(key);
 }
 
-const SELECT_QUEUED_OF_SESSIONS = `
+export const SELECT_QUEUED_OF_SESSIONS = `
   SELECT s.sid AS session_sid, m.* FROM sessions s LEFT JOIN messages m ON m.sid = s.sid AND m.state = 'queued'
   WHERE s.namespace = @namespace
-    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))
+    AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))
   ORDER BY m.created_at, m.message_id`;
 
 /** The queued messages of a PostgreSQL batch's sessions (by sid or tag), in one statement. */

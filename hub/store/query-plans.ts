@@ -5,18 +5,23 @@
  * and for a group-committed batch's reads on PostgreSQL (test/store/pg-batch-plans.test.ts).
  */
 import { PRUNE as PRUNE_APPLIED_REQUESTS, SELECT_MANY as SELECT_APPLIED_REQUESTS } from './applied-requests.js';
-import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS } from './hook-events.js';
+import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS, SELECT_MANY_EVENTS as SELECT_APPLIED_HOOK_EVENTS, SELECT_MANY_SESSIONS as SELECT_HOOK_SESSIONS } from './hook-events.js';
+import { SELECT_PENDING_OF_SESSIONS } from './approvals.js';
+import { PROMPT_TURNS_AT_COUNTER } from './hook-prompt-turns.js';
+import { SELECT_OF_SESSIONS as SELECT_TAKERS_OF_SESSIONS } from './message-takers.js';
+import { SELECT_QUEUED_OF_SESSIONS } from './messages.js';
+import { SELECT_OF_SESSIONS as SELECT_RESUME_TOKENS_OF_SESSIONS } from './resume-tokens.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 import { queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, INSERT_EVENT, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_AGENT_SILENT as SELECT_AGENT_SILENT_RUNS, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
-import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE } from './sessions.js';
+import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_MANY_BY_TAG, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE, TOUCH_ACTIVITY, UPDATE_ATTENTION, UPDATE_PRESENCE } from './sessions.js';
 import type { PgStore } from './postgres/pg-store.js';
 import { toPositional } from './postgres/named-params.js';
 import { listSessionsQuery } from './session-list.js';
 import { STORE_VERSION_PG } from './metadata-versions.js';
-import { COUNT_OPEN_TURNS_OLDER_THAN, OPEN_TURNS_OLDER_THAN } from './turns.js';
-import { SESSION_TOTALS, usageReportQuery } from './usage.js';
+import { ACTIVITIES_OF_SESSIONS, COUNT_OPEN_TURNS_OLDER_THAN, CURRENT_TURNS, OPEN_TURNS_OLDER_THAN, RUNNING_ACTIVITIES_OF_SESSIONS, TURNS_WITH_RUNNING_OF_SESSIONS } from './turns.js';
+import { SESSION_TOTALS, TOTALS_OF_SESSIONS, USAGE_OF_CURRENT_TURNS, USAGE_OF_TURNS, usageReportQuery } from './usage.js';
 
 export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
   openTurnsOlderThan: OPEN_TURNS_OLDER_THAN,
@@ -86,10 +91,35 @@ export const BATCH_READ_QUERIES: Readonly<Record<string, Query>> = {
   appliedRequests: SELECT_APPLIED_REQUESTS,
 };
 
-/** A batch's statements for its sessions' new metadata versions and for its events with the namespace's counter (PostgreSQL). */
+/** The rest of a batch's reads (WriteReads): keys the batch names, each found through an index whatever the tables hold. */
+export const BATCH_KEYED_READ_QUERIES: Readonly<Record<string, Query>> = {
+  sessionsByTag: SELECT_MANY_BY_TAG,
+  hookSessions: SELECT_HOOK_SESSIONS,
+  appliedHookEvents: SELECT_APPLIED_HOOK_EVENTS,
+  hookPromptTurns: PROMPT_TURNS_AT_COUNTER,
+  currentTurns: CURRENT_TURNS,
+  usageOfCurrentTurns: USAGE_OF_CURRENT_TURNS,
+  usageOfTurns: USAGE_OF_TURNS,
+  usageTotals: TOTALS_OF_SESSIONS,
+  activitiesByToolUse: ACTIVITIES_OF_SESSIONS,
+  turnsWithRunningTools: TURNS_WITH_RUNNING_OF_SESSIONS,
+  runningActivities: RUNNING_ACTIVITIES_OF_SESSIONS,
+  pendingApprovals: SELECT_PENDING_OF_SESSIONS,
+  queuedMessages: SELECT_QUEUED_OF_SESSIONS,
+  messageTakers: SELECT_TAKERS_OF_SESSIONS,
+  resumeTokens: SELECT_RESUME_TOKENS_OF_SESSIONS,
+};
+
+/**
+ * A batch's statements for its sessions' new metadata versions, its events with the namespace's
+ * counter, and its sessions' per-event columns (PostgreSQL).
+ */
 export const BATCH_WRITE_QUERIES: Readonly<Record<string, Query>> = {
-  sessionVersions: STORE_VERSION_PG.many,
-  events: INSERT_EVENT.many,
+  sessionVersions: STORE_VERSION_PG.many!,
+  events: INSERT_EVENT.many!,
+  sessionActivity: TOUCH_ACTIVITY.many!,
+  sessionPresence: UPDATE_PRESENCE.many!,
+  sessionAttention: UPDATE_ATTENTION.many!,
 };
 
 let probes = 0;

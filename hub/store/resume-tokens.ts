@@ -39,9 +39,9 @@ export function noResumeTokensYet(sql: Sql, sid: string): void {
   cacheOf(sql)?.set(allKnownKey(sid), true);
 }
 
-const SELECT_OF_SESSIONS = `
+export const SELECT_OF_SESSIONS = `
   SELECT s.sid AS session_sid, r.key, r.value, r.since, r.rejected FROM sessions s LEFT JOIN resume_tokens r ON r.sid = s.sid
-  WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+  WHERE s.namespace = @namespace AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
 /** Every token of these sessions (by sid or tag), for a PostgreSQL batch whose writes show them whole, in one statement. */
 export async function prefetchResumeTokens(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {

@@ -2,7 +2,7 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
 import { listSessionsParams, listSessionsQuery, type SessionListQuery } from './session-list.js';
 import { projectPathOf } from '../../shared/project.js';
-import type { Sql } from './sql.js';
+import type { RowsWrite, Sql } from './sql.js';
 import { noPendingApprovalsYet } from './approvals.js';
 import { noTakerYet } from './message-takers.js';
 import { noQueuedMessagesYet } from './messages.js';
@@ -76,9 +76,9 @@ interface SessionRow {
 const SELECT_BY_SID = `SELECT * FROM sessions WHERE sid = @sid AND namespace = @namespace`;
 const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND tag = @tag`;
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
-const SELECT_MANY_BY_TAG = {
+export const SELECT_MANY_BY_TAG = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND tag IN (SELECT value FROM json_each(@tags))`,
-  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))`,
+  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`,
 };
 export const SELECT_MANY_BY_SID = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND sid IN (SELECT value FROM json_each(@sids))`,
@@ -110,23 +110,56 @@ const UPDATE_LAST_RUN = `
     updated_at = @now
   WHERE sid = @sid`;
 const UPDATE_FLAVOR = `UPDATE sessions SET flavor = @flavor WHERE sid = @sid`;
-const UPDATE_CURRENT_TURN = `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`;
+// The per-event writes below declare the columns they touch (sql.ts, RowsWrite): a batch's rows of
+// one of them then go in one statement on PostgreSQL, past the other writes of its events.
+const UPDATE_CURRENT_TURN: RowsWrite = {
+  one: `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`,
+  merge: { touches: ['sessions.current_turn_id', 'sessions.updated_at'] },
+};
 // a prompt's turn opening: the session's first prompt too, unless one opened earlier is kept, and
 // its latest, unless one opened later is
-const OPEN_PROMPT_TURN = `
+const OPEN_PROMPT_TURN: RowsWrite = {
+  one: `
   UPDATE sessions SET current_turn_id = @turnId, updated_at = @now,
     first_prompt = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @prompt ELSE first_prompt END,
     first_prompt_at = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @now ELSE first_prompt_at END,
     last_prompt = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @prompt ELSE last_prompt END,
     last_prompt_at = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @now ELSE last_prompt_at END
-  WHERE sid = @sid`;
-const TOUCH_ACTIVITY = `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`;
-const UPDATE_PRESENCE = `
+  WHERE sid = @sid`,
+  merge: { touches: ['sessions.current_turn_id', 'sessions.updated_at', 'sessions.first_prompt', 'sessions.first_prompt_at', 'sessions.last_prompt', 'sessions.last_prompt_at'] },
+};
+/**
+ * The rows of a per-event session write that a batch defers, as one UPDATE (PostgreSQL; sql.ts,
+ * RowsWrite): each session's last row wins, as the rows would apply one after the other.
+ * `columns`: each column set, with the parameter and array type that carry it.
+ */
+function lastPerSessionUpdate(columns: readonly (readonly [column: string, param: string, type: string])[]): string {
+  const names = ['sid', ...columns.map(([column]) => column)].join(', ');
+  const arrays = ['CAST(@sid AS TEXT[])', ...columns.map(([, param, type]) => `CAST(@${param} AS ${type}[])`)].join(', ');
+  return `
+  UPDATE sessions s SET ${columns.map(([column]) => `${column} = r.${column}`).join(', ')}
+  FROM (SELECT DISTINCT ON (sid) ${names} FROM unnest(${arrays}) WITH ORDINALITY AS u(${names}, n) ORDER BY sid, n DESC) r
+  WHERE s.sid = ANY (CAST(@sid AS TEXT[])) AND s.sid = r.sid`;
+}
+export const TOUCH_ACTIVITY: RowsWrite = {
+  one: `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`,
+  many: lastPerSessionUpdate([['last_activity_at', 'now', 'BIGINT']]),
+  merge: { touches: ['sessions.last_activity_at'] },
+};
+export const UPDATE_PRESENCE: RowsWrite = {
+  one: `
   UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
-  WHERE sid = @sid`;
-const UPDATE_ATTENTION = `
+  WHERE sid = @sid`,
+  many: lastPerSessionUpdate([['active', 'active', 'INTEGER'], ['active_at', 'activeAt', 'BIGINT'], ['alive_at', 'aliveAt', 'BIGINT'], ['thinking', 'thinking', 'INTEGER']]),
+  merge: { touches: ['sessions.active', 'sessions.active_at', 'sessions.alive_at', 'sessions.thinking'] },
+};
+export const UPDATE_ATTENTION: RowsWrite = {
+  one: `
   UPDATE sessions SET attention_kind = @kind, attention_since = @since, attention_message = @message, attention_tool = @tool
-  WHERE sid = @sid`;
+  WHERE sid = @sid`,
+  many: lastPerSessionUpdate([['attention_kind', 'kind', 'TEXT'], ['attention_since', 'since', 'BIGINT'], ['attention_message', 'message', 'TEXT'], ['attention_tool', 'tool', 'TEXT']]),
+  merge: { touches: ['sessions.attention_kind', 'sessions.attention_since', 'sessions.attention_message', 'sessions.attention_tool'] },
+};
 export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
 export const SELECT_RUNNING_WITHOUT_ACTIVITY = `
   SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;

@@ -22,18 +22,29 @@ export type Params = object;
  * - 'append': inserts of rows no other statement of the transaction changes (an event, a request
  *   id): every row deferred until the round trip goes in the statement, sent where the first was;
  * - `{ key }`: changes to the row named by the parameter `key`: rows of writes deferred one after
- *   the other (only 'append' rows between them) go together while their keys differ.
+ *   the other (only 'append' rows between them) go together while their keys differ;
+ * - `{ touches }`: the columns (`table.column`) or whole tables (`table`) the statement reads or
+ *   writes: its rows join the same write's rows deferred earlier when no statement deferred since
+ *   touches any of them (plain statements and `{ key }` writes touch everything; appends nothing),
+ *   and `many` applies rows of the same key as they would apply one after the other. Without
+ *   `many`, rows never go together, but other writes' rows may pass them.
  * With one row, and everywhere but a PostgreSQL transaction's deferred writes, `one` runs as any query.
  */
 export interface RowsWrite {
   readonly one: Query;
-  readonly many: string;
-  readonly merge: 'append' | { readonly key: string };
+  readonly many?: string;
+  readonly merge: 'append' | { readonly key: string } | { readonly touches: readonly string[] };
 }
 
 /** The query a write runs for one row. */
 export function oneRow(query: Query | RowsWrite): Query {
   return typeof query === 'object' && 'one' in query ? query.one : query;
+}
+
+/** Whether two `touches` lists name a column or table in common (a table covers its columns). */
+export function touchOverlap(a: readonly string[], b: readonly string[]): boolean {
+  const covers = (x: string, y: string) => x === y || y.startsWith(`${x}.`);
+  return a.some((x) => b.some((y) => covers(x, y) || covers(y, x)));
 }
 
 /** Runs queries: the store outside any transaction, or one transaction. */
@@ -91,6 +102,12 @@ export interface TransactionOptions {
   namespace?: string;
   /** 'always': every savepoint is a real one (the retry after `SavepointsNeeded`). */
   savepoints?: 'as-needed' | 'always';
+  /**
+   * PostgreSQL: called once the COMMIT is sent, before its answer. The namespace's next transaction
+   * may start then (its lock is granted when this one commits), so its first round trip overlaps
+   * this one's last. Never called on SQLite.
+   */
+  onCommitSent?: () => void;
 }
 
 /** The transaction was rolled back because a savepoint it skipped was needed; run it again with `savepoints: 'always'`. */

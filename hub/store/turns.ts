@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../shared/protocol/json.js';
 import type { Activity, ActivityStatus, TurnStatus, TurnSummary } from '../../shared/protocol/session.js';
 import type { ModelUsage } from '../../shared/protocol/usage.js';
-import type { Sql } from './sql.js';
+import type { RowsWrite, Sql } from './sql.js';
 import { getCurrentTurnsUsage, getSessionTurnsUsage, getTurnsUsage, getTurnUsage } from './usage.js';
 import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
@@ -34,21 +34,36 @@ interface ActivityRow {
   ended_at: number | null;
 }
 
-const INSERT_TURN = `
+// a new turn's row: writes to any turn wait for it (sql.ts, RowsWrite)
+const INSERT_TURN: RowsWrite = {
+  one: `
   INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at)
-  VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt, @lastActivityAt)`;
+  VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt, @lastActivityAt)`,
+  merge: { touches: ['turns'] },
+};
 const SELECT_TURN = `SELECT * FROM turns WHERE turn_id = @turnId`;
-const CLOSE_TURN = `
+const CLOSE_TURN: RowsWrite = {
+  one: `
   UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
-  WHERE turn_id = @turnId AND status = 'open'`;
+  WHERE turn_id = @turnId AND status = 'open'`,
+  merge: { touches: ['turns.status', 'turns.closed_at', 'turns.response'] },
+};
 // a stop that came after the sweep timed its turn out: the stop's status, end and response win
 const LAND_STOP_ON_TIMED_OUT = `
   UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
   WHERE turn_id = @turnId AND status = 'timeout'`;
 // the latest activity never moves back (a late or reordered event)
-const TOUCH_TURN = `
+const TOUCH_TURN: RowsWrite = {
+  one: `
   UPDATE turns SET last_activity_at = CASE WHEN last_activity_at IS NULL OR last_activity_at < @at THEN @at ELSE last_activity_at END
-  WHERE turn_id = @turnId AND status = 'open'`;
+  WHERE turn_id = @turnId AND status = 'open'`,
+  // a batch's touches, one statement (sql.ts, RowsWrite): a turn touched twice takes the later time
+  many: `
+  UPDATE turns t SET last_activity_at = CASE WHEN t.last_activity_at IS NULL OR t.last_activity_at < r.at THEN r.at ELSE t.last_activity_at END
+  FROM (SELECT turn_id, MAX(at) AS at FROM unnest(CAST(@turnId AS TEXT[]), CAST(@at AS BIGINT[])) AS u(turn_id, at) GROUP BY turn_id) r
+  WHERE t.turn_id = ANY (CAST(@turnId AS TEXT[])) AND t.turn_id = r.turn_id AND t.status = 'open'`,
+  merge: { touches: ['turns.last_activity_at', 'turns.status'] },
+};
 // insertion order breaks ties between turns opened in the same millisecond
 const LATEST_TURN = {
   sqlite: `SELECT * FROM turns WHERE sid = @sid ORDER BY opened_at DESC, rowid DESC LIMIT 1`,
@@ -74,16 +89,30 @@ export const OPEN_TURNS_OLDER_THAN = `
   FROM turns LEFT JOIN sessions ON sessions.sid = turns.sid
   WHERE ${DUE} ORDER BY turns.last_activity_at LIMIT @limit`;
 export const COUNT_OPEN_TURNS_OLDER_THAN = `SELECT COUNT(*) AS count FROM turns WHERE ${DUE}`;
-const BUMP_ACTIVITY_COUNT = `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`;
-const INSERT_ACTIVITY = `
+const BUMP_ACTIVITY_COUNT: RowsWrite = {
+  one: `UPDATE turns SET activity_count = activity_count + 1 WHERE turn_id = @turnId`,
+  many: `
+  UPDATE turns t SET activity_count = t.activity_count + r.count
+  FROM (SELECT turn_id, COUNT(*) AS count FROM unnest(CAST(@turnId AS TEXT[])) AS u(turn_id) GROUP BY turn_id) r
+  WHERE t.turn_id = ANY (CAST(@turnId AS TEXT[])) AND t.turn_id = r.turn_id`,
+  merge: { touches: ['turns.activity_count'] },
+};
+// its place in the turn reads the turn's other tools: their rows stay one statement each
+const INSERT_ACTIVITY: RowsWrite = {
+  one: `
   INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
   VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated, @status, @endedAt,
-    (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`;
+    (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`,
+  merge: { touches: ['activities'] },
+};
 // a finished tool: its output, status and end; truncated stays set once an input was cut. A tool
 // abandoned when its turn closed still takes its result when that comes later
-const COMPLETE_ACTIVITY = `
+const COMPLETE_ACTIVITY: RowsWrite = {
+  one: `
   UPDATE activities SET status = @status, output = @output, ended_at = @endedAt, truncated = CASE WHEN @truncated = 1 THEN 1 ELSE truncated END
-  WHERE activity_id = @activityId AND status IN ('running', 'abandoned')`;
+  WHERE activity_id = @activityId AND status IN ('running', 'abandoned')`,
+  merge: { touches: ['activities'] },
+};
 /** The statuses COMPLETE_ACTIVITY completes. */
 const COMPLETABLE: ReadonlySet<string> = new Set(['running', 'abandoned']);
 const ABANDON_RUNNING_OF_TURN = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`;
@@ -164,10 +193,10 @@ export async function insertTurn(
   });
 }
 
-const CURRENT_TURNS = `
+export const CURRENT_TURNS = `
   SELECT * FROM turns WHERE turn_id IN (
     SELECT current_turn_id FROM sessions WHERE namespace = @namespace
-      AND (sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
+      AND (sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))))`;
 
 /**
  * The current turns of a PostgreSQL batch's sessions (by sid or tag), with their usage, into the
@@ -209,11 +238,11 @@ function cachedActivities(sql: Sql, keep: (activity: CachedActivity) => boolean 
   }
 }
 
-const ACTIVITIES_OF_SESSIONS = `
+export const ACTIVITIES_OF_SESSIONS = `
   SELECT s.sid AS session_sid, s.tag AS session_tag, a.* FROM sessions s
-    LEFT JOIN activities a ON a.sid = s.sid AND a.tool_use_id IN (SELECT jsonb_array_elements_text(CAST(@toolUseIds AS jsonb)))
+    LEFT JOIN activities a ON a.sid = s.sid AND a.tool_use_id = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@toolUseIds AS jsonb))))
   WHERE s.namespace = @namespace
-    AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+    AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
 /** The activities a PostgreSQL batch's tool events will look up by toolUseId (sessions by sid or tag), in one statement. */
 export async function prefetchActivities(sql: Sql, input: { namespace: string; wanted: readonly { sid?: string; tag?: string; toolUseId: string }[] }): Promise<void> {
@@ -250,7 +279,7 @@ export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnS
   if (known) {
     if (known.status !== 'open') return false;
     await sql.write(CLOSE_TURN, input);
-  } else if ((await sql.run(CLOSE_TURN, input)).changes === 0) return false;
+  } else if ((await sql.run(CLOSE_TURN.one, input)).changes === 0) return false;
   turnWritten(sql, input.turnId, (turn) => {
     turn.status = input.status;
     turn.closedAt = input.closedAt;
@@ -283,9 +312,9 @@ export async function touchTurn(sql: Sql, input: { turnId: string; at: number })
  */
 const runningTurnsKey = (sid: string) => `running-tool-turns:${sid}`;
 
-const TURNS_WITH_RUNNING_OF_SESSIONS = `
+export const TURNS_WITH_RUNNING_OF_SESSIONS = `
   SELECT DISTINCT s.sid AS session_sid, a.turn_id FROM sessions s LEFT JOIN activities a ON a.sid = s.sid AND a.status = 'running'
-  WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
+  WHERE s.namespace = @namespace AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
 /** The turns with tools still running of these sessions (by sid or tag), in one statement. */
 export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
@@ -423,7 +452,7 @@ export async function completeActivity(
   if (known) {
     if (!COMPLETABLE.has(known.status)) return false;
     await sql.write(COMPLETE_ACTIVITY, params);
-  } else if ((await sql.run(COMPLETE_ACTIVITY, params)).changes === 0) return false;
+  } else if ((await sql.run(COMPLETE_ACTIVITY.one, params)).changes === 0) return false;
   // whether its turn has other tools running is not known here: its session's list is read again if wanted
   forgetRunningTurns(sql, known?.sid);
   noLongerRunning(sql, (activity) => activity.activityId === input.activityId);
@@ -461,9 +490,9 @@ export async function listRunningActivities(sql: Sql, sid: string): Promise<(Act
  * joins the activities cached by id, so ending it waits for the batch's next round trip.
  */
 const runningActivitiesKey = (sid: string) => `running-activities:${sid}`;
-const RUNNING_ACTIVITIES_OF_SESSIONS = `
+export const RUNNING_ACTIVITIES_OF_SESSIONS = `
   SELECT s.sid AS session_sid, a.* FROM sessions s LEFT JOIN activities a ON a.sid = s.sid AND a.status = 'running'
-  WHERE s.namespace = @namespace AND s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))
+  WHERE s.namespace = @namespace AND s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))))
   ORDER BY a.at, a.ord`;
 
 /** These sessions' running tools, for a PostgreSQL batch, in one statement. */

@@ -69,10 +69,10 @@ export async function getTurnUsage(sql: Sql, turnId: string): Promise<ModelUsage
   return (await sql.all<UsageRow>(USAGE_OF_TURN, { turnId })).map(toModelUsage);
 }
 
-const USAGE_OF_CURRENT_TURNS = `
+export const USAGE_OF_CURRENT_TURNS = `
   SELECT * FROM turn_usage WHERE turn_id IN (
     SELECT current_turn_id FROM sessions WHERE namespace = @namespace
-      AND (sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))
+      AND (sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))))
   ORDER BY turn_id, model`;
 
 /** The usage of the current turns of these sessions (by sid or tag), by turn id: PostgreSQL's batch reads (turns.ts). */
@@ -80,8 +80,8 @@ export async function getCurrentTurnsUsage(sql: Sql, input: { namespace: string;
   return byTurnId(await sql.all<UsageRow>(USAGE_OF_CURRENT_TURNS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) }));
 }
 
-const USAGE_OF_TURNS = `
-  SELECT * FROM turn_usage WHERE turn_id IN (SELECT jsonb_array_elements_text(CAST(@turnIds AS jsonb))) ORDER BY turn_id, model`;
+export const USAGE_OF_TURNS = `
+  SELECT * FROM turn_usage WHERE turn_id = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@turnIds AS jsonb)))) ORDER BY turn_id, model`;
 
 /** The usage of these turns, by turn id, in one statement (PostgreSQL: a sweep's due turns). */
 export async function getTurnsUsage(sql: Sql, turnIds: readonly string[]): Promise<Map<string, ModelUsage[]>> {
@@ -162,9 +162,9 @@ export function noUsageYet(sql: Sql, sid: string): void {
   totalsCacheOf(sql)?.set(pricedKey(sid), 0);
 }
 
-const TOTALS_OF_SESSIONS = `
+export const TOTALS_OF_SESSIONS = `
   SELECT s.sid AS session_sid, ${TOTALS}, COUNT(cost_usd) AS priced_rows FROM sessions s LEFT JOIN turn_usage ON turn_usage.sid = s.sid
-  WHERE s.namespace = @namespace AND (s.sid IN (SELECT jsonb_array_elements_text(CAST(@sids AS jsonb))) OR s.tag IN (SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))
+  WHERE s.namespace = @namespace AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))
   GROUP BY s.sid`;
 
 /** These sessions' (by sid or tag) usage totals, for a PostgreSQL batch whose writes show them whole, in one statement. */

@@ -8,7 +8,7 @@
  * the tables have statistics. No timing is asserted (bench:pg-write-cost measures the cost).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BATCH_READ_QUERIES, BATCH_WRITE_QUERIES, postgresGenericPlan } from '../../hub/store/query-plans.js';
+import { BATCH_KEYED_READ_QUERIES, BATCH_READ_QUERIES, BATCH_WRITE_QUERIES, postgresGenericPlan } from '../../hub/store/query-plans.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
@@ -53,7 +53,17 @@ describe('PostgreSQL batch statements: primary-key lookups in their cached plans
       await tx.run(`
         INSERT INTO applied_requests (sid, field, request_id, version, value, at)
         SELECT 's' || (i % 2000 + 1), 'metadata', 'r' || i, i, '{}', i FROM generate_series(1, 20000) i`);
+      // a day of hook traffic: ten turns a session, a tool each, an applied event id per hook call
+      await tx.run(`INSERT INTO hook_sessions (namespace, tag, turns_ended, last_at, last_seq) SELECT 'default', 't' || i, 10, i, i FROM generate_series(1, 2000) i`);
+      await tx.run(`INSERT INTO hook_events (namespace, event_id, outcome, applied_at) SELECT 'default', 'e' || i, 'applied', i FROM generate_series(1, 20000) i`);
+      await tx.run(`
+        INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at)
+        SELECT 'turn' || i, 's' || (i % 2000 + 1), 'prompt', 'go', 0, 'hook-' || (i / 2000) || '-x', 'completed', i, i, NULL FROM generate_series(1, 20000) i`);
+      await tx.run(`
+        INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
+        SELECT 'a' || i, 'turn' || i, 's' || (i % 2000 + 1), 'tool' || i, 'Bash', NULL, NULL, i, 0, 'done', i, 1 FROM generate_series(1, 20000) i`);
     });
+    for (const table of ['hook_sessions', 'hook_events', 'turns', 'activities']) await store.run(`ANALYZE ${table}`);
     await store.run('ANALYZE sessions');
     await store.run('ANALYZE applied_requests');
     await store.run('ANALYZE namespaces');
@@ -67,5 +77,19 @@ describe('PostgreSQL batch statements: primary-key lookups in their cached plans
     const events = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.events!)).join('\n');
     expect(events).not.toMatch(/Seq Scan on namespaces/);
     expect(events).toMatch(/Bitmap Index Scan on namespaces_pkey|Index Scan using namespaces_pkey/);
+    // the per-event columns of a batch's sessions (activity, presence, attention): by key too
+    for (const name of ['sessionActivity', 'sessionPresence', 'sessionAttention']) {
+      const perEvent = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES[name]!)).join('\n');
+      expect(perEvent, name).not.toMatch(/Seq Scan on sessions/);
+      expect(perEvent, name).toMatch(/Bitmap Index Scan on sessions_pkey|Index Scan using sessions_pkey/);
+    }
+    // the batch's other reads (hook rows, turns, tools, approvals, messages, usage): through indexes,
+    // never every row of a table (the applied hook event ids were read by a scan of all of them)
+    const scans: Record<string, string> = {};
+    for (const [name, query] of Object.entries(BATCH_KEYED_READ_QUERIES)) {
+      const plan = (await postgresGenericPlan(store, query)).join('\n');
+      if (/Seq Scan on (sessions|hook_events|hook_sessions|turns|activities)\b/.test(plan)) scans[name] = plan;
+    }
+    expect(scans).toEqual({});
   });
 });

@@ -16,51 +16,28 @@ import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, touchActivity } from '../../hub/store/sessions.js';
 import { recordAppliedRequest } from '../../hub/store/applied-requests.js';
 import { namespaceSeqState, readEventsSince } from '../../hub/store/events.js';
-import { startPgRelay, type PgRelay } from '../helpers/pg-relay.js';
+import type { PgRelay } from '../helpers/pg-relay.js';
+import { startDelayProxy, throughProxy, type DelayProxy } from '../../bench/delay-proxy.js';
+import { startStatementCounter } from '../helpers/pg-statement-counter.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
 
 let database: TestDatabase | undefined;
 let store: PgStore | undefined;
 let relay: PgRelay | undefined;
+let proxy: DelayProxy | undefined;
 afterEach(async () => {
   await store?.close();
   await relay?.close();
+  await proxy?.close();
+  proxy = undefined;
   await database?.drop();
   store = undefined;
   database = undefined;
   relay = undefined;
 });
 
-/**
- * A relay to the test PostgreSQL that counts the statements the hub sends (the extended protocol's
- * Bind messages, one per statement run), as the server receives them.
- */
-async function startStatementCounter(databaseUrl: string) {
-  let binds = 0;
-  const counter = await startPgRelay(databaseUrl, (client, upstream) => {
-    let pending = Buffer.alloc(0);
-    let started = false; // the startup message has no type byte
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      pending = Buffer.concat([pending, chunk]);
-      for (;;) {
-        const header = started ? 5 : 4;
-        if (pending.length < header) break;
-        const length = started ? pending.readInt32BE(1) + 1 : pending.readInt32BE(0);
-        if (pending.length < length) break;
-        if (started && pending[0] === 0x42) binds++; // 'B'
-        // an SSL request is followed by another untyped startup message
-        if (!started && !(length === 8 && pending.readInt32BE(4) === 80877103)) started = true;
-        pending = pending.subarray(length);
-      }
-    });
-    client.on('close', () => upstream.end());
-  });
-  return { ...counter, statements: () => binds };
-}
-
-async function pgDeps(databaseUrl?: (url: string) => Promise<string>): Promise<{ deps: HubDeps; published: OutgoingEvent[] }> {
+async function pgDeps(databaseUrl?: (url: string) => Promise<string>, logLines?: string[]): Promise<{ deps: HubDeps; published: OutgoingEvent[] }> {
   database = await createTestDatabase();
   store = await PgStore.open(databaseUrl ? await databaseUrl(database.url) : database.url);
   const published: OutgoingEvent[] = [];
@@ -70,7 +47,7 @@ async function pgDeps(databaseUrl?: (url: string) => Promise<string>): Promise<{
     hubId: 'test-hub',
     clock: new ManualClock(1_700_000_000_000),
     config,
-    log: createLogger('silent'),
+    log: logLines ? createLogger('debug', { write: (line: string) => void logLines.push(line) }) : createLogger('silent'),
     publisher: { publish: (events) => void published.push(...events) },
   };
   return { deps, published };
@@ -203,5 +180,59 @@ describe('text PostgreSQL cannot hold', () => {
     expect(again.session.sid).toBe(first.session.sid);
     // JSON documents keep it exactly (JSON escapes it)
     expect((await getSession(store!, { namespace: 'default', sid: first.session.sid }))!.metadata).toEqual({ path: '/p\u0000' });
+  });
+});
+
+describe('overlapping batches (PostgreSQL across a network)', () => {
+  it('a batch that started while the one before was committing commits after it; when that COMMIT fails it is rolled back and runs again after the retry', async () => {
+    const lines: string[] = [];
+    const { deps, published } = await pgDeps(async (url) => {
+      const target = new URL(url);
+      proxy = await startDelayProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      return throughProxy(url, proxy);
+    }, lines);
+    const actor = runnerActor();
+    const sids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      sids.push((await startSession(deps, actor, { tag: `t${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } })).session.sid);
+    }
+    const taken = { sid: sids[1]!, field: 'metadata' as const, requestId: 'taken', version: 1, value: {}, at: 1 };
+    await store!.transaction(async (tx) => recordAppliedRequest(tx, taken));
+    published.length = 0;
+    proxy!.delayMs = 20;
+
+    // batch A: its COMMIT's round trip carries a row that violates a key, so that COMMIT fails
+    const a0 = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { a: 1 }, requestId: 'a0' });
+    const failing = runWrite(deps, async (tx) => recordAppliedRequest(tx, taken), { namespace: 'default' });
+    const a1 = updateMetadata(deps, actor, { sid: sids[1]!, expectedVersion: 1, patch: { a: 1 }, requestId: 'a1' });
+    // batch B, queued while A's first round trip travels: it starts once A's COMMIT is sent, and
+    // writes the version of session 0 that A's write makes
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const b0 = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 2, patch: { b: 1 }, requestId: 'b0' });
+
+    const [settledA0, settledFailing, settledA1, settledB0] = await Promise.allSettled([a0, failing, a1, b0]);
+    expect(settledFailing).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/duplicate key/) } });
+    expect(settledA0).toMatchObject({ status: 'fulfilled', value: { result: 'success', version: 2 } });
+    expect(settledA1).toMatchObject({ status: 'fulfilled', value: { result: 'success', version: 2 } });
+    expect(settledB0).toMatchObject({ status: 'fulfilled', value: { result: 'success', version: 3 } });
+    // B overlapped A: rolled back when A's COMMIT failed, then committed after A's retry
+    expect(lines.some((line) => line.includes('the batch before this one did not commit'))).toBe(true);
+    expect((await getSession(store!, { namespace: 'default', sid: sids[0]! }))!.metadata).toEqual({ path: '/p', a: 1, b: 1 });
+    expect((await listHistory(store!, sids[0]!)).map((entry) => entry.version)).toEqual([1, 2, 3]);
+    // events gapless, in commit order: A's two writes, then B's
+    const seqs = published.map((event) => event.event.seq);
+    expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
+    expect(published.map((event) => (event.event.body as { metadata?: { version: number } }).metadata?.version)).toEqual([2, 2, 3]);
+    expect(published.at(-1)!.sid).toBe(sids[0]);
+
+    // and when A commits, B (started during A's COMMIT) commits right after it, seeing A's rows
+    published.length = 0;
+    lines.length = 0;
+    const c1 = updateMetadata(deps, actor, { sid: sids[1]!, expectedVersion: 2, patch: { c: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const d1 = updateMetadata(deps, actor, { sid: sids[1]!, expectedVersion: 3, patch: { d: 1 } });
+    expect(await c1).toMatchObject({ result: 'success', version: 3 });
+    expect(await d1).toMatchObject({ result: 'success', version: 4 });
+    expect(lines.some((line) => line.includes('did not commit'))).toBe(false);
   });
 });

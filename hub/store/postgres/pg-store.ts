@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, touchOverlap, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
@@ -169,8 +169,13 @@ export class PgStore implements Store {
    */
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const done = await this.turns.take(options.namespace);
+    // the next transaction's turn comes with this one's COMMIT sent: it waits on the lock meanwhile
+    const onCommitSent = options.onCommitSent && (() => {
+      done();
+      options.onCommitSent!();
+    });
     try {
-      return await this.transactionNow(fn, options.savepoints ?? 'as-needed', options.namespace);
+      return await this.transactionNow(fn, options.savepoints ?? 'as-needed', options.namespace, onCommitSent);
     } catch (error) {
       // the database down or restarting, a full disk: answered `unavailable`, which clients retry
       // (a COMMIT cut off keeps its own error: its answer must say the outcome is unknown)
@@ -180,7 +185,7 @@ export class PgStore implements Store {
     }
   }
 
-  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always', namespace: string | undefined): Promise<T> {
+  private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always', namespace: string | undefined, onCommitSent: (() => void) | undefined): Promise<T> {
     const client = await this.checkout();
     let broken: Error | undefined;
     let ended = false;
@@ -205,7 +210,9 @@ export class PgStore implements Store {
       const statements = [...this.takeDeferred(tx), COMMIT];
       let committed: StatementResult;
       try {
-        committed = await this.send(client, statements);
+        const sending = this.send(client, statements);
+        onCommitSent?.();
+        committed = await sending;
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
         // a deferred write failed: nothing is stored; the batch runs again with real savepoints to find it
@@ -332,7 +339,7 @@ export class PgStore implements Store {
         for (const frame of stack) frame.wrote = true;
         // 'always' (finding which write fails): each statement on its own, as before
         if (savepoints === 'always') return void (await execute(oneRow(query), params));
-        if (typeof query === 'object' && 'many' in query) return this.deferRows(tx.deferred, query, params);
+        if (typeof query === 'object' && 'merge' in query) return this.deferRows(tx.deferred, query, params);
         tx.deferred.push({ name: one.name, text: one.text, values: bindValues(one, params) });
       },
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -401,17 +408,35 @@ export class PgStore implements Store {
    * `merge` allows (sql.ts), else as a new one at the end.
    */
   private deferRows(deferred: Deferred[], write: RowsWrite, params: Params | undefined): void {
-    const row = { params, values: bindValues(this.statement(write.many), params) };
-    const key = write.merge === 'append' ? undefined : (params as Record<string, unknown> | undefined)?.[write.merge.key];
-    const isAppend = (entry: Deferred) => 'rows' in entry && entry.write.merge === 'append';
-    // 'append': anywhere before; { key }: the last deferred entry that is not an append, if its key is new there
-    const joined = write.merge === 'append' ? deferred.find((entry) => 'rows' in entry && entry.write === write) : deferred.findLast((entry) => !isAppend(entry));
-    if (joined && 'rows' in joined && joined.write === write && (write.merge === 'append' || !joined.keys.has(key))) {
+    const row = { params, values: write.many === undefined ? [] : bindValues(this.statement(write.many), params) };
+    const key = typeof write.merge === 'object' && 'key' in write.merge ? (params as Record<string, unknown> | undefined)?.[write.merge.key] : undefined;
+    const joined = write.many === undefined ? undefined : this.joinable(deferred, write, key);
+    if (joined) {
       joined.rows.push(row);
       joined.keys.add(key);
       return;
     }
     deferred.push({ write, rows: [row], keys: new Set([key]) });
+  }
+
+  /** The deferred rows of `write` that a new row may join (sql.ts, RowsWrite.merge), if any. */
+  private joinable(deferred: Deferred[], write: RowsWrite, key: unknown): DeferredRows | undefined {
+    const { merge } = write;
+    const isAppend = (entry: Deferred) => 'rows' in entry && entry.write.merge === 'append';
+    if (merge === 'append') return deferred.find((entry): entry is DeferredRows => 'rows' in entry && entry.write === write);
+    if ('key' in merge) {
+      // the last deferred entry that is not an append, if its key is new there
+      const last = deferred.findLast((entry) => !isAppend(entry));
+      return last && 'rows' in last && last.write === write && !last.keys.has(key) ? last : undefined;
+    }
+    for (let i = deferred.length - 1; i >= 0; i--) {
+      const entry = deferred[i]!;
+      if (!('rows' in entry)) return undefined;
+      if (entry.write === write) return entry;
+      const other = entry.write.merge;
+      if (other !== 'append' && !('touches' in other && !touchOverlap(other.touches, merge.touches))) return undefined;
+    }
+    return undefined;
   }
 
   /** The deferred writes as statements to send, emptying the list: one per RowsWrite's rows. */
@@ -422,7 +447,7 @@ export class PgStore implements Store {
         const one = this.statement(oneRow(entry.write));
         return { name: one.name, text: one.text, values: bindValues(one, entry.rows[0]!.params) };
       }
-      const many = this.statement(entry.write.many);
+      const many = this.statement(entry.write.many!);
       return { name: many.name, text: many.text, values: many.names.map((_, i) => entry.rows.map((row) => row.values[i])) };
     });
   }
