@@ -53,6 +53,17 @@ async function pgDeps(databaseUrl?: (url: string) => Promise<string>, logLines?:
   return { deps, published };
 }
 
+/** `count` sessions, and a request id already recorded for the second: a write recording it again violates the key. */
+async function sessionsAndTakenRequest(deps: HubDeps, actor: ReturnType<typeof runnerActor>, count: number) {
+  const sids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    sids.push((await startSession(deps, actor, { tag: `t${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } })).session.sid);
+  }
+  const taken = { sid: sids[1]!, field: 'metadata' as const, requestId: 'taken', version: 1, value: {}, at: 1 };
+  await store!.transaction(async (tx) => recordAppliedRequest(tx, taken));
+  return { sids, taken };
+}
+
 describe('group commit on PostgreSQL', () => {
   // in the namespace's batch with the two writes (its writes deferred with theirs), and in a batch of its own
   it.each([{ namespace: 'default' }, {}])('a write that fails after changing rows fails alone: the others commit and are published, none of its rows stay (%o)', async (options) => {
@@ -141,12 +152,7 @@ describe('a batch\'s rows in one statement per kind (PostgreSQL)', () => {
   it('a write whose row fails in a statement shared with the batch\'s other writes fails alone; the others commit', async () => {
     const { deps, published } = await pgDeps();
     const actor = runnerActor();
-    const sids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      sids.push((await startSession(deps, actor, { tag: `t${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } })).session.sid);
-    }
-    const taken = { sid: sids[1]!, field: 'metadata' as const, requestId: 'taken', version: 1, value: {}, at: 1 };
-    await store!.transaction(async (tx) => recordAppliedRequest(tx, taken));
+    const { sids, taken } = await sessionsAndTakenRequest(deps, actor, 3);
     published.length = 0;
 
     // its request-id row goes in the same INSERT as the two metadata writes' rows, and violates the key
@@ -192,12 +198,7 @@ describe('overlapping batches (PostgreSQL across a network)', () => {
       return throughProxy(url, proxy);
     }, lines);
     const actor = runnerActor();
-    const sids: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      sids.push((await startSession(deps, actor, { tag: `t${i}`, flavor: 'claude', source: 'startup', metadata: { path: '/p' } })).session.sid);
-    }
-    const taken = { sid: sids[1]!, field: 'metadata' as const, requestId: 'taken', version: 1, value: {}, at: 1 };
-    await store!.transaction(async (tx) => recordAppliedRequest(tx, taken));
+    const { sids, taken } = await sessionsAndTakenRequest(deps, actor, 2);
     published.length = 0;
     proxy!.delayMs = 20;
 
