@@ -38,6 +38,9 @@ interface Cell {
   callsPerSecond: number;
   ackMs: number[];
   errors: Map<string, number>;
+  /** CPU milliseconds a call, over the measured window: the hub processes' together, and this bench process's (the clients). */
+  hubCpuMs: number;
+  clientCpuMs: number;
 }
 
 function say(line: string): void {
@@ -45,13 +48,19 @@ function say(line: string): void {
 }
 
 /** `lanes` lanes of `load`, lane i on targets[i mod n], each calling one at a time for the window. */
-async function measure(load: Load, targets: readonly LaneTarget[], lanes: number): Promise<Cell> {
+async function measure(load: Load, targets: readonly LaneTarget[], lanes: number, hubs: readonly Target[]): Promise<Cell> {
   const opened: Lane[] = [];
   // in groups of 5: opening is a session start each, slow across 5 ms on a busy 2-core machine
   for (let i = 0; i < lanes; i += 5) opened.push(...(await Promise.all(Array.from({ length: Math.min(5, lanes - i) }, (_, j) => load.open(targets[(i + j) % targets.length]!, i + j)))));
-  const cell: Cell = { callsPerSecond: 0, ackMs: [], errors: new Map() };
+  const cell: Cell = { callsPerSecond: 0, ackMs: [], errors: new Map(), hubCpuMs: Number.NaN, clientCpuMs: Number.NaN };
   const measureFrom = performance.now() + warmupMs;
   const deadline = measureFrom + measureMs;
+  // CPU over the measured window only: where the 2 cores go decides most of these figures
+  const hubCpu = () => hubs.reduce((sum, hub) => sum + hub.cpuSeconds(), 0) * 1000;
+  let cpuAtStart: { hub: number; client: NodeJS.CpuUsage } | undefined;
+  const startCpu = setTimeout(() => (cpuAtStart = { hub: hubCpu(), client: process.cpuUsage() }), warmupMs);
+  let cpuAtEnd: { hub: number; client: NodeJS.CpuUsage } | undefined;
+  const endCpu = setTimeout(() => (cpuAtEnd = { hub: hubCpu(), client: process.cpuUsage(cpuAtStart?.client) }), warmupMs + measureMs);
   await Promise.all(
     opened.map(async (lane) => {
       while (performance.now() < deadline) {
@@ -69,14 +78,21 @@ async function measure(load: Load, targets: readonly LaneTarget[], lanes: number
       }
     }),
   );
+  clearTimeout(startCpu);
+  clearTimeout(endCpu);
   cell.callsPerSecond = cell.ackMs.length / (measureMs / 1000);
+  if (cpuAtStart && cpuAtEnd && cell.ackMs.length > 0) {
+    cell.hubCpuMs = (cpuAtEnd.hub - cpuAtStart.hub) / cell.ackMs.length;
+    cell.clientCpuMs = (cpuAtEnd.client.user + cpuAtEnd.client.system) / 1000 / cell.ackMs.length;
+  }
   await Promise.all(opened.map((lane) => lane.close()));
   return cell;
 }
 
 function describe(cell: Cell): string {
   const errors = [...cell.errors].map(([why, count]) => `${count}× ${why}`).join('; ');
-  return `${fixed(cell.callsPerSecond, 0).padStart(6)} calls/s  p50 ${fixed(percentile(cell.ackMs, 50))} ms  p99 ${fixed(percentile(cell.ackMs, 99))} ms${errors ? `  errors: ${errors}` : ''}`;
+  const cpu = `CPU a call: hub ${fixed(cell.hubCpuMs, 2)} ms, bench clients ${fixed(cell.clientCpuMs, 2)} ms`;
+  return `${fixed(cell.callsPerSecond, 0).padStart(6)} calls/s  p50 ${fixed(percentile(cell.ackMs, 50))} ms  p99 ${fixed(percentile(cell.ackMs, 99))} ms  ${cpu}${errors ? `  errors: ${errors}` : ''}`;
 }
 
 const STORES = ['SQLite', 'PostgreSQL direct', 'PostgreSQL +0.5 ms', 'PostgreSQL +5 ms'] as const;
@@ -122,7 +138,7 @@ async function main(): Promise<void> {
       const env = store === 'SQLite' ? { SESSION_HUB_DATABASE_URL: undefined, SESSION_HUB_REDIS_URL: undefined } : await postgresEnv();
       const [hub] = await start(1, env);
       for (const load of LOADS.filter((l) => wanted(key(l, store)))) {
-        const cell = await measure(load, [laneTarget(hub!)], LANES);
+        const cell = await measure(load, [laneTarget(hub!)], LANES, [hub!]);
         cells.set(key(load, store), cell);
         say(`[${store}] ${load.name}: ${describe(cell)}`);
       }
@@ -132,7 +148,7 @@ async function main(): Promise<void> {
     if (wanted(TWO_TENANTS)) {
       await proxy.setDelay(5);
       const [a, b] = await start(2, await postgresEnv());
-      twoTenants = await measure(agentHooks, [laneTarget(a!, TENANTS[0]), laneTarget(b!, TENANTS[1])], 2 * LANES);
+      twoTenants = await measure(agentHooks, [laneTarget(a!, TENANTS[0]), laneTarget(b!, TENANTS[1])], 2 * LANES, [a!, b!]);
       say(`[${TWO_TENANTS}, ${LANES} agents each] ${describe(twoTenants)}`);
       await stopAll();
     }
