@@ -36,3 +36,47 @@ export async function startPgRelay(databaseUrl: string, onClient: (client: Socke
     },
   };
 }
+
+/**
+ * A relay that, once armed, passes on the next transaction's COMMIT and then cuts that connection
+ * before the server's answer can come back: the server commits, the hub never hears it (a network
+ * cut at the worst moment). The armed transaction is the next to send BEGIN; with `holdMs`, its bytes
+ * are held that long on their way from then on, so another batch can queue while it travels.
+ */
+export async function startCommitCutter(databaseUrl: string, options: { holdMs?: number } = {}) {
+  let armed = false;
+  let target: Socket | undefined;
+  let cuts = 0;
+  let begun = () => undefined as void;
+  const relay = await startPgRelay(databaseUrl, (client, upstream) => {
+    client.on('data', (chunk: Buffer) => {
+      if (armed && target === undefined && chunk.includes('hub_begin')) {
+        target = client;
+        begun();
+      }
+      const cut = armed && target === client;
+      const pass = () => {
+        upstream.write(chunk);
+        if (cut && chunk.includes('hub_commit')) {
+          armed = false;
+          target = undefined;
+          cuts++;
+          // the server still reads and runs what it was sent; its answer goes nowhere
+          client.destroy();
+        }
+      };
+      if (cut && options.holdMs) setTimeout(pass, options.holdMs);
+      else pass();
+    });
+    client.on('close', () => setTimeout(() => upstream.end(), 200));
+  });
+  return {
+    ...relay,
+    /** Arms the cut; resolves once the armed transaction has sent its BEGIN. */
+    arm: () => {
+      armed = true;
+      return new Promise<void>((resolve) => (begun = resolve));
+    },
+    cuts: () => cuts,
+  };
+}

@@ -8,32 +8,9 @@ import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession } from '../../hub/store/sessions.js';
-import { startPgRelay } from '../helpers/pg-relay.js';
+import { startCommitCutter } from '../helpers/pg-relay.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
-
-/**
- * A TCP relay to the test PostgreSQL that, once armed, passes on the next message naming the hub's
- * COMMIT statement and then cuts the connection before the server's answer can come back: the
- * server commits, the hub never hears it (a network cut at the worst moment).
- */
-async function startCommitCutter(databaseUrl: string) {
-  let armed = false;
-  let cuts = 0;
-  const relay = await startPgRelay(databaseUrl, (client, upstream) => {
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      if (armed && chunk.includes('hub_commit')) {
-        armed = false;
-        cuts++;
-        // the server still reads and runs what it was sent; its answer goes nowhere
-        client.destroy();
-      }
-    });
-    client.on('close', () => setTimeout(() => upstream.end(), 200));
-  });
-  return { ...relay, arm: () => void (armed = true), cuts: () => cuts };
-}
 
 let database: TestDatabase | undefined;
 let store: PgStore | undefined;

@@ -16,7 +16,7 @@ import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, touchActivity } from '../../hub/store/sessions.js';
 import { recordAppliedRequest } from '../../hub/store/applied-requests.js';
 import { namespaceSeqState, readEventsSince } from '../../hub/store/events.js';
-import type { PgRelay } from '../helpers/pg-relay.js';
+import { startCommitCutter, type PgRelay } from '../helpers/pg-relay.js';
 import { startDelayProxy, throughProxy, type DelayProxy } from '../../bench/delay-proxy.js';
 import { startStatementCounter } from '../helpers/pg-statement-counter.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -235,5 +235,43 @@ describe('overlapping batches (PostgreSQL across a network)', () => {
     expect(await c1).toMatchObject({ result: 'success', version: 3 });
     expect(await d1).toMatchObject({ result: 'success', version: 4 });
     expect(lines.some((line) => line.includes('did not commit'))).toBe(false);
+  });
+
+  it('a batch that started while the one before sent a COMMIT whose answer never came runs again after it: that write is answered "may or may not be stored" and is stored once, this one commits once, the seq stays gapless', async () => {
+    const lines: string[] = [];
+    let cutter: Awaited<ReturnType<typeof startCommitCutter>> | undefined;
+    const { deps, published } = await pgDeps(async (url) => {
+      // batch A's bytes held 50 ms each: batch B queues while A's first round trip travels
+      cutter = await startCommitCutter(url, { holdMs: 50 });
+      relay = cutter;
+      return cutter.url;
+    }, lines);
+    const actor = runnerActor();
+    const { sids } = await sessionsAndTakenRequest(deps, actor, 2);
+    const { lastSeq } = await namespaceSeqState(store!, 'default');
+    published.length = 0;
+
+    const begun = cutter!.arm();
+    const a = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { a: 1 }, requestId: 'a' });
+    await begun;
+    const b = updateMetadata(deps, actor, { sid: sids[1]!, expectedVersion: 1, patch: { b: 1 }, requestId: 'b' });
+    const [settledA, settledB] = await Promise.allSettled([a, b]);
+
+    expect(cutter!.cuts()).toBe(1);
+    expect(settledA).toMatchObject({ status: 'rejected', reason: { code: 'unavailable', message: expect.stringContaining('may or may not be stored') } });
+    expect(settledB).toMatchObject({ status: 'fulfilled', value: { result: 'success', version: 2 } });
+    // B had started during A's COMMIT: it waited for A's outcome, did not commit on an unknown one, and ran again
+    expect(lines.some((line) => line.includes('the batch before this one did not commit'))).toBe(true);
+
+    // A did commit (the server ran its COMMIT), B once, after it: both in the log, gapless, in that order
+    await expect.poll(async () => (await getSession(store!, { namespace: 'default', sid: sids[0]! }))?.metadataVersion, { timeout: 5000 }).toBe(2);
+    expect((await listHistory(store!, sids[1]!)).map((entry) => entry.version)).toEqual([1, 2]);
+    const events = await readEventsSince(store!, { namespace: 'default', since: lastSeq });
+    expect(events.map((event) => event.seq)).toEqual([lastSeq + 1, lastSeq + 2]);
+    expect(published.map((event) => event.event.seq)).toEqual([lastSeq + 2]);
+    expect(published[0]!.sid).toBe(sids[1]);
+    // A's retry with its requestId answers what it produced and writes nothing again
+    expect(await updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { a: 1 }, requestId: 'a' })).toMatchObject({ result: 'success', version: 2 });
+    expect((await listHistory(store!, sids[0]!)).map((entry) => entry.version)).toEqual([1, 2]);
   });
 });
