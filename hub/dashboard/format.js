@@ -27,6 +27,15 @@ export function relativeTime(at, now = Date.now()) {
 }
 
 /**
+ * How long a session has waited on a person: "waiting 12 s", or "waiting since just now" under a
+ * second (a person's wait in milliseconds read as a glitch: "waiting 0 ms").
+ * @param {number} ms
+ */
+export function waitingFor(ms) {
+  return ms < 1000 ? 'waiting since just now' : `waiting ${duration(ms)}`;
+}
+
+/**
  * "850 ms", "12 s", "3 min 5 s", "1 h 2 min".
  * @param {number} ms
  */

@@ -24,10 +24,22 @@ const usage = (await import(pathToFileURL(join(DASHBOARD, 'usage.js')).href)) as
   formatTokens(n: number): string;
 };
 
+const format = (await import(pathToFileURL(join(DASHBOARD, 'format.js')).href)) as {
+  waitingFor(ms: number): string;
+};
+
 const totals = (over: Partial<UsageTotals>): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 0, ...over });
 const model = (name: string, inputTokens: number, costUsd: number | null): ModelUsage => ({ model: name, inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd });
 
 describe('attention words', () => {
+  it('say how long a session waits on a person in seconds and up, never "0 ms" (a wait that just began, or a clock a little ahead)', () => {
+    expect(format.waitingFor(0)).toBe('waiting since just now');
+    expect(format.waitingFor(999)).toBe('waiting since just now');
+    expect(format.waitingFor(-40)).toBe('waiting since just now');
+    expect(format.waitingFor(12_000)).toBe('waiting 12 s');
+    expect(format.waitingFor(185_000)).toBe('waiting 3 min 5 s');
+  });
+
   const WORDS: Record<string, string> = {
     permission: 'wants approval to run Bash',
     question: 'asks you something',

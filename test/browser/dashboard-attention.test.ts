@@ -68,7 +68,7 @@ describe('needs you', () => {
     await page.waitForSelector(`#needs-you li[data-sid="${asks}"]`);
     await waitForText(page, `#needs-you li[data-sid="${asks}"] .attention-badge`, 'asks you something');
     expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .attention-message`)).toBe('Which branch should I use?');
-    expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .waited`)).toMatch(/^waiting \d+ (ms|s)/);
+    expect(await textOf(page, `#needs-you li[data-sid="${asks}"] .waited`)).toMatch(/^waiting (since just now|\d+ s)/);
     // a turn that is over waits on nobody (issue 34): apart, as ready, and not counted
     await waitForText(page, `#ready li[data-sid="${finished}"]`, 'finished');
     await waitForText(page, `#ready li[data-sid="${failed}"]`, 'stopped on an error');

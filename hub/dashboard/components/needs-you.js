@@ -9,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { needingYou, sayAttention } from '../attention.js';
 import { dismissDecision, onDecisions, recentDecisions } from '../decided-here.js';
-import { duration, truncate } from '../format.js';
+import { truncate, waitingFor } from '../format.js';
 import { ApprovalList, ApprovalOutcome } from './approval-list.js';
 
 /**
@@ -49,7 +49,7 @@ export function NeedsYou({ store, api, role, hub, now }) {
           <span class=${`attention-badge attention-${s.attention.kind}`} data-kind=${s.attention.kind}>${sayAttention(s.attention)}</span>
         </div>
         <div class="session-meta">
-          <span class="waited" title="how long it has waited">waiting ${duration(Math.max(0, now - s.attention.since))}</span>
+          <span class="waited" title="how long it has waited">${waitingFor(now - s.attention.since)}</span>
           ${s.attention.message && html`${' '}<span class="attention-message" title=${truncate(s.attention.message, 500)}>${truncate(s.attention.message, 300)}</span>`}
           <a class="reply-link" href=${`#/s/${encodeURIComponent(s.sid)}`}>Reply</a>
         </div>

@@ -8,9 +8,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { useNow, useStore } from '../hooks.js';
-import { messageOf, prettyJson } from '../format.js';
+import { messageOf, prettyJson, waitingFor } from '../format.js';
 import { sayAttention } from '../attention.js';
-import { duration } from '../format.js';
 import { ActivityBadge } from './activity-badge.js';
 import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
@@ -97,7 +96,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
     <section class="summary">
       <div class="detail-title"><h2>${s.title}</h2><${ActivityBadge} activity=${s.activity} /></div>
       ${s.attention && html`<p class=${`attention-line attention-${s.attention.kind}`} data-kind=${s.attention.kind}>
-        ${sayAttention(s.attention)}${' '}<span class="waited">· waiting ${duration(Math.max(0, now - s.attention.since))}</span>
+        ${sayAttention(s.attention)}${' '}<span class="waited">· ${waitingFor(now - s.attention.since)}</span>
         ${s.attention.message && html`${' '}<${ClampedText} tag="span" class="attention-message" text=${s.attention.message} max=${400} />`}
       </p>`}
     </section>
