@@ -24,7 +24,7 @@ const usage = (await import(pathToFileURL(join(DASHBOARD, 'usage.js')).href)) as
   formatTokens(n: number): string;
 };
 
-const format = (await import(pathToFileURL(join(DASHBOARD, 'format.js')).href)) as {
+const format = (await import(pathToFileURL(join(DASHBOARD, 'durations.js')).href)) as {
   waitingFor(ms: number): string;
 };
 
