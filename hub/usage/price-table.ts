@@ -4,8 +4,9 @@
  * the only place prices are written in the code. A model missing here has no cost, never a guess.
  *
  * Keys are the model ids agents report. A reported id matches a key exactly, or as the key followed
- * by a dated snapshot suffix (`claude-sonnet-4-5-20250929` is `claude-sonnet-4-5`); no other prefix
- * matching, so `claude-opus-4-9` is not priced as `claude-opus-4`.
+ * by a dated snapshot suffix (`claude-sonnet-4-5-20250929` is `claude-sonnet-4-5`) or by Claude
+ * Code's 1M-context marker (`claude-opus-4-8[1m]` is `claude-opus-4-8`); no other prefix matching,
+ * so `claude-opus-4-9` is not priced as `claude-opus-4`.
  *
  * Kinds: `input` (uncached input), `output`, `cacheRead` (cache hits), `cacheWrite` (tokens written
  * to the prompt cache). Where a vendor bills no separate cache write, cacheWrite is its input price.
@@ -29,8 +30,14 @@ export interface PriceSource {
 export const PRICE_SOURCES = {
   anthropic: {
     url: 'https://platform.claude.com/docs/en/about-claude/pricing',
-    checked: '2026-11-25',
-    note: 'Table "Model pricing". cacheWrite is the 5-minute cache write price (Claude Code\'s default); 1-hour writes cost more and are counted at this price.',
+    checked: '2026-11-29',
+    note:
+      'Table "Model pricing"; the models released since (Opus 5.5, Sonnet 5.5, Sonnet 5, Fable 5 and 5.1) from their own pages, ' +
+      'https://platform.claude.com/docs/en/models/<model>/overview, section "Pricing". Fable\'s pages give input and output, and ' +
+      'Fable 5.1\'s says its cache reads cost a quarter of Fable 5\'s: its cache prices are the standard 1.25x (5-minute write) ' +
+      'and 0.1x (read) of input, and a quarter of that read for 5.1. Haiku 5.5 is priced in tiers ("from $0.10 / $0.50") and is ' +
+      'not in the table. cacheWrite is the 5-minute cache write price (Claude Code\'s default); 1-hour writes cost more and are ' +
+      'counted at this price.',
   },
   openai: {
     url: 'https://developers.openai.com/api/docs/models/gpt-5-codex',
@@ -56,6 +63,9 @@ const google = (input: number, output: number) => ({ source: 'google', input, ou
 
 export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice & { source: PriceSourceName }>> = {
   // Anthropic: base input, 5m cache write, cache hit, output
+  'claude-fable-5-1': anthropic(10, 12.5, 0.25, 50),
+  'claude-fable-5': anthropic(10, 12.5, 1, 50),
+  'claude-opus-5-5': anthropic(4, 5, 0.2, 20),
   'claude-opus-5': anthropic(5, 6.25, 0.5, 25),
   'claude-opus-4-8': anthropic(5, 6.25, 0.5, 25),
   'claude-opus-4-7': anthropic(5, 6.25, 0.5, 25),
@@ -63,6 +73,8 @@ export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice & { source: Pri
   'claude-opus-4-5': anthropic(5, 6.25, 0.5, 25),
   'claude-opus-4-1': anthropic(15, 18.75, 1.5, 75),
   'claude-opus-4': anthropic(15, 18.75, 1.5, 75),
+  'claude-sonnet-5-5': anthropic(2, 2.5, 0.2, 10),
+  'claude-sonnet-5': anthropic(2, 2.5, 0.2, 10),
   'claude-sonnet-4-6': anthropic(3, 3.75, 0.3, 15),
   'claude-sonnet-4-5': anthropic(3, 3.75, 0.3, 15),
   'claude-sonnet-4': anthropic(3, 3.75, 0.3, 15),

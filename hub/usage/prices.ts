@@ -10,6 +10,11 @@ export const PRICES_FILE = 'prices.json';
 
 /** `<key>-YYYYMMDD`: a dated snapshot of the model `<key>` (Anthropic's ids). */
 const DATED_SNAPSHOT = /^(.+)-\d{8}$/;
+/**
+ * `<model>[1m]`: Claude Code's id for a model run with its 1M-token context window (what its hooks,
+ * transcripts and stream-json report), billed as the model itself.
+ */
+const CONTEXT_VARIANT = /^(.+)\[1m\]$/;
 
 const Price = z.number({ error: 'must be a price in USD per million tokens' }).finite().nonnegative('must not be negative');
 const PricesFileSchema = z
@@ -31,8 +36,12 @@ export class PriceTable {
     this.prices = new Map(entries.map(([model, { input, output, cacheRead, cacheWrite }]) => [model, { input, output, cacheRead, cacheWrite }]));
   }
 
+  /** The model's price: an exact key first (a prices.json entry may name a variant), then the model without its variant, then without its snapshot date. */
   priceOf(model: string): ModelPrice | undefined {
-    return this.prices.get(model) ?? this.prices.get(DATED_SNAPSHOT.exec(model)?.[1] ?? '');
+    const exact = this.prices.get(model);
+    if (exact) return exact;
+    const base = CONTEXT_VARIANT.exec(model)?.[1] ?? model;
+    return this.prices.get(base) ?? this.prices.get(DATED_SNAPSHOT.exec(base)?.[1] ?? '');
   }
 
   /** The usage of one model with its cost, or `costUsd: null` when the model has no price. */

@@ -68,17 +68,27 @@ describe('usage on turn-stop', () => {
     expect((await fetchSession(t.hub, t.sid)).usage).toEqual({ inputTokens: 100, outputTokens: 50, cacheReadTokens: 5, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 155 });
   });
 
-  it('prices only exact ids and dated snapshots of them: a newer model of a known family gets no guessed price', async () => {
+  it('prices exact ids, dated snapshots and Claude Code\'s 1M-context ids of them: a newer model of a known family gets no guessed price', async () => {
     await submit();
     const ack = await t.runner.emitWithAck('turn-stop', {
       sid: t.sid,
       usage: [
         { model: 'claude-opus-4-99', inputTokens: 1, outputTokens: 1 },
         { model: 'claude-opus-4-20250514', inputTokens: 1_000_000, outputTokens: 0 },
+        // what Claude Code 2.1.197 reports for its default model (test/hook/fixtures/agents/)
+        { model: 'claude-opus-4-8[1m]', inputTokens: 1_000_000, outputTokens: 1_000_000 },
+        { model: 'claude-opus-4-99[1m]', inputTokens: 1, outputTokens: 1 },
+        { model: 'claude-opus-4-8[2m]', inputTokens: 1, outputTokens: 1 },
       ],
     });
     if (!ack.ok) throw new Error(ack.error.message);
-    expect(Object.fromEntries(ack.turn!.usage.map((u) => [u.model, u.costUsd]))).toEqual({ 'claude-opus-4-99': null, 'claude-opus-4-20250514': 15 });
+    expect(Object.fromEntries(ack.turn!.usage.map((u) => [u.model, u.costUsd]))).toEqual({
+      'claude-opus-4-99': null,
+      'claude-opus-4-20250514': 15,
+      'claude-opus-4-8[1m]': 30,
+      'claude-opus-4-99[1m]': null,
+      'claude-opus-4-8[2m]': null,
+    });
   });
 
   it('a turn-stop with usage and no open turn stores nothing (a repeated turn-stop does not count twice)', async () => {
