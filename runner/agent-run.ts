@@ -35,6 +35,7 @@ export class AgentRun {
   private ended = false;
   private emitted = false;
   private retried = false;
+  private turnOpen = false;
   private readonly done: Promise<void>;
   private finish!: () => void;
   private exitedBeforeStart: ((stderr: string) => void) | undefined;
@@ -86,6 +87,11 @@ export class AgentRun {
     await this.done;
   }
 
+  /** A turn is open: the agent is working (presence `thinking`). */
+  get thinking(): boolean {
+    return this.turnOpen;
+  }
+
   /** The agent's process group leader. */
   get pid(): number | undefined {
     return this.driver?.pid;
@@ -129,13 +135,17 @@ export class AgentRun {
         this.agentSessionId = id;
         this.report('resume token', (sid) => this.ctx.client.updateMetadata(sid, { patch: { [this.plan.tokenKey]: id } }));
       },
-      turnStart: (prompt) => this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt })),
+      turnStart: (prompt) => {
+        this.turnOpen = true;
+        this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt }));
+      },
       toolUse: (tool) => {
         this.emitted = true;
         this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}) }));
       },
       usage: (usage) => this.report('usage', (sid) => this.ctx.client.reportUsage({ sid, usage })),
       turnStop: (end) => {
+        this.turnOpen = false;
         if (end.response) this.emitted = true;
         this.report('turn end', (sid) => this.ctx.client.stopTurn({ sid, status: end.status, ...(end.response ? { response: end.response } : {}) }));
       },

@@ -13,7 +13,12 @@ export interface RunnerConfig {
   roots: string[];
   name: string;
   allowBypass: boolean;
+  /** How often each running agent's session heartbeats (`session-alive`): well inside the hub's alive timeout. */
+  aliveEveryMs: number;
 }
+
+/** A third of the hub's default alive timeout (SESSION_HUB_ALIVE_TIMEOUT_MS, 30 s): one lost beat does not read "Lost contact". */
+export const DEFAULT_ALIVE_EVERY_MS = 10_000;
 
 export const RUNNER_HELP = `session-hub runner [--hub URL] [--root DIR]... [--name NAME] [--allow-bypass]
 session-hub runner install [same options]   write a systemd user unit that runs it
@@ -32,6 +37,9 @@ Options:
 Environment:
   SESSION_HUB_MACHINE_TOKEN   a token of role machine (required):
                               session-hub token create --role machine --label "my laptop"
+  SESSION_HUB_ALIVE_EVERY_MS  how often each agent's session tells the hub it is alive
+                              (default ${DEFAULT_ALIVE_EVERY_MS}; keep it well under the hub's
+                              SESSION_HUB_ALIVE_TIMEOUT_MS, default 30000)
 
 Agents: the first ${drivableClis().join(' or ')} on this PATH (a warning is logged when none is found).
 
@@ -71,5 +79,8 @@ export function parseRunnerArgs(argv: string[], env: NodeJS.ProcessEnv = process
   } catch (error) {
     throw new StartError(error instanceof Error ? error.message : String(error));
   }
-  return { hubUrl, token, roots, name: values.name?.trim() || hostname(), allowBypass: values['allow-bypass'] === true };
+  const aliveEvery = env.SESSION_HUB_ALIVE_EVERY_MS?.trim();
+  const aliveEveryMs = aliveEvery ? Number(aliveEvery) : DEFAULT_ALIVE_EVERY_MS;
+  if (!Number.isInteger(aliveEveryMs) || aliveEveryMs < 100) throw new StartError(`SESSION_HUB_ALIVE_EVERY_MS=${aliveEvery} is not a whole number of milliseconds, 100 or more (default ${DEFAULT_ALIVE_EVERY_MS})`);
+  return { hubUrl, token, roots, name: values.name?.trim() || hostname(), allowBypass: values['allow-bypass'] === true, aliveEveryMs };
 }

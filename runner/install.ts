@@ -64,7 +64,7 @@ export async function installCommand(argv: string[]): Promise<void> {
   const unitDir = join(configHome, 'systemd', 'user');
   mkdirSync(unitDir, { recursive: true });
   mkdirSync(join(configHome, 'session-hub'), { recursive: true, mode: 0o700 });
-  const env = [`SESSION_HUB_MACHINE_TOKEN=${process.env.SESSION_HUB_MACHINE_TOKEN ?? ''}`, ...(process.env.SESSION_HUB_URL ? [`SESSION_HUB_URL=${process.env.SESSION_HUB_URL}`] : []), `PATH=${process.env.PATH ?? ''}`];
+  const env = [`SESSION_HUB_MACHINE_TOKEN=${process.env.SESSION_HUB_MACHINE_TOKEN ?? ''}`, ...(['SESSION_HUB_URL', 'SESSION_HUB_ALIVE_EVERY_MS'] as const).flatMap((name) => (process.env[name] ? [`${name}=${process.env[name]}`] : [])), `PATH=${process.env.PATH ?? ''}`];
   writeFileSync(envFile, `${env.join('\n')}\n`, { mode: 0o600 });
   const bin = join(import.meta.dirname, '..', '..', 'bin', 'session-hub.js');
   const unitFile = join(unitDir, 'session-hub-runner.service');

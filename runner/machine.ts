@@ -34,6 +34,7 @@ export class Machine {
   private readonly runs = new Map<string, AgentRun>();
   private readonly pending = new Map<string, AgentRun>();
   private shuttingDown = false;
+  private beating: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly client: RunnerClient,
@@ -76,7 +77,22 @@ export class Machine {
     this.log.info('registered', { machineId: this.machineId, name: this.config.name, roots: this.config.roots, agents: this.agents.map((a) => `${a.flavor} ${a.version ?? '?'}`), hub: this.config.hubUrl });
   }
 
+  /**
+   * Presence (spec section 6): a connected runner that stops its heartbeat reads "Lost contact"
+   * after the hub's alive timeout, though its agent is alive and waiting for a prompt. Each running
+   * agent's session beats, with `thinking` while a turn is open; nothing is sent while disconnected
+   * (the reconnect's session-join makes the sessions active again).
+   */
+  private heartbeat(): void {
+    if (!this.socket.connected) return;
+    for (const [sid, run] of this.runs) {
+      this.client.alive({ sid, thinking: run.thinking }).catch((error: unknown) => this.log.warn('heartbeat not answered', { sid, error: error instanceof Error ? error.message : String(error) }));
+    }
+  }
+
   private listen(): void {
+    this.beating = setInterval(() => this.heartbeat(), this.config.aliveEveryMs);
+    this.beating.unref();
     // a reconnect (to this or another hub process) registers again: the machine is online where its socket is
     this.socket.on('connect', () => void this.register().catch((error: unknown) => this.log.error('register failed', { error: String(error) })));
     this.socket.on('machine-spawn', (payload, ack) => void this.spawn(payload).then(ack));
@@ -160,6 +176,7 @@ export class Machine {
     const all = [...new Set([...this.runs.values(), ...this.pending.values()])];
     this.log.info('shutting down: stopping agents', { reason, agents: all.map((run) => run.sid) });
     await Promise.all(all.map((run) => run.stop({ status: 'interrupted', reason: 'runner_stopped' }).catch(() => undefined)));
+    clearInterval(this.beating);
     await this.client.close();
   }
 }

@@ -40,12 +40,12 @@ function api(hub: HubProcess) {
   };
 }
 
-async function setup(env: Record<string, string> = {}) {
+async function setup(env: Record<string, string> = {}, runnerEnv: Record<string, string> = {}) {
   model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved.txt', description: 'make a file' } }], finalText: 'All done.' });
   home = claudeHome(model.url);
   const hub = await spawnHub({ env });
   const call = api(hub);
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
+  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root, ...runnerEnv } });
   let machine: ListedMachine | undefined;
   await waitFor(async () => {
     machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
@@ -114,6 +114,23 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     expect(alive(pid!)).toBe(false);
     expect(runner!.logs().filter((l) => l.msg === 'agent started' || l.msg === 'stop').map((l) => l.requestedBy)).toEqual([expect.any(String), expect.any(String)]);
   }, 240_000);
+
+  it('an agent waiting on a person, then idle, stays present past the alive timeout: the runner heartbeats its session, thinking while a turn is open', async () => {
+    const aliveTimeoutMs = 1500;
+    const { call, machineId } = await setup({ SESSION_HUB_ALIVE_TIMEOUT_MS: String(aliveTimeoutMs), SESSION_HUB_SWEEP_MS: '300' }, { SESSION_HUB_ALIVE_EVERY_MS: '300' });
+    const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sid = started.body.sid as string;
+    const session = async () => (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+    const approval = await pendingApproval(call, sid);
+    await new Promise((resolve) => setTimeout(resolve, 2 * aliveTimeoutMs + 500));
+    expect(await session()).toMatchObject({ activity: 'waiting', presence: { active: true, thinking: true } });
+
+    await call('POST', `/api/sessions/${sid}/approvals/${approval}`, { decision: 'allow' });
+    await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
+    await new Promise((resolve) => setTimeout(resolve, 2 * aliveTimeoutMs + 500));
+    expect(await session()).toMatchObject({ activity: 'idle', lifecycle: { state: 'running' }, presence: { active: true, thinking: false } });
+  }, 180_000);
 
   it('kill -9 of the runner mid-turn: the run ends interrupted after its grace, the agent does not live on', async () => {
     const { call, machineId } = await setup({ SESSION_HUB_RUN_GRACE_MS: '2000', SESSION_HUB_SWEEP_MS: '500' });

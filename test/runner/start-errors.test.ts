@@ -14,6 +14,7 @@ describe('session-hub runner start errors', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('--allow-bypass');
     expect(run.stdout).toContain('SESSION_HUB_MACHINE_TOKEN');
+    expect(run.stdout).toContain('SESSION_HUB_ALIVE_EVERY_MS');
   });
 
   it('without a token: exit 2, how to make one', async () => {
@@ -27,6 +28,12 @@ describe('session-hub runner start errors', () => {
     const run = await runCli(['runner', '--root', join(dir, 'nope')], { env: { SESSION_HUB_MACHINE_TOKEN: 'x' } });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`root ${join(dir, 'nope')} does not exist`);
+  });
+
+  it.each(['0', 'soon', '2.5'])('a heartbeat interval of %s: exit 2, naming the variable and the default', async (value) => {
+    const run = await runCli(['runner', '--root', dir], { env: { SESSION_HUB_MACHINE_TOKEN: 'x', SESSION_HUB_ALIVE_EVERY_MS: value } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`SESSION_HUB_ALIVE_EVERY_MS=${value} is not a whole number of milliseconds, 100 or more (default 10000)`);
   });
 
   it('an unknown option: exit 2', async () => {
