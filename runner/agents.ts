@@ -25,11 +25,15 @@ export function findOnPath(name: string, pathVar = process.env.PATH ?? ''): stri
   return undefined;
 }
 
-function versionOf(path: string): Promise<string | null> {
+/** What `<cli> --version` printed first, or why it printed nothing usable. */
+function versionOf(path: string): Promise<{ version: string | null; problem?: string }> {
   return new Promise((resolve) => {
-    execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS }, (error, stdout) => {
-      const line = String(stdout).split('\n').map((l) => l.trim()).find(Boolean);
-      resolve(error || !line ? null : line.slice(0, 200));
+    execFile(path, ['--version'], { timeout: VERSION_TIMEOUT_MS }, (error, stdout, stderr) => {
+      const firstLine = (text: unknown) => String(text).split('\n').map((l) => l.trim()).find(Boolean);
+      const line = firstLine(stdout);
+      if (!error && line) return resolve({ version: line.slice(0, 200) });
+      const said = firstLine(stderr) ?? error?.message ?? 'printed nothing';
+      resolve({ version: null, problem: `\`${path} --version\` failed: ${said.slice(0, 300)}` });
     });
   });
 }
@@ -39,11 +43,21 @@ export function drivableClis(): string[] {
   return [...FLAVORS.values()].flatMap((flavor) => (flavor.runner ? [flavor.runner.cli] : []));
 }
 
-/** Every drivable agent found on PATH, with its version. */
-export async function findAgents(pathVar = process.env.PATH ?? ''): Promise<MachineAgent[]> {
+/**
+ * Every drivable agent found on PATH, with its version. One whose `--version` fails is still offered
+ * (the probe may fail where a run would not) and `onProblem` hears why: a broken install (Claude
+ * Code's "native binary not installed") is then in the runner's log before anyone clicks Start.
+ */
+export async function findAgents(pathVar = process.env.PATH ?? '', onProblem: (agent: { flavor: string; path: string }, problem: string) => void = () => undefined): Promise<MachineAgent[]> {
   const found = [...FLAVORS.values()].flatMap((flavor) => {
     const path = flavor.runner ? findOnPath(flavor.runner.cli, pathVar) : undefined;
     return path ? [{ flavor: flavor.id, path }] : [];
   });
-  return Promise.all(found.map(async (agent) => ({ ...agent, version: await versionOf(agent.path) })));
+  return Promise.all(
+    found.map(async (agent) => {
+      const { version, problem } = await versionOf(agent.path);
+      if (problem) onProblem(agent, problem);
+      return { ...agent, version };
+    }),
+  );
 }

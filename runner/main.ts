@@ -29,7 +29,7 @@ export async function runnerCommand(argv: string[]): Promise<void> {
     return;
   }
   const log = jsonLog();
-  const agents = await findAgents();
+  const agents = await findAgents(process.env.PATH, ({ flavor, path }, problem) => log.warn(`${flavor} may not start: ${problem}`, { flavor, path }));
   const machineId = loadOrCreateMachineId();
   let machine: Machine;
   try {

@@ -1,5 +1,5 @@
 /** `session-hub runner` as a process: --help, and the start errors that name what to do. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,18 @@ describe('session-hub runner start errors', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--rooot');
   });
+
+  it('an agent CLI whose --version fails: the log says it may not start, with what it printed, before connecting', async () => {
+    const bin = join(dir, 'broken-bin');
+    mkdirSync(bin, { recursive: true });
+    // what the npm wrapper of Claude Code prints when its native binary was not installed
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "Error: claude native binary not installed." >&2\nexit 1\n', { mode: 0o755 });
+    const run = await runCli(['runner', '--root', dir, '--hub', 'http://127.0.0.1:9'], { env: { SESSION_HUB_MACHINE_TOKEN: 'x', XDG_CONFIG_HOME: dir, PATH: `${bin}:/usr/bin:/bin` } });
+    const warning = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.level === 'warn');
+    expect(warning).toMatchObject({ flavor: 'claude', path: join(bin, 'claude') });
+    expect(warning!.msg).toBe(`claude may not start: \`${join(bin, 'claude')} --version\` failed: Error: claude native binary not installed.`);
+    expect(run.code).toBe(1);
+  }, 30_000);
 
   it('a hub that is not there: exit 1, naming the URL', async () => {
     const run = await runCli(['runner', '--root', dir, '--hub', 'http://127.0.0.1:9'], { env: { SESSION_HUB_MACHINE_TOKEN: 'x', XDG_CONFIG_HOME: dir } });
