@@ -6,11 +6,13 @@ export class ApiError extends Error {
    * @param {number} status
    * @param {string} code
    * @param {string} message
+   * @param {string | null} [reason] the refusal's reason code, where the hub gives one (a resume gate's)
    */
-  constructor(status, code, message) {
+  constructor(status, code, message, reason = null) {
     super(message);
     this.status = status;
     this.code = code;
+    this.reason = reason;
   }
 }
 
@@ -39,7 +41,7 @@ export function createApi(token) {
     const code = typeof data?.error === 'string' ? data.error : `http_${res.status}`;
     const reason = typeof data?.reason === 'string' ? ` (${data.reason})` : '';
     const message = typeof data?.message === 'string' && data.message ? data.message : `${code}${reason}`;
-    throw new ApiError(res.status, code, message);
+    throw new ApiError(res.status, code, message, typeof data?.reason === 'string' ? data.reason : null);
   }
 
   const sid = (/** @type {string} */ s) => `/api/sessions/${encodeURIComponent(s)}`;

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { flavorName, messageOf } from '../format.js';
+import { RESUME, say } from '../words.js';
 
 /**
  * @param {{ session: import('../sessions.js').SessionSnapshot, role: string | null, api: import('../api.js').Api }} props
@@ -29,7 +30,11 @@ export function MachineActions({ session: s, role, api }) {
       await fn();
       setOutcome({ kind: 'ok', text: done });
     } catch (err) {
-      setOutcome({ kind: 'error', text: messageOf(err), code: /** @type {any} */ (err).code });
+      const { code, reason } = /** @type {any} */ (err);
+      // the gate's refusal in the page's words, from its reason (the hub's message is written for
+      // API callers: 'retry with policy "force"'; the snapshot's resume status may not be refetched yet)
+      const text = code === 'resume_unsafe' ? `${say(RESUME, reason).text || messageOf(err)}: its conversation may end mid-turn. Continue anyway resumes it as it was left.` : messageOf(err);
+      setOutcome({ kind: 'error', text, code });
     }
   }
 
