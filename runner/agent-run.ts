@@ -141,7 +141,7 @@ export class AgentRun {
       },
       toolUse: (tool) => {
         this.emitted = true;
-        this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}) }));
+        this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}), ...(tool.startedAt !== undefined ? { at: tool.startedAt } : {}) }));
       },
       usage: (usage) => this.report('usage', (sid) => this.ctx.client.reportUsage({ sid, usage })),
       turnStop: (end) => {

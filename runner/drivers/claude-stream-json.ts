@@ -51,7 +51,7 @@ function textOf(content: unknown): string {
 export const startClaudeStreamJson: DriverFactory = (start, events) => {
   const sessionId = start.resumeToken ?? randomUUID();
   const agent = spawnAgentProcess(start.command, argsFor(start, sessionId), { cwd: start.cwd, env: start.env });
-  const pendingTools = new Map<string, { tool: string; input: unknown }>();
+  const pendingTools = new Map<string, { tool: string; input: unknown; startedAt: number }>();
   const pendingControl = new Map<string, () => void>();
   /** Prompts sent while a turn runs: Claude Code takes each as the next turn's input. */
   const queued: string[] = [];
@@ -101,7 +101,7 @@ export const startClaudeStreamJson: DriverFactory = (start, events) => {
         emitted = true;
         reportId(message.session_id);
         for (const block of ((message.message as Json | undefined)?.content as Json[] | undefined) ?? []) {
-          if (block.type === 'tool_use') pendingTools.set(String(block.id), { tool: String(block.name), input: block.input });
+          if (block.type === 'tool_use') pendingTools.set(String(block.id), { tool: String(block.name), input: block.input, startedAt: Date.now() });
           if (block.type === 'text' && typeof block.text === 'string') lastText = block.text;
         }
         return;
@@ -112,7 +112,7 @@ export const startClaudeStreamJson: DriverFactory = (start, events) => {
           const id = String(block.tool_use_id);
           const call = pendingTools.get(id);
           pendingTools.delete(id);
-          events.toolUse({ tool: call?.tool ?? 'unknown', toolUseId: id, input: call?.input ?? null, output: textOf(block.content) });
+          events.toolUse({ tool: call?.tool ?? 'unknown', toolUseId: id, input: call?.input ?? null, output: textOf(block.content), ...(call ? { startedAt: call.startedAt } : {}) });
         }
         return;
       }

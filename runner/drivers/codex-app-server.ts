@@ -68,6 +68,8 @@ export const startCodexAppServer: DriverFactory = (start, events) => {
   const policy = POLICY[start.permissionMode ?? 'default'];
   const pending = new Map<number, { resolve: (result: Json) => void; reject: (error: Error) => void }>();
   const items = new Map<string, Json>();
+  /** When each item started: a tool's report carries it, so its duration is its own. */
+  const startedAt = new Map<string, number>();
   /** Prompts given before the thread is ready or while a turn runs: each starts the next turn. */
   const queued: string[] = [];
   let nextId = 1;
@@ -139,15 +141,22 @@ export const startCodexAppServer: DriverFactory = (start, events) => {
         return;
       case 'item/started': {
         const item = (params.item ?? {}) as Json;
-        if (typeof item.id === 'string') items.set(item.id, item);
+        if (typeof item.id === 'string') {
+          items.set(item.id, item);
+          startedAt.set(item.id, Date.now());
+        }
         return;
       }
       case 'item/completed': {
         const item = (params.item ?? {}) as Json;
-        if (typeof item.id === 'string') items.delete(item.id);
+        const began = typeof item.id === 'string' ? startedAt.get(item.id) : undefined;
+        if (typeof item.id === 'string') {
+          items.delete(item.id);
+          startedAt.delete(item.id);
+        }
         if (item.type === 'agentMessage' && typeof item.text === 'string') lastText = item.text;
         const tool = toolOf(item);
-        if (tool) events.toolUse({ ...tool, toolUseId: String(item.id) });
+        if (tool) events.toolUse({ ...tool, toolUseId: String(item.id), ...(began !== undefined ? { startedAt: began } : {}) });
         return;
       }
       case 'thread/tokenUsage/updated':

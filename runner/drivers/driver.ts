@@ -38,7 +38,8 @@ export interface DriverEvents {
   sessionId(token: string): void;
   /** A turn began with this prompt (the runner's own input). */
   turnStart(prompt: string): void;
-  toolUse(tool: { tool: string; toolUseId: string; input: unknown; output?: unknown }): void;
+  /** A tool call finished; `startedAt`: when the agent called it (epoch ms), so its duration is its own, not 0. */
+  toolUse(tool: { tool: string; toolUseId: string; input: unknown; output?: unknown; startedAt?: number }): void;
   usage(usage: UsageReport[]): void;
   turnStop(end: TurnEnd): void;
   /** The agent waits on this; the answer goes back to it. */

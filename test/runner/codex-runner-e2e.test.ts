@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
-import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
+import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { agentBinaries } from '../agents/helpers/claude.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { SCRIPTED_CODEX_USAGE, startResponsesServer } from '../agents/helpers/responses-server.js';
@@ -118,9 +118,14 @@ describe('session-hub runner with the real Codex CLI (app-server)', () => {
     const approval = await pendingApproval();
     expect(approval).toMatchObject({ tool: 'Bash', input: { command: expect.stringContaining('touch approved.txt') } });
     expect(existsSync(join(dir, 'approved.txt')), 'nothing ran before the decision').toBe(false);
+    // the person takes a moment: the command's span (its item's start to its end) includes it, and is not 0
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await call('POST', `/api/sessions/${sid}/approvals/${approval.approvalId}`, { decision: 'allow' })).status).toBe(200);
     await waitFor(async () => (await turnList()).some((t) => t.status === 'completed'), 60_000, `first turn completed; runner:\n${runner.output()}`);
     expect((await turnList())[0]).toMatchObject({ prompt: 'first prompt', response: 'All done.', status: 'completed' });
+    const [command] = ((await turnList())[0] as TurnSummary & { activities: Activity[] }).activities;
+    expect(command).toMatchObject({ tool: 'Bash', status: 'done' });
+    expect(command!.endedAt! - command!.at).toBeGreaterThanOrEqual(300);
     expect(existsSync(join(dir, 'approved.txt'))).toBe(true);
     // two model requests (the command, then the closing text), each as the scripted server counts it
     expect((await snapshot()).usage).toMatchObject({ inputTokens: 2 * SCRIPTED_CODEX_USAGE.input_tokens, outputTokens: 2 * SCRIPTED_CODEX_USAGE.output_tokens, cacheReadTokens: 0 });

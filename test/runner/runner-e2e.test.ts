@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
-import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
+import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { waitFor } from '../helpers/clients.js';
@@ -93,10 +93,15 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     expect(snapshot.metadata.value).toMatchObject({ flavor: 'claude', path: home!.dir, machineId, claudeSessionId: expect.any(String) });
 
     const first = await pendingApproval(call, sid);
+    // the person takes a moment: the tool's span (start to end) includes it, and is not 0
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await call('POST', `/api/sessions/${sid}/approvals/${first}`, { decision: 'allow' })).status).toBe(200);
     await waitFor(async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 60_000, 'first turn completed');
     const [turn1] = await turnList(call, sid);
     expect(turn1).toMatchObject({ prompt: 'first prompt', response: 'All done.', status: 'completed' });
+    const [tool] = (turn1 as TurnSummary & { activities: Activity[] }).activities;
+    expect(tool).toMatchObject({ tool: 'Bash', status: 'done' });
+    expect(tool!.endedAt! - tool!.at).toBeGreaterThanOrEqual(300);
 
     // the agent idles: a person's message is its next input, at once
     const requestsBefore = model!.requests.length;
