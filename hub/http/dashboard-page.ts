@@ -160,9 +160,10 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
   }
 
   // The flavor names come from the one registry, rendered as a module the page imports.
-  const flavorsModule = `export const FLAVOR_NAMES = Object.freeze(${JSON.stringify(
-    Object.fromEntries([...FLAVORS.values()].map((flavor) => [flavor.id, flavor.displayName])),
-  )});\n`;
+  const flavorsModule =
+    `export const FLAVOR_NAMES = Object.freeze(${JSON.stringify(Object.fromEntries([...FLAVORS.values()].map((flavor) => [flavor.id, flavor.displayName])))});\n` +
+    // the flavors `session-hub hook install <flavor>` can set up: the page's first-run hint names them
+    `export const HOOK_INSTALLABLE = Object.freeze(${JSON.stringify([...FLAVORS.values()].filter((flavor) => flavor.hookConfig).map((flavor) => flavor.id))});\n`;
   app.get('/dashboard/flavors.js', (_request, reply) => assetHeaders(reply, 'js').send(flavorsModule));
   app.get('/', (_request, reply) => sendAsset(reply, 'index.html'));
   // at the root, so its scope covers the whole page (a worker's scope is at most its own folder)

@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { useNow, useStore } from '../hooks.js';
 import { flavorName, lastPathPart, messageOf, projectPath } from '../format.js';
 import { LIFECYCLE_STATE } from '../words.js';
+import { HOOK_INSTALLABLE } from '../flavors.js';
 import { LIST_DEFAULTS, isListHash, listHashOf, listViewOf, replaceHash } from '../route.js';
 import { NeedsYou } from './needs-you.js';
 import { ReadyList } from './ready-list.js';
@@ -103,11 +104,25 @@ export function SessionList({ store, api, role, hub }) {
       ? html`<ol id="sessions" class="sessions" data-source=${searching ? 'search' : 'live'}>${visible.map((s) => html`<${SessionRow} key=${s.sid} session=${s} hub=${hub} now=${now} />`)}</ol>`
       : searching && search.loading
         ? html`<p class="muted">Searching…</p>`
-        : html`<p id="list-empty" class="muted">${searching || filters.needsYou ? 'No session matches.' : 'No sessions yet.'}</p>`}
+        : searching || filters.needsYou
+          ? html`<p id="list-empty" class="muted">No session matches.</p>`
+          : html`<p id="list-empty" class="muted">${firstRunHint(role)}</p>`}
     ${!searching && rows.length > shown && html`<button id="show-more" class="more" type="button" onClick=${() => setShown(shown + WINDOW)}>
       Show more (${rows.length - shown} more)</button>`}
     ${searching && search.nextCursor && html`<button id="load-more" class="more" type="button" disabled=${search.loading} onClick=${search.more}>Load more</button>`}
   </section>`;
+}
+
+/**
+ * What an empty hub says: how agents get here. From a computer's machine runner for those who may
+ * start agents (operator, admin), else through an agent's hooks, which the registry names.
+ * @param {string | null} role
+ */
+function firstRunHint(role) {
+  const [first, ...others] = HOOK_INSTALLABLE;
+  const hooks = html`run <code>session-hub hook install ${first ?? '<agent>'}</code>${others.length ? ` (or ${others.join(', ')})` : ''} where you use the agent in a terminal.`;
+  const mayStart = role === 'operator' || role === 'admin';
+  return html`No sessions yet. An agent shows here once it reports: ${mayStart ? html`start one on a computer from <a href="#/machines">Machines</a> (its <code>session-hub runner</code>), or ${hooks}` : hooks}`;
 }
 
 /**
