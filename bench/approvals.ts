@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../hub/config.js';
+import { benchArgs } from './args.js';
 import { startSession } from '../hub/lifecycle/session-start.js';
 import { createLogger } from '../hub/log.js';
 import { startHub } from '../hub/main.js';
@@ -73,7 +73,7 @@ async function throughHookProcess(url: string, deps: HubDeps, spoolDir: string, 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { approvals: { type: 'string', default: '200' }, 'hook-approvals': { type: 'string', default: '200' } } });
+  const values = benchArgs({ approvals: { type: 'string', default: '200' }, 'hook-approvals': { type: 'string', default: '200' } }, 'npm run bench:approvals -- [--approvals 200] [--hook-approvals 200]\n  decision-to-waiter latency of tool approvals, in-process and through real hook processes (docs/attention.md)');
   const count = Number(values.approvals);
   const hookCount = Number(values['hook-approvals']);
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-approvals-'));

@@ -15,8 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { RunnerClient } from '../shared/client/runner-client.js';
+import { benchArgs } from './args.js';
 import { loadConfig } from '../hub/config.js';
 import { createLogger } from '../hub/log.js';
 import { startHub } from '../hub/main.js';
@@ -50,7 +50,7 @@ function bridgeProcess(url: string, spoolDir: string, payload: object, args: str
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { messages: { type: 'string', default: '200' }, 'hook-messages': { type: 'string', default: '200' } } });
+  const values = benchArgs({ messages: { type: 'string', default: '200' }, 'hook-messages': { type: 'string', default: '200' } }, 'npm run bench:messages -- [--messages 200] [--hook-messages 200]\n  message-to-agent latency through the SDK and through real hook processes (docs/messages.md)');
   const count = Number(values.messages);
   const hookCount = Number(values['hook-messages']);
   const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-bench-messages-'));

@@ -11,8 +11,8 @@
  * BENCH_POSTGRES_URL: admin URL (a fresh database per store, dropped at the end); BENCH_REDIS_URL.
  */
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import { withoutPassword } from '../hub/log.js';
+import { benchArgs } from './args.js';
 import { throughProxy } from './delay-proxy.js';
 import { startDelayProxyProcess } from './delay-proxy-process.js';
 import { openBenchPostgres, openBenchRedis } from './scale-out-servers.js';
@@ -20,7 +20,15 @@ import { fixed, percentile } from './stats.js';
 import { startHubTarget, type Target } from './targets.js';
 import { agentHooks, LOADS, type Lane, type LaneTarget, type Load } from './traffic-loads.js';
 
-const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, only: { type: 'string' }, lanes: { type: 'string', default: '20' } } });
+const args = benchArgs(
+  { seconds: { type: 'string', default: '10' }, only: { type: 'string' }, lanes: { type: 'string', default: '20' } },
+  `npm run bench:real-traffic -- [--seconds S] [--only REGEXP] [--lanes N]
+  --seconds S      measuring window per cell, after 1 s of warm-up (default 10)
+  --only REGEXP    only the cells whose "store: load" name matches, e.g. "\\+5 ms.*agents"
+  --lanes N        lanes per load, one call in flight each (default 20)
+env: BENCH_POSTGRES_URL (an admin URL: a database per store, dropped at the end), BENCH_REDIS_URL
+docs/scale-out.md#benchmark`,
+);
 const measureMs = Number(args.seconds) * 1000;
 if (!(measureMs > 0)) throw new Error(`--seconds: give a positive number (got ${args.seconds})`);
 const warmupMs = 1000;
