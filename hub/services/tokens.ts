@@ -258,7 +258,8 @@ export async function mintFirstTokens(store: Store, registry: TokenRegistry, spe
     if ((await listTokens(tx)).length > 0) return [];
     const tokens: PlainToken[] = [];
     for (const role of ['agent', 'runner', 'dashboard', 'admin'] as const) {
-      tokens.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now }));
+      // labelled, so the page names who decided ("allowed by first-start admin"), not a bare id
+      tokens.push(await mintToken(tx, { role, namespace: 'default', source: 'generated', now, label: `first-start ${role}` }));
     }
     return tokens;
   });

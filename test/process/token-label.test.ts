@@ -48,7 +48,8 @@ describe('token labels', () => {
     await waitFor(async () => (created = await post({ role: 'operator', label: 'bob phone' })).status === 201, 10_000, 'the admin token accepted');
     expect(((await created!.json()) as TokenInfo).label).toBe('bob phone');
     const listed = (await (await fetch(`${hub.url}/api/tokens`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { tokens: TokenInfo[] };
-    expect(listed.tokens.map((t) => t.label)).toEqual(expect.arrayContaining(['ops admin', 'bob phone', null]));
+    // the first start's own are labelled by what they are
+    expect(listed.tokens.map((t) => t.label)).toEqual(expect.arrayContaining(['ops admin', 'bob phone', 'first-start admin', 'first-start agent', 'first-start runner', 'first-start dashboard']));
 
     const bad = await post({ role: 'operator', label: '   ' });
     expect(bad.status).toBe(400);
