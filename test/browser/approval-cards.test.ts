@@ -100,6 +100,20 @@ describe('approvals a person can act on, at 390 px', () => {
     expect(await textOf(page, decided)).toContain(reason);
   });
 
+  it('on the session\'s own page, a pending approval is right under the title, above talking to the agent; decided, it goes back below', async () => {
+    const { sid, waiting } = await pendingCard(`cards-order-${Date.now()}`, hookEnv());
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await page.waitForSelector('#session-approvals [data-status="pending"]');
+    const top = async (selector: string) => (await page.locator(selector).boundingBox())!.y;
+    expect(await top('#session-approvals')).toBeLessThan(await top('#session-messages'));
+    // the decision within a thumb's reach of the title on a phone: in the first screen
+    expect(await top('#session-approvals [data-status="pending"] button[data-decision="allow"]')).toBeLessThan(844);
+    await page.locator('#session-approvals [data-status="pending"] button[data-decision="allow"]').click();
+    await page.waitForSelector('#session-approvals [data-status="allowed"]');
+    expect(await top('#session-approvals')).toBeGreaterThan(await top('#session-messages'));
+    expect((await waiting.done).code).toBe(0);
+  });
+
   it('"Always allow" the rule Claude Code suggested: the waiting hook prints it back as updatedPermissions; the card says it is kept', async () => {
     const { sid, card, waiting } = await pendingCard(`cards-always-${Date.now()}`, hookEnv());
     const always = page.locator(`${card} button[data-decision="always"]`);

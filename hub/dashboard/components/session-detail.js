@@ -88,9 +88,14 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       <section class="summary"><h2>Session</h2><p class="muted">No session ${sid} in this namespace (yet).</p></section>
     </section>`;
   }
-  // what the agent is doing now comes first (a phone shows one column): Continue / Interrupt / Stop
-  // within a thumb's reach under the title, then what it waits for and its turns; the facts and ids a
-  // person rarely needs come after
+  // what the agent is doing now comes first (a phone shows one column): an approval or question it
+  // waits on right under the title, else Continue / Interrupt / Stop within a thumb's reach, then
+  // its turns; the facts and ids a person rarely needs come after
+  const waitsOnApproval = approvals?.some((approval) => approval.status === 'pending') ?? false;
+  const approvalsPanel = html`<section class="approvals-panel" id="session-approvals">
+      <h3>Tool approvals and questions</h3>
+      <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
+    </section>`;
   return html`<section id="detail" class="detail">
     ${back}
     <section class="summary">
@@ -100,12 +105,10 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         ${s.attention.message && html`${' '}<${ClampedText} tag="span" class="attention-message" text=${s.attention.message} max=${400} />`}
       </p>`}
     </section>
+    ${waitsOnApproval && approvalsPanel}
     <${MachineActions} session=${s} role=${role} api=${api} />
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
-    <section class="approvals-panel" id="session-approvals">
-      <h3>Tool approvals and questions</h3>
-      <${ApprovalList} sid=${sid} store=${store} api=${api} role=${role} hub=${hub} now=${now} showEnded=${true} />
-    </section>
+    ${!waitsOnApproval && approvalsPanel}
     <${TurnTimeline} turns=${turns.value} error=${turns.error} approvals=${approvals} />
     <${SessionUsage} session=${s} turns=${turns.value} />
     <section class="about" id="session-facts">
