@@ -27,6 +27,7 @@ const usage = (await import(pathToFileURL(join(DASHBOARD, 'usage.js')).href)) as
 const format = (await import(pathToFileURL(join(DASHBOARD, 'durations.js')).href)) as {
   waitingFor(ms: number): string;
 };
+const agentVersion = (await import(pathToFileURL(join(DASHBOARD, 'agent-version.js')).href)) as { versionNumber(printed: string): string };
 
 const totals = (over: Partial<UsageTotals>): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null, unpricedTokens: 0, ...over });
 const model = (name: string, inputTokens: number, costUsd: number | null): ModelUsage => ({ model: name, inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd });
@@ -102,5 +103,14 @@ describe('cost words', () => {
       ['sonnet', 300, expect.closeTo(0.9, 10)],
       ['local', 20, null],
     ]);
+  });
+});
+
+describe('machine words', () => {
+  it('an agent CLI\'s version is its number, as the real CLIs print it; a line without one stays whole', () => {
+    expect(agentVersion.versionNumber('2.1.197 (Claude Code)')).toBe('2.1.197');
+    expect(agentVersion.versionNumber('codex-cli 0.169.0')).toBe('0.169.0');
+    expect(agentVersion.versionNumber('0.61.0-nightly.20261101')).toBe('0.61.0-nightly.20261101');
+    expect(agentVersion.versionNumber('dev build')).toBe('dev build');
   });
 });

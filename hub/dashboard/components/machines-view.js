@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { versionNumber } from '../agent-version.js';
 import { flavorName, messageOf } from '../format.js';
 
 /** @typedef {import('../../shared/protocol/machines.js').ListedMachine} Machine */
@@ -53,7 +54,7 @@ export function MachinesView({ api, store, role }) {
           <strong>${machine.name}</strong> <span class=${machine.online ? 'ok' : 'muted'}>${machine.online ? 'online' : `offline since ${new Date(machine.lastSeenAt).toLocaleString()}`}</span>
           <div class="muted">${machine.host} · ${machine.platform}</div>
           <div>Roots: ${machine.roots.join(', ')}</div>
-          <div>Agents: ${machine.agents.map((agent) => `${flavorName(agent.flavor)}${agent.version ? ` ${agent.version}` : ''}`).join(', ') || 'none found'}</div>
+          <div title=${machine.agents.map((agent) => `${agent.path}: ${agent.version ?? 'no version'}`).join('\n')}>Agents: ${machine.agents.map((agent) => `${flavorName(agent.flavor)}${agent.version ? ` ${versionNumber(agent.version)}` : ''}`).join(', ') || 'none found'}</div>
           <div>Sessions: ${its.length === 0 ? 'none' : its.slice(0, 5).map((s) => html`<a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> `)}</div>
         </li>`;
       })}
