@@ -31,6 +31,8 @@ describe('machines on the page', () => {
     const listed = page.locator(`li.machine[data-machine="${peer.register.machineId}"]`);
     await listed.waitFor();
     expect(await listed.getAttribute('data-online')).toBe('true');
+    // the agent's version as a person reads it (the peer registers what claude --version prints)
+    expect(await listed.textContent()).toContain('Agents: Claude Code 2.1.197');
     expect(await page.locator('#new-mode option[value="bypassPermissions"]').count()).toBe(0);
 
     // the directory picker lists the root's subdirectories through the runner

@@ -42,7 +42,8 @@ export async function connectMachine(url: string, token: string, overrides: Part
     host: 'laptop.local',
     platform: 'linux',
     roots: ['/home/alice/code'],
-    agents: [{ flavor: 'claude', version: '2.0.0', path: '/usr/bin/claude' }],
+    // what claude --version prints
+    agents: [{ flavor: 'claude', version: '2.1.197 (Claude Code)', path: '/usr/bin/claude' }],
     allowBypass: false,
     ...overrides,
   };
