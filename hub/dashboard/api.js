@@ -39,9 +39,9 @@ export function createApi(token) {
     const data = await res.json().catch(() => null);
     if (res.ok) return data;
     const code = typeof data?.error === 'string' ? data.error : `http_${res.status}`;
-    const reason = typeof data?.reason === 'string' ? ` (${data.reason})` : '';
-    const message = typeof data?.message === 'string' && data.message ? data.message : `${code}${reason}`;
-    throw new ApiError(res.status, code, message, typeof data?.reason === 'string' ? data.reason : null);
+    const reason = typeof data?.reason === 'string' ? data.reason : null;
+    const message = typeof data?.message === 'string' && data.message ? data.message : `${code}${reason === null ? '' : ` (${reason})`}`;
+    throw new ApiError(res.status, code, message, reason);
   }
 
   const sid = (/** @type {string} */ s) => `/api/sessions/${encodeURIComponent(s)}`;

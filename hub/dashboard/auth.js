@@ -8,6 +8,14 @@
 
 const KEY = 'sessionHub.token';
 
+/** The roles whose tokens may decide approvals and start, continue or stop agents (shared/protocol/auth.ts DECIDING_ROLES). */
+const DECIDING_ROLES = Object.freeze(['operator', 'admin']);
+
+/** @param {string | null} role the signed-in token's role */
+export function mayDecide(role) {
+  return DECIDING_ROLES.includes(role ?? '');
+}
+
 /** @param {Storage} storage @param {(s: Storage) => unknown} fn */
 function tryStorage(storage, fn) {
   try {

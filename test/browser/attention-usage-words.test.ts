@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DECIDING_ROLES, RoleSchema } from '../../shared/protocol/auth.js';
 import { AttentionKindSchema } from '../../shared/protocol/session.js';
 import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
 
@@ -112,5 +113,13 @@ describe('machine words', () => {
     expect(agentVersion.versionNumber('codex-cli 0.169.0')).toBe('0.169.0');
     expect(agentVersion.versionNumber('0.61.0-nightly.20261101')).toBe('0.61.0-nightly.20261101');
     expect(agentVersion.versionNumber('dev build')).toBe('dev build');
+  });
+});
+
+describe('roles on the page', () => {
+  it('the page lets exactly the roles the hub lets decide (approvals, messages, machines) act', async () => {
+    const { mayDecide } = (await import(pathToFileURL(join(DASHBOARD, 'auth.js')).href)) as { mayDecide(role: string | null): boolean };
+    for (const role of RoleSchema.options) expect(mayDecide(role), role).toBe(DECIDING_ROLES.includes(role));
+    expect(mayDecide(null)).toBe(false);
   });
 });

@@ -11,6 +11,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { mayDecide } from '../auth.js';
 import { rememberDecision } from '../decided-here.js';
 import { displayPath, duration, messageOf } from '../format.js';
 import { useNow } from '../hooks.js';
@@ -23,8 +24,6 @@ import { RelTime } from './rel-time.js';
 /** The longest reason to deny the hub takes (shared/protocol/session.ts ATTENTION_MESSAGE_MAX_CHARS). */
 const REASON_MAX_CHARS = 4096;
 
-/** The roles whose tokens may decide (shared/protocol/auth.ts DECIDING_ROLES). */
-const DECIDING_ROLES = Object.freeze(['operator', 'admin']);
 
 const OUTCOME = Object.freeze({
   pending: 'waiting for approval',
@@ -179,7 +178,7 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
   // a countdown ticks every second; `now` from the caller may tick slower
   const tick = useNow(1000);
   const at = Math.max(now, tick);
-  const canDecide = DECIDING_ROLES.includes(role ?? '');
+  const canDecide = mayDecide(role);
 
   /**
    * @param {Approval} approval @param {'allow' | 'deny'} decision @param {Record<string, string>} [answers] an agent's question answered

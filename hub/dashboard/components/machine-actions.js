@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { mayDecide } from '../auth.js';
 import { flavorName, messageOf } from '../format.js';
 import { RESUME, say } from '../words.js';
 
@@ -15,7 +16,7 @@ import { RESUME, say } from '../words.js';
 export function MachineActions({ session: s, role, api }) {
   const [prompt, setPrompt] = useState('');
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string, code?: string } | null} */ (null));
-  if (role !== 'operator' && role !== 'admin') return null;
+  if (!mayDecide(role)) return null;
   const live = s.lifecycle.lastRun?.status === 'running';
   // a live run a machine runner drives can be interrupted and stopped from here; a terminal's cannot
   // (it carries the machine id too, where a runner is installed on its computer)

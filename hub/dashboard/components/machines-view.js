@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { mayDecide } from '../auth.js';
 import { versionNumber } from '../agent-version.js';
 import { flavorName, messageOf } from '../format.js';
 
@@ -96,7 +97,7 @@ function NewSession({ api, machines, role }) {
     );
   }, [machineId, path]);
 
-  if (role !== 'operator' && role !== 'admin') {
+  if (!mayDecide(role)) {
     return html`<section class="new-session"><h3>New session</h3><p class="muted">Starting agents needs an operator or admin token; yours is ${role ?? 'unknown'}.</p></section>`;
   }
   if (online.length === 0) return html`<section class="new-session"><h3>New session</h3><p class="muted">No machine is online: start its runner; it shows here within seconds.</p></section>`;

@@ -9,11 +9,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { ClampedText } from './clamped-text.js';
 import { messageOf } from '../format.js';
+import { mayDecide } from '../auth.js';
 import { RelTime } from './rel-time.js';
 
 /** @typedef {import('../../../shared/protocol/messages.js').Message} Message */
-
-const CAN_SEND = Object.freeze(['operator', 'admin']);
 
 /** How a delivered message reached the agent, in plain words. */
 function viaWords(/** @type {string | null} */ via) {
@@ -109,7 +108,7 @@ export function MessagePanel({ sid, store, api, role, now }) {
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState('');
   const session = store.get(sid);
-  const canSend = CAN_SEND.includes(role ?? '');
+  const canSend = mayDecide(role);
 
   async function send(/** @type {Event} */ event) {
     event.preventDefault();

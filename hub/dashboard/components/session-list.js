@@ -7,6 +7,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { mayDecide } from '../auth.js';
 import { useNow, useStore } from '../hooks.js';
 import { flavorName, lastPathPart, messageOf, projectPath } from '../format.js';
 import { LIFECYCLE_STATE } from '../words.js';
@@ -121,8 +122,7 @@ export function SessionList({ store, api, role, hub }) {
 function firstRunHint(role) {
   const [first, ...others] = HOOK_INSTALLABLE;
   const hooks = html`run <code>session-hub hook install ${first ?? '<agent>'}</code>${others.length ? ` (or ${others.join(', ')})` : ''} where you use the agent in a terminal.`;
-  const mayStart = role === 'operator' || role === 'admin';
-  return html`No sessions yet. An agent shows here once it reports: ${mayStart ? html`start one on a computer from <a href="#/machines">Machines</a> (its <code>session-hub runner</code>), or ${hooks}` : hooks}`;
+  return html`No sessions yet. An agent shows here once it reports: ${mayDecide(role) ? html`start one on a computer from <a href="#/machines">Machines</a> (its <code>session-hub runner</code>), or ${hooks}` : hooks}`;
 }
 
 /**
