@@ -5,7 +5,7 @@ import type { TurnSummary } from '../../shared/protocol/session.js';
 import { prefetchBatchReads, type WriteReads } from '../store/batch-reads.js';
 import { appendEvent } from '../store/events.js';
 import { getSessionAnyNamespace, type StoredSession } from '../store/sessions.js';
-import { CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
+import { CarriedRowsStale, CommitOutcomeUnknown, SavepointsNeeded, type Store, type Tx } from '../store/sql.js';
 import { hubError } from '../../shared/errors.js';
 import { getSessionUsage } from '../store/usage.js';
 import type { Actor, HubDeps, OutgoingEvent } from './deps.js';
@@ -379,6 +379,13 @@ async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQ
       settle(true);
     } catch (error) {
       settle(false);
+      if (error instanceof CarriedRowsStale) {
+        // the rows kept from the batch before were not current: once more, on rows read afresh (after
+        // the batch before, if that one did not commit: its writes go first)
+        if (awaited && !(await awaited)) throw new PredecessorFailed();
+        deps.log.debug({ writes: running.length }, 'rows kept from the last batch were stale; the batch runs again on rows read afresh');
+        continue;
+      }
       if (!(error instanceof SavepointsNeeded)) throw error;
       let dropped = 0;
       running.forEach((write, i) => {

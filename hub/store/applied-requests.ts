@@ -28,6 +28,12 @@ export const SELECT_MANY = {
     LATERAL (SELECT * FROM applied_requests WHERE applied_requests.sid = k.sid AND applied_requests.field = k.field
       AND applied_requests.request_id = k."requestId" LIMIT 1) a`,
 };
+export const ASSERT_NOT_APPLIED = `
+  SELECT hub_expect(NOT EXISTS (
+    SELECT 1 FROM jsonb_to_recordset(CAST(@keys AS jsonb)) AS k(sid TEXT, field TEXT, "requestId" TEXT),
+      LATERAL (SELECT 1 FROM applied_requests WHERE applied_requests.sid = k.sid AND applied_requests.field = k.field
+        AND applied_requests.request_id = k."requestId" LIMIT 1) a),
+    'a request id taken as new was applied before')`;
 export const PRUNE = `DELETE FROM applied_requests WHERE at < @olderThan`;
 
 type AppliedKey = { sid: string; field: VersionedField; requestId: string };
@@ -47,11 +53,18 @@ export async function findAppliedRequest(sql: Sql, key: AppliedKey): Promise<App
 /**
  * Reads, in one statement, whether each request of a batch was applied already, into the
  * transaction's rowCache (found or not), so findAppliedRequest costs no round trip. Valid while the
- * transaction's write lock is held: only a write of the same namespace records a request.
+ * transaction's write lock is held: only a write of the same namespace records a request. With
+ * carried rows (sql.ts) a request id is taken as new, unread, and ASSERT_NOT_APPLIED fails the
+ * transaction if it was applied (a retry: it then runs again on rows read afresh).
  */
-export async function prefetchAppliedRequests(sql: Sql, keys: readonly AppliedKey[]): Promise<void> {
+export async function prefetchAppliedRequests(sql: Sql, all: readonly AppliedKey[]): Promise<void> {
   const cache = sql.rowCache;
+  const keys = all.filter((key) => !cache?.has(cacheKey(key)));
   if (!cache || keys.length === 0) return;
+  if (sql.carried) {
+    for (const key of keys) cache.set(cacheKey(key), null);
+    return sql.write(ASSERT_NOT_APPLIED, { keys: JSON.stringify(keys) });
+  }
   const rows = await sql.all(SELECT_MANY, { keys: JSON.stringify(keys) }) as (AppliedKey & { version: number; value: string })[];
   for (const key of keys) cache.set(cacheKey(key), null);
   for (const row of rows) cache.set(cacheKey(row), { version: row.version, value: JSON.parse(row.value) });

@@ -3,6 +3,7 @@ import type { JsonValue } from '../../shared/protocol/json.js';
 import type { AllowRuleUpdate } from '../../shared/permission-output.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 import { cacheListsBySession, removeFromCachedLists } from './cached-lists.js';
 
 interface ApprovalRow {
@@ -88,8 +89,10 @@ export const SELECT_PENDING_OF_SESSIONS = `
 /** The pending approvals of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
 export async function prefetchPendingApprovals(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(pendingKey(sid)));
+  if (noneToRead(toRead)) return;
+  const rows = await sql.all<ApprovalRow & { session_sid: string }>(SELECT_PENDING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) });
   cacheListsBySession(cache, rows, pendingKey, (row) => (row.approval_id === null ? undefined : toApproval(row)), byAge);
 }
 

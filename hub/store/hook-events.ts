@@ -41,6 +41,10 @@ const INSERT_EVENT: RowsWrite = {
   merge: 'append',
 };
 export const PRUNE = `DELETE FROM hook_events WHERE applied_at < @olderThan`;
+export const ASSERT_NOT_APPLIED = `
+  SELECT hub_expect(NOT EXISTS (
+    SELECT 1 FROM hook_events WHERE namespace = @namespace AND event_id = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@eventIds AS jsonb))))),
+    'a hook event id taken as new was applied before')`;
 export const SELECT_MANY_SESSIONS = `
   SELECT tag, turns_ended, last_at, last_seq FROM hook_sessions
   WHERE namespace = @namespace AND tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`;
@@ -58,12 +62,21 @@ const cacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undef
 const sessionKey = (namespace: string, tag: string) => `hook-session:${namespace}:${tag}`;
 const eventKey = (namespace: string, eventId: string) => `hook-event:${namespace}:${eventId}`;
 
-/** Reads the hook sessions and applied event ids a PostgreSQL batch's hook events will look up, in one round trip. */
+/**
+ * Reads the hook sessions and applied event ids a PostgreSQL batch's hook events will look up, in one
+ * round trip. With carried rows (sql.ts) an event id is taken as new, unread, and ASSERT_NOT_APPLIED
+ * fails the transaction if it was applied (a re-sent event: it runs again on rows read afresh).
+ */
 export async function prefetchHookRows(sql: Sql, input: { namespace: string; tags: readonly string[]; eventIds: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
   if (!cache) return;
   const tags = input.tags.filter((tag) => !cache.has(sessionKey(input.namespace, tag)));
-  const eventIds = input.eventIds.filter((id) => !cache.has(eventKey(input.namespace, id)));
+  let eventIds = input.eventIds.filter((id) => !cache.has(eventKey(input.namespace, id)));
+  if (sql.carried && eventIds.length > 0) {
+    for (const id of eventIds) cache.set(eventKey(input.namespace, id), null);
+    await sql.write(ASSERT_NOT_APPLIED, { namespace: input.namespace, eventIds: keyList(eventIds) });
+    eventIds = [];
+  }
   const [sessions, events] = await Promise.all([
     tags.length === 0 ? [] : sql.all<SessionRow & { tag: string }>(SELECT_MANY_SESSIONS, { namespace: input.namespace, tags: keyList(tags) }),
     eventIds.length === 0 ? [] : sql.all<{ event_id: string; outcome: string }>(SELECT_MANY_EVENTS, { namespace: input.namespace, eventIds: keyList(eventIds) }),

@@ -9,6 +9,7 @@
  */
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 
 /** A prompt id derived by the hub for a hook event, at the session's turn counter. */
 export function hookPromptId(turnsEnded: number, digest: string): string {
@@ -40,10 +41,13 @@ export const PROMPT_TURNS_AT_COUNTER = `
 /** For each hook session (by tag) of a PostgreSQL batch: the turns opened at its current turn counter, in one statement. */
 export async function prefetchHookPromptTurns(sql: Sql, input: { namespace: string; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
-  if (!cache || input.tags.length === 0) return;
+  if (!cache) return;
+  // an entry stays current (promptTurnOpened), whatever the counter has become since
+  const { tags } = sessionsToRead(sql, { namespace: input.namespace, sids: [], tags: input.tags }, (sid) => cache.has(keyOf(sid)));
+  if (tags.length === 0) return;
   const rows = await sql.all<{ session_sid: string; counter: number | string; prompt_id: string | null; turn_id: string | null }>(PROMPT_TURNS_AT_COUNTER, {
     namespace: input.namespace,
-    tags: keyList(input.tags),
+    tags: keyList(tags),
   });
   for (const row of rows) {
     let entry = cache.get(keyOf(row.session_sid)) as PromptTurns | undefined;

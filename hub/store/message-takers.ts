@@ -1,5 +1,6 @@
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 
 /** A session's registered taker: the sha256 of its key, and the process that last proved it (shown as who took a runner's message). */
 export interface StoredTaker {
@@ -32,8 +33,10 @@ export const SELECT_OF_SESSIONS = `
 /** The takers of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
 export async function prefetchTakers(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<{ session_sid: string; key_hash: string | null; process: string | null }>(SELECT_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(takerKey(input.namespace, sid)));
+  if (noneToRead(toRead)) return;
+  const rows = await sql.all<{ session_sid: string; key_hash: string | null; process: string | null }>(SELECT_OF_SESSIONS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) });
   for (const row of rows) {
     const key = takerKey(input.namespace, row.session_sid);
     if (!cache.has(key)) cache.set(key, row.key_hash === null ? null : { keyHash: row.key_hash, process: row.process ?? '' });

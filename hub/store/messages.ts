@@ -1,6 +1,7 @@
 import type { Message, MessageState } from '../../shared/protocol/messages.js';
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 import { cacheListsBySession, removeFromCachedLists } from './cached-lists.js';
 
 interface MessageRow {
@@ -75,8 +76,10 @@ export const SELECT_QUEUED_OF_SESSIONS = `
 /** The queued messages of a PostgreSQL batch's sessions (by sid or tag), in one statement. */
 export async function prefetchQueuedMessages(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(queuedKey(sid)));
+  if (noneToRead(toRead)) return;
+  const rows = await sql.all<MessageRow & { session_sid: string }>(SELECT_QUEUED_OF_SESSIONS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) });
   cacheListsBySession(cache, rows, queuedKey, (row) => (row.message_id === null ? undefined : toMessage(row)));
 }
 

@@ -1,5 +1,6 @@
 import type { Sql } from './sql.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 
 export interface ResumeTokenState {
   key: string;
@@ -46,9 +47,11 @@ export const SELECT_OF_SESSIONS = `
 /** Every token of these sessions (by sid or tag), for a PostgreSQL batch whose writes show them whole, in one statement. */
 export async function prefetchResumeTokens(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = cacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(allKnownKey(sid)));
+  if (noneToRead(toRead)) return;
   const rows = await sql.all<{ session_sid: string; key: string | null; value: string; since: number; rejected: number }>(SELECT_OF_SESSIONS, {
-    namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags),
+    namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags),
   });
   for (const row of rows) {
     if (cache.has(allKnownKey(row.session_sid))) continue;

@@ -9,6 +9,7 @@ import { noQueuedMessagesYet } from './messages.js';
 import { noResumeTokensYet } from './resume-tokens.js';
 import { noUsageYet } from './usage.js';
 import { keyList } from './key-lists.js';
+import { sessionCacheKey as cacheKey, sessionTagCacheKey as tagKey } from './session-cache-keys.js';
 
 export interface StoredSession {
   sid: string;
@@ -218,7 +219,6 @@ function maybe(row: unknown): StoredSession | undefined {
  * sessions they hold; the metadata and agentState documents are shared, as no code changes a
  * document in place (merges build new ones).
  */
-const cacheKey = (sid: string) => `session:${sid}`;
 /** Bounds the memory the cache holds (~1-2 KiB a session): past it, the longest-cached one goes. */
 const MAX_CACHED_SESSIONS = 4096;
 
@@ -232,8 +232,7 @@ function copyOf(session: StoredSession): StoredSession {
   };
 }
 
-/** A cached session's sid by its tag (a tag never changes): getSessionByTag finds it without a read. */
-const tagKey = (namespace: string, tag: string) => `session-tag:${namespace}:${tag}`;
+/* A cached session's sid by its tag (tagKey; a tag never changes): getSessionByTag finds it without a read. */
 
 function cached(sql: Sql, sid: string): StoredSession | undefined {
   const session = sql.rowCache?.get(cacheKey(sid)) as StoredSession | undefined;
@@ -287,7 +286,11 @@ export async function prefetchSessionsAnyNamespace(sql: Sql, sids: readonly stri
 /** As prefetchSessions, by tag (the hook route's sessions). */
 export async function prefetchSessionsByTag(sql: Sql, input: { namespace: string; tags: readonly string[] }): Promise<void> {
   if (!sql.rowCache || input.tags.length === 0) return;
-  const missing = input.tags.filter((tag) => !sql.rowCache!.has(tagKey(input.namespace, tag)));
+  // a tag whose session's row is no longer held (a write dropped it) is read again
+  const missing = input.tags.filter((tag) => {
+    const sid = sql.rowCache!.get(tagKey(input.namespace, tag));
+    return sid === undefined || (sid !== null && !sql.rowCache!.has(cacheKey(sid as string)));
+  });
   if (missing.length === 0) return;
   const found = new Set<string>();
   for (const row of await sql.all(SELECT_MANY_BY_TAG, { namespace: input.namespace, tags: keyList(missing) }) as SessionRow[]) {

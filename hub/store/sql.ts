@@ -67,10 +67,19 @@ export interface Sql {
    * transactions, keyed by its own choice. The engine empties it whenever it may be stale: any
    * rollback (of a transaction or a savepoint), and another connection's commit (the offline CLI).
    * The module keeps it current on its own writes. Set on transactions only: on SQLite it lasts
-   * across transactions (one process owns the file); on PostgreSQL it is new in each transaction,
-   * whose write lock keeps every other writer of its rows out while it runs.
+   * across transactions (one process owns the file); on PostgreSQL a namespace's transaction may
+   * carry it over from the namespace's previous one (`carried`), and is otherwise new.
    */
   readonly rowCache?: Map<string, unknown>;
+  /**
+   * Set on transactions, PostgreSQL only: the rowCache holds what the namespace's previous transaction in this process left,
+   * and the engine checks, with this transaction's first statement, that no other transaction has
+   * written the namespace since (else the transaction fails with `CarriedRowsStale`). A batch read
+   * then skips what the cache holds, and may take a row it knows only to be new (a request id, a hook
+   * event id, a tool use id) as absent without reading it, if it sends a statement that fails with
+   * `hub_expect` should the row exist after all (postgres/migrations/024).
+   */
+  readonly carried?: boolean;
   /**
    * Set on transactions, like rowCache: runs fn once just before COMMIT, after
    * every statement of the transaction; registering a key again replaces its fn. For state a store
@@ -108,6 +117,18 @@ export interface TransactionOptions {
    * this one's last. Never called on SQLite.
    */
   onCommitSent?: () => void;
+}
+
+/**
+ * The rows a transaction carried over (`Tx.carried`) were not current: another transaction wrote the
+ * namespace since, or a row taken as new existed. Nothing was stored; run it again (its rows are then
+ * read afresh).
+ */
+export class CarriedRowsStale extends Error {
+  constructor(cause: unknown) {
+    super('the rows this transaction kept from the last one were changed by another writer; it was rolled back', { cause });
+    this.name = 'CarriedRowsStale';
+  }
 }
 
 /** The transaction was rolled back because a savepoint it skipped was needed; run it again with `savepoints: 'always'`. */

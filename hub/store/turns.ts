@@ -7,6 +7,8 @@ import { cachedTurn, rememberTurn, turnWritten } from './turn-cache.js';
 import { cachedTurnIdByPromptId, promptTurnOpened } from './hook-prompt-turns.js';
 import { keyList } from './key-lists.js';
 import { cacheListsBySession } from './cached-lists.js';
+import { cachedSid, noneToRead, sessionsToRead } from './carried-reads.js';
+import { sessionCacheKey } from './session-cache-keys.js';
 
 interface TurnRow {
   turn_id: string;
@@ -203,10 +205,16 @@ export const CURRENT_TURNS = `
  * transaction's turn cache (turn-cache.ts): two statements sent together, for the whole batch.
  */
 export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
-  if (sql.dialect !== 'postgres' || !sql.rowCache || (input.sids.length === 0 && input.tags.length === 0)) return;
+  if (sql.dialect !== 'postgres' || !sql.rowCache) return;
+  // a held session's current turn is known when it has none or its turn is held too
+  const toRead = sessionsToRead(sql, input, (sid) => {
+    const session = sql.rowCache!.get(sessionCacheKey(sid)) as { currentTurnId: string | null } | undefined;
+    return session !== undefined && (session.currentTurnId === null || cachedTurn(sql, session.currentTurnId) !== undefined);
+  });
+  if (noneToRead(toRead)) return;
   const [rows, usage] = await Promise.all([
-    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) }),
-    getCurrentTurnsUsage(sql, input),
+    sql.all<TurnRow>(CURRENT_TURNS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) }),
+    getCurrentTurnsUsage(sql, toRead),
   ]);
   for (const row of rows) if (!cachedTurn(sql, row.turn_id)) rememberTurn(sql, toTurn(row, usage.get(row.turn_id) ?? []));
 }
@@ -244,19 +252,42 @@ export const ACTIVITIES_OF_SESSIONS = `
   WHERE s.namespace = @namespace
     AND (s.sid = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@sids AS jsonb)))) OR s.tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb)))))`;
 
-/** The activities a PostgreSQL batch's tool events will look up by toolUseId (sessions by sid or tag), in one statement. */
+export const ASSERT_NO_ACTIVITIES = `
+  SELECT hub_expect(NOT EXISTS (
+    SELECT 1 FROM jsonb_to_recordset(CAST(@keys AS jsonb)) AS k(sid TEXT, "toolUseId" TEXT),
+      LATERAL (SELECT 1 FROM activities WHERE activities.sid = k.sid AND activities.tool_use_id = k."toolUseId" LIMIT 1) a),
+    'a tool use taken as new was recorded before')`;
+
+/**
+ * The activities a PostgreSQL batch's tool events will look up by toolUseId (sessions by sid or tag),
+ * in one statement. With carried rows (sql.ts), a held session's activities are held as they were
+ * written: an id not there is taken as new (a tool just called), checked by ASSERT_NO_ACTIVITIES.
+ */
 export async function prefetchActivities(sql: Sql, input: { namespace: string; wanted: readonly { sid?: string; tag?: string; toolUseId: string }[] }): Promise<void> {
   const cache = activityCacheOf(sql);
   if (!cache || input.wanted.length === 0) return;
-  const sids = [...new Set(input.wanted.flatMap(({ sid }) => (sid === undefined ? [] : [sid])))];
-  const tags = [...new Set(input.wanted.flatMap(({ tag }) => (tag === undefined ? [] : [tag])))];
-  const toolUseIds = [...new Set(input.wanted.map(({ toolUseId }) => toolUseId))];
+  const wanted: typeof input.wanted[number][] = [];
+  const takenAsNew: { sid: string; toolUseId: string }[] = [];
+  for (const want of input.wanted) {
+    const sid = cachedSid(sql, input.namespace, want);
+    if (sid !== undefined && cache.has(activityKey(sid, want.toolUseId))) continue;
+    if (sid === undefined || !sql.carried) wanted.push(want);
+    else {
+      cache.set(activityKey(sid, want.toolUseId), null);
+      takenAsNew.push({ sid, toolUseId: want.toolUseId });
+    }
+  }
+  if (takenAsNew.length > 0) await sql.write(ASSERT_NO_ACTIVITIES, { keys: JSON.stringify(takenAsNew) });
+  if (wanted.length === 0) return;
+  const sids = [...new Set(wanted.flatMap(({ sid }) => (sid === undefined ? [] : [sid])))];
+  const tags = [...new Set(wanted.flatMap(({ tag }) => (tag === undefined ? [] : [tag])))];
+  const toolUseIds = [...new Set(wanted.map(({ toolUseId }) => toolUseId))];
   const rows = await sql.all<ActivityRow & { session_sid: string; session_tag: string }>(ACTIVITIES_OF_SESSIONS, {
     namespace: input.namespace, sids: keyList(sids), tags: keyList(tags), toolUseIds: keyList(toolUseIds),
   });
   const sidOfTag = new Map(rows.map((row) => [row.session_tag, row.session_sid]));
   const found = new Set(rows.map((row) => row.session_sid));
-  for (const { sid, tag, toolUseId } of input.wanted) {
+  for (const { sid, tag, toolUseId } of wanted) {
     const of = sid ?? sidOfTag.get(tag!);
     // a session not found has no activities; one created later in the batch is read when asked
     if (of !== undefined && found.has(of) && !cache.has(activityKey(of, toolUseId))) cache.set(activityKey(of, toolUseId), null);
@@ -319,8 +350,10 @@ export const TURNS_WITH_RUNNING_OF_SESSIONS = `
 /** The turns with tools still running of these sessions (by sid or tag), in one statement. */
 export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = activityCacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(runningTurnsKey(sid)));
+  if (noneToRead(toRead)) return;
+  const rows = await sql.all<{ session_sid: string; turn_id: string | null }>(TURNS_WITH_RUNNING_OF_SESSIONS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) });
   cacheListsBySession(cache, rows, runningTurnsKey, (row) => row.turn_id ?? undefined);
 }
 
@@ -422,7 +455,13 @@ export async function insertActivity(
     truncated: input.truncated ? 1 : 0,
   });
   await sql.write(BUMP_ACTIVITY_COUNT, { turnId: input.turnId });
-  if (input.status === 'running') activityCacheOf(sql)?.delete(runningActivitiesKey(input.sid));
+  // a running tool joins its session's running list where one is held, in the list's order (at, then as written)
+  const runningList = input.status === 'running' ? activityCacheOf(sql)?.get(runningActivitiesKey(input.sid)) as (Activity & { turnId: string })[] | undefined : undefined;
+  if (runningList) {
+    const { activityId, turnId, toolUseId, tool, at, truncated, status, endedAt } = input;
+    runningList.push({ activityId, turnId, toolUseId, tool, input: input.input, output: input.output, at, truncated, status, endedAt });
+    runningList.sort((a, b) => a.at - b.at);
+  }
   const running = activityCacheOf(sql)?.get(runningTurnsKey(input.sid)) as string[] | undefined;
   if (input.status === 'running' && running && !running.includes(input.turnId)) running.push(input.turnId);
   if (input.toolUseId !== null) {
@@ -486,7 +525,7 @@ export async function listRunningActivities(sql: Sql, sid: string): Promise<(Act
 /*
  * A batch whose writes look at their sessions' running tools (a deny ends its tool) reads them with
  * the batch (prefetchRunningActivities): each list is kept current by the writes below (a tool
- * started drops it, to be read again if wanted; one that ends leaves it), and each tool with an id
+ * started joins it, one that ends leaves it), and each tool with an id
  * joins the activities cached by id, so ending it waits for the batch's next round trip.
  */
 const runningActivitiesKey = (sid: string) => `running-activities:${sid}`;
@@ -498,8 +537,10 @@ export const RUNNING_ACTIVITIES_OF_SESSIONS = `
 /** These sessions' running tools, for a PostgreSQL batch, in one statement. */
 export async function prefetchRunningActivities(sql: Sql, input: { namespace: string; sids: readonly string[] }): Promise<void> {
   const cache = activityCacheOf(sql);
-  if (!cache || input.sids.length === 0) return;
-  const rows = await sql.all<ActivityRow & { session_sid: string }>(RUNNING_ACTIVITIES_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids) });
+  if (!cache) return;
+  const sids = input.sids.filter((sid) => !cache.has(runningActivitiesKey(sid)));
+  if (sids.length === 0) return;
+  const rows = await sql.all<ActivityRow & { session_sid: string }>(RUNNING_ACTIVITIES_OF_SESSIONS, { namespace: input.namespace, sids: keyList(sids) });
   cacheListsBySession(cache, rows, runningActivitiesKey, (row) => (row.activity_id === null ? undefined : toActivity(row)));
   // each one with an id joins the activities cached by id, so ending it is deferred
   for (const row of rows) {

@@ -6,6 +6,7 @@ import type { ModelUsage, UsageTotals } from '../../shared/protocol/usage.js';
 import type { Query, Sql } from './sql.js';
 import { turnWritten } from './turn-cache.js';
 import { keyList } from './key-lists.js';
+import { noneToRead, sessionsToRead } from './carried-reads.js';
 
 interface UsageRow {
   turn_id: string;
@@ -170,8 +171,10 @@ export const TOTALS_OF_SESSIONS = `
 /** These sessions' (by sid or tag) usage totals, for a PostgreSQL batch whose writes show them whole, in one statement. */
 export async function prefetchSessionUsage(sql: Sql, input: { namespace: string; sids: readonly string[]; tags: readonly string[] }): Promise<void> {
   const cache = totalsCacheOf(sql);
-  if (!cache || (input.sids.length === 0 && input.tags.length === 0)) return;
-  const rows = await sql.all<TotalsRow & { session_sid: string; priced_rows: number }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: keyList(input.sids), tags: keyList(input.tags) });
+  if (!cache) return;
+  const toRead = sessionsToRead(sql, input, (sid) => cache.has(totalsKey(sid)));
+  if (noneToRead(toRead)) return;
+  const rows = await sql.all<TotalsRow & { session_sid: string; priced_rows: number }>(TOTALS_OF_SESSIONS, { namespace: input.namespace, sids: keyList(toRead.sids), tags: keyList(toRead.tags) });
   for (const row of rows) {
     if (cache.has(totalsKey(row.session_sid))) continue;
     cache.set(totalsKey(row.session_sid), toTotals(row));

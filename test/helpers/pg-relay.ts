@@ -12,14 +12,23 @@ export interface PgRelay {
  * answers goes back to the client as is. `onClient` decides what the client's bytes do (it writes
  * them to `upstream`, holds them or cuts) and what the client closing does to the upstream.
  */
-export async function startPgRelay(databaseUrl: string, onClient: (client: Socket, upstream: Socket) => void): Promise<PgRelay> {
+export async function startPgRelay(
+  databaseUrl: string,
+  onClient: (client: Socket, upstream: Socket) => void,
+  /** `answerDelayMs`: the server's bytes reach the client that much later; `onAnswer` sees each chunk as it is passed on. */
+  options: { answerDelayMs?: number; onAnswer?: (client: Socket, chunk: Buffer) => void } = {},
+): Promise<PgRelay> {
   const target = new URL(databaseUrl);
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
     onClient(client, upstream);
-    upstream.on('data', (chunk: Buffer) => client.writable && client.write(chunk));
+    const answer = (chunk: Buffer) => {
+      options.onAnswer?.(client, chunk);
+      if (client.writable) client.write(chunk);
+    };
+    upstream.on('data', (chunk: Buffer) => (options.answerDelayMs ? setTimeout(answer, options.answerDelayMs, chunk) : answer(chunk)));
     upstream.on('close', () => client.destroy());
     client.on('error', () => undefined);
     upstream.on('error', () => undefined);

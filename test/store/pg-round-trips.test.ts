@@ -1,6 +1,8 @@
 /**
  * Issue 31: what a group-committed batch costs in round trips to PostgreSQL, counted on the wire,
- * must not grow with the batch's size.
+ * must not grow with the batch's size. Here every batch reads its rows afresh (`carryRows: false`:
+ * two round trips); test/store/pg-carried-rows.test.ts counts batches on rows carried from the one
+ * before (one).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
@@ -42,7 +44,7 @@ afterEach(async () => {
 async function counted(): Promise<{ deps: HubDeps; published: OutgoingEvent[] }> {
   database = await createTestDatabase();
   counter = await startRoundTripCounter(database.url);
-  store = await PgStore.open(counter.url);
+  store = await PgStore.open(counter.url, { carryRows: false });
   const published: OutgoingEvent[] = [];
   const deps: HubDeps = {
     store,

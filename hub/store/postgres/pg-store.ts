@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, touchOverlap, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { CarriedRowsStale, CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, touchOverlap, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
@@ -23,6 +24,11 @@ export interface PgStoreOptions {
    * schema (a wrong database name in the URL) fails with `NoHubSchema` and is left untouched.
    */
   existingOnly?: boolean;
+  /**
+   * Keep each namespace's rows between its transactions (default true; `Tx.carried`, "Carried
+   * rows" below). Off: every transaction reads what it needs afresh, as before issue 31's last step.
+   */
+  carryRows?: boolean;
 }
 
 /**
@@ -50,6 +56,8 @@ type PgTx = Tx & {
   deferred: Deferred[];
   /** beforeCommit's work, by key. */
   commitHooks: Map<string, () => Promise<void>>;
+  /** A statement that may change rows was sent or deferred. */
+  wrote: boolean;
 };
 
 /** One statement of a transaction: a named prepared statement and its values. */
@@ -57,6 +65,8 @@ interface Statement {
   name: string;
   text: string;
   values: unknown[];
+  /** Its rows, once answered (a statement sent with others whose answer someone reads). */
+  onRows?: (rows: pg.QueryResultRow[]) => void;
 }
 
 /** Rows of one RowsWrite deferred until the same round trip: one statement for all of them. */
@@ -83,12 +93,57 @@ const LOCK_ALL: Statement = { name: 'hub_lock_all', text: `SELECT pg_advisory_xa
  * evaluates a SELECT's output columns left to right, so the write key (shared) is always taken
  * before the namespace's lock, the order every transaction keeps.
  */
-const lockNamespace = (namespace: string): Statement => ({
-  name: 'hub_lock_namespace_shared',
-  text: `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY}), pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, hashtext($1))`,
-  values: [namespace],
+const lockNamespace = (namespace: string, claim: WriterClaim): Statement => ({
+  name: 'hub_lock_namespace_claim',
+  // then the claim (postgres/migrations/024), under both locks: it answers the all-namespaces writer
+  text: `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY}), pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, hashtext($1)),
+    hub_claim_namespace($2, $3, $4, $5) AS all_writer`,
+  values: [namespace, `ns:${namespace}`, claim.expected?.writer ?? null, claim.expected?.allWriter ?? null, claim.mine],
+  onRows: (rows) => claim.answered((rows[0]?.all_writer as string | null | undefined) ?? null),
 });
+const claimAll = (mine: string): Statement => ({ name: 'hub_claim_all', text: 'SELECT hub_claim_all($1)', values: [mine] });
 const COMMIT: Statement = { name: 'hub_commit', text: 'COMMIT', values: [] };
+
+/** hub_claim_namespace's refusal (another writer wrote the namespace) and hub_expect's (a row taken as new exists): carried rows not current. */
+const ANOTHER_WRITER = 'HB001';
+const NOT_NEW = 'HB002';
+const isStale = (error: unknown) => error instanceof pg.DatabaseError && (error.code === ANOTHER_WRITER || error.code === NOT_NEW);
+/** What a poisoned transaction's next statement or COMMIT fails with. */
+const poisonError = (cause: unknown) => (isStale(cause) ? new CarriedRowsStale(cause) : new SavepointsNeeded(cause));
+
+/*
+ * Carried rows (issue 31). A namespace's rowCache outlives its transaction: the next transaction of
+ * this process on the namespace starts from the rows the last one read and wrote, so a fleet's
+ * steady traffic reads nothing and a batch is one round trip (BEGIN, the locks and the claim, the
+ * writes, COMMIT). Every write transaction claims its scope in `write_claims` (the namespace's, or
+ * `*` for one of any namespace that wrote); a carried transaction's claim names the writer it
+ * expects, the last transaction started on these rows, and the all-namespaces writer of then, and
+ * fails (HB001: CarriedRowsStale) if either moved; a row taken as new that exists fails it too (HB002). Chained that way, a transaction that started
+ * while the one before was committing commits only if that one did. The rows are read afresh (a
+ * new cache) after any failure on them, after an all-namespaces transaction of this process wrote,
+ * past MAX_CARRIED_ROWS entries, and for a while after another process wrote the namespace.
+ */
+interface CarriedRows {
+  rows: Map<string, unknown>;
+  /** The writer id of the last transaction started on these rows: the next one expects it. */
+  writer: string;
+  /** The all-namespaces writer as `writer`'s claim found it; undefined until it answered. */
+  allWriter: string | null | undefined;
+  /** False once a transaction on them failed, or rows of the namespace may have changed otherwise. */
+  valid: boolean;
+}
+
+/** A namespace transaction's claim: its writer id, the writers it expects when it carries rows, and what its claim answered. */
+interface WriterClaim {
+  mine: string;
+  expected?: { writer: string; allWriter: string | null };
+  answered(allWriter: string | null): void;
+}
+
+/** Past this many entries a namespace's rows are read afresh (bounds memory and the scans some writes make of them). */
+const MAX_CARRIED_ROWS = 4000;
+/** After another writer changed a namespace, its rows are not carried for this long (two processes writing one tenant). */
+const CONTENDED_MS = 1000;
 
 /**
  * The engine for several hub processes sharing one PostgreSQL database (SESSION_HUB_DATABASE_URL).
@@ -99,10 +154,15 @@ export class PgStore implements Store {
   readonly dialect = 'postgres' as const;
   private readonly positional = new Map<string, Positional & { name: string; readOnly: boolean }>();
   private readonly turns = new WriteTurns();
+  private readonly carriedRows = new Map<string, CarriedRows>();
+  private readonly contendedUntil = new Map<string, number>();
+  private readonly writerPrefix = randomUUID();
+  private writerCount = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly log: Logger,
+    private readonly carryRows: boolean,
   ) {}
 
   /** Connects, applies pending migrations (waiting for another process that is migrating) and returns the store. */
@@ -124,7 +184,7 @@ export class PgStore implements Store {
     // A connection dropped while idle in the pool (server restart, network): log it; the pool
     // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
     pool.on('error', (error) => log.error({ err: error }, 'postgres: idle connection failed'));
-    const store = new PgStore(pool, log);
+    const store = new PgStore(pool, log, options.carryRows ?? true);
     try {
       await store.withClient(async (client) => {
         if (options.existingOnly && !(await hasHubSchema(client))) throw new NoHubSchema();
@@ -179,7 +239,7 @@ export class PgStore implements Store {
     } catch (error) {
       // the database down or restarting, a full disk: answered `unavailable`, which clients retry
       // (a COMMIT cut off keeps its own error: its answer must say the outcome is unknown)
-      throw error instanceof SavepointsNeeded || error instanceof CommitOutcomeUnknown ? error : asStoreUnavailable(error);
+      throw error instanceof SavepointsNeeded || error instanceof CommitOutcomeUnknown || error instanceof CarriedRowsStale ? error : asStoreUnavailable(error);
     } finally {
       done();
     }
@@ -190,9 +250,13 @@ export class PgStore implements Store {
     let broken: Error | undefined;
     let ended = false;
     let committing = false;
+    /** The server ended the transaction already: a COMMIT sent after a failed statement rolled it back. */
+    let rolledBack = false;
+    const mine = `${this.writerPrefix}:${++this.writerCount}`;
+    const carry = namespace === undefined ? undefined : this.rowsFor(namespace, savepoints, mine);
     try {
-      const opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, lockNamespace(namespace)];
-      const tx = this.txOn(client, () => ended, savepoints, namespace);
+      const opening = carry === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, lockNamespace(namespace!, carry.claim)];
+      const tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carry?.claim.expected !== undefined);
       // 'as-needed': BEGIN and the locks go out with the transaction's first statement
       if (savepoints === 'always') await this.send(client, opening);
       else tx.deferred.push(...opening);
@@ -205,9 +269,12 @@ export class PgStore implements Store {
         // connection and run outside the transaction (autocommit, without the write lock)
         ended = true;
       }
-      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+      if (tx.poisoned) throw poisonError(tx.poisoned.cause);
       committing = true;
-      const statements = [...this.takeDeferred(tx), COMMIT];
+      // a transaction of any namespace that wrote may have changed rows every namespace keeps
+      const claims = carry === undefined && tx.wrote ? [claimAll(mine)] : [];
+      if (claims.length > 0) this.forgetCarriedRows();
+      const statements = [...this.takeDeferred(tx), ...claims, COMMIT];
       let committed: StatementResult;
       try {
         const sending = this.send(client, statements);
@@ -215,6 +282,8 @@ export class PgStore implements Store {
         committed = await sending;
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
+        rolledBack = (error as { failedAt?: number }).failedAt! < statements.length - 1;
+        if (isStale(error)) throw new CarriedRowsStale(error);
         // a deferred write failed: nothing is stored; the batch runs again with real savepoints to find it
         if ((error as { failedAt?: number }).failedAt! < statements.length - 1) throw new SavepointsNeeded(error);
         throw error;
@@ -223,13 +292,15 @@ export class PgStore implements Store {
       if (committed.command !== 'COMMIT') throw new SavepointsNeeded(new Error(`COMMIT answered ${committed.command}`));
       return value;
     } catch (error) {
+      // whatever it wrote into the rows it carried is not stored
+      if (carry) this.carriedRowsFailed(namespace!, carry.rows, error);
       if (committing && error instanceof CommitOutcomeUnknown) {
         broken = error;
         this.log.error({ err: error.cause }, 'postgres: connection lost during COMMIT; outcome unknown');
         throw error;
       }
       try {
-        await client.query('ROLLBACK');
+        if (!rolledBack) await client.query('ROLLBACK');
       } catch (rollbackError) {
         // the connection is unusable (dropped mid-transaction): the server rolls back on its own
         broken = rollbackError as Error;
@@ -262,6 +333,9 @@ export class PgStore implements Store {
       if (socket) process.nextTick(() => socket.uncork());
     }
     const settled = await Promise.allSettled(sent);
+    settled.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') statements[i]!.onRows?.(outcome.value.rows);
+    });
     const failedAt = settled.findIndex((outcome) => outcome.status === 'rejected');
     if (failedAt >= 0) throw Object.assign((settled[failedAt] as PromiseRejectedResult).reason as Error, { failedAt });
     const last = (settled[settled.length - 1] as PromiseFulfilledResult<pg.QueryResult>).value;
@@ -315,19 +389,20 @@ export class PgStore implements Store {
    * round trip). A statement that fails where no savepoint can absorb it poisons it too: PostgreSQL
    * has aborted the transaction. Savepoints still open at COMMIT are released by it.
    */
-  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always', namespace: string | undefined): PgTx {
+  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always', namespace: string | undefined, rowCache: Map<string, unknown>, carried: boolean): PgTx {
     let counter = 0;
     /** Savepoints entered and not yet left, outermost first; `open` once SAVEPOINT was sent. */
     const stack: { name: string; open: boolean; wrote: boolean }[] = [];
     /** Savepoints left successfully whose RELEASE has not been sent yet. */
     let toRelease: string[] = [];
-    const rowCache = new Map<string, unknown>();
     const tx: PgTx = {
       dialect: 'postgres',
       namespace,
+      carried,
       deferred: [],
       commitHooks: new Map(),
-      // valid for the transaction: its lock keeps every other writer of these rows out
+      wrote: false,
+      // its lock keeps every other writer of these rows out while it runs (and the claim checks carried ones)
       rowCache,
       beforeCommit: (key, fn) => void tx.commitHooks.set(key, fn),
       get: async <Row>(query: Query, params?: Params) => (await execute(query, params)).rows[0] as Row | undefined,
@@ -337,6 +412,7 @@ export class PgStore implements Store {
         check();
         const one = this.statement(oneRow(query));
         for (const frame of stack) frame.wrote = true;
+        tx.wrote = true;
         // 'always' (finding which write fails): each statement on its own, as before
         if (savepoints === 'always') return void (await execute(oneRow(query), params));
         if (typeof query === 'object' && 'merge' in query) return this.deferRows(tx.deferred, query, params);
@@ -370,7 +446,7 @@ export class PgStore implements Store {
     };
     const check = () => {
       if (ended()) throw new Error('transaction already ended: use the store, not a finished tx');
-      if (tx.poisoned) throw new SavepointsNeeded(tx.poisoned.cause);
+      if (tx.poisoned) throw poisonError(tx.poisoned.cause);
     };
     const openPending = async () => {
       const pending = stack.filter((frame) => !frame.open);
@@ -391,16 +467,50 @@ export class PgStore implements Store {
       } catch (error) {
         const failedAt = (error as { failedAt?: number }).failedAt ?? deferred.length;
         // a deferred write failed (an earlier write's): no blame on this one; run the batch again with real savepoints
-        const blame = failedAt < deferred.length ? new SavepointsNeeded(error) : error;
+        // (rows carried that were not current: run it again on rows read afresh)
+        const blame = isStale(error) ? new CarriedRowsStale(error) : failedAt < deferred.length ? new SavepointsNeeded(error) : error;
         // PostgreSQL aborted the transaction: only a ROLLBACK TO an open savepoint around here saves it
         const depth = failedAt < deferred.length ? -1 : stack.findLastIndex((frame) => frame.open);
         tx.poisoned ??= { cause: error, depth };
         throw blame;
       } finally {
-        if (!statement.readOnly) for (const frame of stack) frame.wrote = true;
+        if (!statement.readOnly) {
+          for (const frame of stack) frame.wrote = true;
+          tx.wrote = true;
+        }
       }
     };
     return tx;
+  }
+
+  /**
+   * The rows a namespace's transaction starts from, and its claim: the rows the last transaction
+   * left when they can be trusted (carried: the claim expects that transaction), else a new cache.
+   */
+  private rowsFor(namespace: string, savepoints: 'as-needed' | 'always', mine: string): { rows: CarriedRows; claim: WriterClaim } {
+    const kept = this.carriedRows.get(namespace);
+    const carries = this.carryRows && savepoints === 'as-needed';
+    if (carries && kept && kept.valid && kept.allWriter !== undefined && kept.rows.size <= MAX_CARRIED_ROWS && !((this.contendedUntil.get(namespace) ?? 0) > Date.now())) {
+      const expected = { writer: kept.writer, allWriter: kept.allWriter };
+      kept.writer = mine;
+      return { rows: kept, claim: { mine, expected, answered: () => undefined } };
+    }
+    const rows: CarriedRows = { rows: new Map(), writer: mine, allWriter: undefined, valid: carries };
+    this.carriedRows.set(namespace, rows);
+    // the all-namespaces writer its claim found: the next transaction may carry these rows from then on
+    return { rows, claim: { mine, answered: (allWriter) => void (rows.writer === mine && (rows.allWriter = allWriter)) } };
+  }
+
+  /** A transaction on these rows failed: what it changed in them is not stored, so the next one reads afresh. */
+  private carriedRowsFailed(namespace: string, rows: CarriedRows, error: unknown): void {
+    rows.valid = false;
+    const cause = error instanceof CarriedRowsStale ? error.cause : undefined;
+    if (cause instanceof pg.DatabaseError && cause.code === ANOTHER_WRITER) this.contendedUntil.set(namespace, Date.now() + CONTENDED_MS);
+  }
+
+  /** Every namespace's rows read afresh by its next transaction. */
+  private forgetCarriedRows(): void {
+    for (const rows of this.carriedRows.values()) rows.valid = false;
   }
 
   /**
