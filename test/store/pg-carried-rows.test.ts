@@ -50,9 +50,9 @@ async function stores() {
   database = await createTestDatabase();
   const counter = await startRoundTripCounter(database.url);
   closing.push(counter);
-  const store = await PgStore.open(counter.url);
+  const store = await PgStore.open(counter.url, { carryRows: true });
   closing.push(store);
-  const other = await PgStore.open(database.url);
+  const other = await PgStore.open(database.url, { carryRows: true });
   closing.push(other);
   return { counter, store, other };
 }

@@ -25,8 +25,9 @@ export interface PgStoreOptions {
    */
   existingOnly?: boolean;
   /**
-   * Keep each namespace's rows between its transactions (default true; `Tx.carried`, "Carried
-   * rows" below). Off: every transaction reads what it needs afresh, as before issue 31's last step.
+   * Keep each namespace's rows between its transactions (`Tx.carried`, "Carried rows" below). Off
+   * by default: under the real-traffic bench all of a load's writes once went unanswered with it on,
+   * not yet explained (docs/scale-out.md); every transaction then reads what it needs afresh.
    */
   carryRows?: boolean;
 }
@@ -93,7 +94,13 @@ const LOCK_ALL: Statement = { name: 'hub_lock_all', text: `SELECT pg_advisory_xa
  * evaluates a SELECT's output columns left to right, so the write key (shared) is always taken
  * before the namespace's lock, the order every transaction keeps.
  */
-const lockNamespace = (namespace: string, claim: WriterClaim): Statement => ({
+const lockNamespace = (namespace: string): Statement => ({
+  name: 'hub_lock_namespace_shared',
+  text: `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY}), pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, hashtext($1))`,
+  values: [namespace],
+});
+/** As lockNamespace, with the writer claim of a store that carries rows. */
+const lockAndClaimNamespace = (namespace: string, claim: WriterClaim): Statement => ({
   name: 'hub_lock_namespace_claim',
   // then the claim (postgres/migrations/024), under both locks: it answers the all-namespaces writer
   text: `SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY}), pg_advisory_xact_lock(${NAMESPACE_LOCK_CLASS}, hashtext($1)),
@@ -184,7 +191,7 @@ export class PgStore implements Store {
     // A connection dropped while idle in the pool (server restart, network): log it; the pool
     // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
     pool.on('error', (error) => log.error({ err: error }, 'postgres: idle connection failed'));
-    const store = new PgStore(pool, log, options.carryRows ?? true);
+    const store = new PgStore(pool, log, options.carryRows ?? false);
     try {
       await store.withClient(async (client) => {
         if (options.existingOnly && !(await hasHubSchema(client))) throw new NoHubSchema();
@@ -253,9 +260,10 @@ export class PgStore implements Store {
     /** The server ended the transaction already: a COMMIT sent after a failed statement rolled it back. */
     let rolledBack = false;
     const mine = `${this.writerPrefix}:${++this.writerCount}`;
-    const carry = namespace === undefined ? undefined : this.rowsFor(namespace, savepoints, mine);
+    // every process of a cluster claims, or none: carryRows is one setting for all of them
+    const carry = namespace === undefined || !this.carryRows ? undefined : this.rowsFor(namespace, savepoints, mine);
     try {
-      const opening = carry === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, lockNamespace(namespace!, carry.claim)];
+      const opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, carry ? lockAndClaimNamespace(namespace, carry.claim) : lockNamespace(namespace)];
       const tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carry?.claim.expected !== undefined);
       // 'as-needed': BEGIN and the locks go out with the transaction's first statement
       if (savepoints === 'always') await this.send(client, opening);
@@ -272,7 +280,7 @@ export class PgStore implements Store {
       if (tx.poisoned) throw poisonError(tx.poisoned.cause);
       committing = true;
       // a transaction of any namespace that wrote may have changed rows every namespace keeps
-      const claims = carry === undefined && tx.wrote ? [claimAll(mine)] : [];
+      const claims = namespace === undefined && this.carryRows && tx.wrote ? [claimAll(mine)] : [];
       if (claims.length > 0) this.forgetCarriedRows();
       const statements = [...this.takeDeferred(tx), ...claims, COMMIT];
       let committed: StatementResult;
