@@ -4,7 +4,9 @@
  * writes: `update-metadata` with a title, without one, and each kind of event of the real traffic
  * (issue 31: hook events, a runner's turn events, an approval, a message), every write of a batch
  * to a session of its own. `npm run bench:round-trips` with BENCH_POSTGRES_URL (admin URL; a fresh
- * database, dropped after); BENCH_ONLY=REGEXP: only the kinds it matches; BENCH_VERBOSE=1: each send's statements.
+ * database, dropped after); BENCH_ONLY=REGEXP: only the kinds it matches; BENCH_VERBOSE=1: each send's statements;
+ * BENCH_CARRY_ROWS=0: the store reads every batch's rows afresh (pg-store.ts, carryRows; by default a
+ * batch starts from the rows its setup's batches left).
  */
 import { PgStore } from '../hub/store/postgres/pg-store.js';
 import { loadConfig } from '../hub/config.js';
@@ -26,7 +28,8 @@ import { openBenchPostgres } from './scale-out-servers.js';
 async function main(): Promise<void> {
   const postgres = await openBenchPostgres(process.env.BENCH_POSTGRES_URL ?? 'postgres://hub:hub@127.0.0.1:5432/postgres');
   const { url } = await postgres.createDatabase();
-  const store = await PgStore.open(url);
+  const carry = process.env.BENCH_CARRY_ROWS !== '0';
+  const store = await PgStore.open(url, { carryRows: carry });
   try {
     let sends = 0;
     const proto = PgStore.prototype as unknown as { send: (...args: unknown[]) => Promise<unknown> };
@@ -178,6 +181,7 @@ async function main(): Promise<void> {
       },
     ];
     const only = process.env.BENCH_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_ONLY);
+    process.stdout.write(carry ? 'rows carried from the setup\'s batches (BENCH_CARRY_ROWS=0: read afresh)\n' : 'rows read afresh by every batch\n');
     for (const kind of kinds.filter((k) => only === undefined || only.test(k.name))) {
       const counts: number[] = [];
       for (const size of [1, 10, 100]) {

@@ -16,12 +16,14 @@ import { openApproval } from '../../hub/people/approvals.js';
 import { queueMessage } from '../../hub/people/messages.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
 import { mintToken } from '../../hub/services/tokens.js';
+import { createWebhook } from '../../hub/services/webhooks.js';
 import { listPendingApprovals } from '../../hub/store/approvals.js';
 import { listHistory } from '../../hub/store/history.js';
 import { listQueuedMessages } from '../../hub/store/messages.js';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, getSessionByTag } from '../../hub/store/sessions.js';
 import { findActivityByToolUseId, listTurns } from '../../hub/store/turns.js';
+import { startPgRelay } from '../helpers/pg-relay.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { runnerActor } from '../helpers/services.js';
@@ -163,6 +165,16 @@ describe('carried rows (PostgreSQL)', () => {
     expect(await updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 4, patch: { late: true } })).toMatchObject({ result: 'version-mismatch', version: 5 });
   }, 60_000);
 
+  it('a transaction outside group commit (a webhook added) on rows another process has changed since: run again on rows read afresh, not failed', async () => {
+    const { store, other } = await stores();
+    const deps = depsOf(store);
+    const { session } = await startSession(deps, actor, { tag: 'hooked', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+    expect((await updateMetadata(depsOf(other), actor, { sid: session.sid, expectedVersion: 1, patch: { by: 'other' } })).result).toBe('success');
+    const { webhook } = await createWebhook(store, { url: 'http://127.0.0.1:9/hook', events: ['all'], format: 'json', namespace: actor.namespace, now: 1_700_000_000_000 });
+    // its cursor starts at the namespace's last seq, the other process's event included
+    expect(webhook.cursorSeq).toBe(2);
+  }, 60_000);
+
   it('a request id and a hook event id taken as new that were applied before: the batch runs again, and the retry answers what the first produced', async () => {
     const { store } = await stores();
     const deps = depsOf(store);
@@ -185,5 +197,51 @@ describe('carried rows (PostgreSQL)', () => {
     expect((await applyHookEvents(deps, agent, [hookEvent]))[0]!.outcome).toBe('duplicate');
     const agentSession = (await getSessionByTag(store, { namespace: actor.namespace, tag: 'agent' }))!;
     expect(await listTurns(store, agentSession.sid)).toHaveLength(1);
+  }, 60_000);
+
+  it('a batch that reads nothing sends its locks with its COMMIT: the next batch starts once they are granted, not before (its lock first, it would wait for this one holding what this one waits for)', async () => {
+    database = await createTestDatabase();
+    // holds the next transaction's one round trip (BEGIN … COMMIT) 300 ms on its way to the server,
+    // and notes when each later BEGIN reaches it
+    const seen: string[] = [];
+    let holding = false;
+    let held = () => undefined as void;
+    const heldNow = new Promise<void>((resolve) => (held = resolve));
+    const relay = await startPgRelay(database.url, (client, upstream) => {
+      client.on('data', (chunk: Buffer) => {
+        const begins = chunk.includes('hub_begin');
+        if (holding && begins) {
+          holding = false;
+          seen.push('held');
+          held();
+          setTimeout(() => {
+            seen.push('released');
+            upstream.write(chunk);
+          }, 300);
+          return;
+        }
+        if (begins && seen.length > 0) seen.push('begin');
+        upstream.write(chunk);
+      });
+      client.on('close', () => upstream.end());
+    });
+    closing.push(relay);
+    const store = await PgStore.open(relay.url, { carryRows: true });
+    closing.push(store);
+    const deps = depsOf(store);
+    const { session } = await startSession(deps, actor, { tag: 'held', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+    expect((await updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 1, patch: { step: 1 } })).result).toBe('success');
+
+    holding = true;
+    // on held rows: BEGIN, the locks, the write and COMMIT in one round trip, which the relay holds
+    const first = updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 2, patch: { step: 2 } });
+    await heldNow;
+    // a new session's tag is read under the lock: this batch sends its BEGIN and locks at once when it starts
+    const second = startSession(deps, actor, { tag: 'new', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+    expect((await first).result).toBe('success');
+    expect((await second).session.lifecycle.state).toBe('running');
+    // it started once the first one's locks were granted, so after the relay let them through
+    expect(seen.slice(0, 3)).toEqual(['held', 'released', 'begin']);
+    expect((await getSession(store, { namespace: actor.namespace, sid: session.sid }))?.metadataVersion).toBe(3);
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './adviso
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
+import { migration024 } from './migrations/024-write-claims.js';
 import { bindValues, toPositional, type Positional } from './named-params.js';
 import { asStoreUnavailable } from '../unavailable.js';
 
@@ -25,9 +26,9 @@ export interface PgStoreOptions {
    */
   existingOnly?: boolean;
   /**
-   * Keep each namespace's rows between its transactions (`Tx.carried`, "Carried rows" below). Off
-   * by default: under the real-traffic bench all of a load's writes once went unanswered with it on,
-   * not yet explained (docs/scale-out.md); every transaction then reads what it needs afresh.
+   * Keep each namespace's rows between its transactions (default true; `Tx.carried`, "Carried rows"
+   * below). Off, every transaction reads what it needs afresh and claims nothing: one setting for
+   * every process sharing the database (a process that does not claim is not seen by those that carry).
    */
   carryRows?: boolean;
 }
@@ -66,7 +67,7 @@ interface Statement {
   name: string;
   text: string;
   values: unknown[];
-  /** Its rows, once answered (a statement sent with others whose answer someone reads). */
+  /** Its rows, as soon as it is answered (a statement sent with others whose answer someone reads). */
   onRows?: (rows: pg.QueryResultRow[]) => void;
 }
 
@@ -191,11 +192,13 @@ export class PgStore implements Store {
     // A connection dropped while idle in the pool (server restart, network): log it; the pool
     // replaces it. Without a listener, pg would crash the process with an unhandled 'error'.
     pool.on('error', (error) => log.error({ err: error }, 'postgres: idle connection failed'));
-    const store = new PgStore(pool, log, options.carryRows ?? false);
+    // a schema without the writer chain (a test's older migrations) cannot carry rows
+    const migrations = options.migrations ?? PG_MIGRATIONS;
+    const store = new PgStore(pool, log, (options.carryRows ?? true) && migrations.includes(migration024));
     try {
       await store.withClient(async (client) => {
         if (options.existingOnly && !(await hasHubSchema(client))) throw new NoHubSchema();
-        return migrate(client, options.migrations ?? PG_MIGRATIONS);
+        return migrate(client, migrations);
       });
     } catch (error) {
       await pool.end().catch(() => undefined);
@@ -235,6 +238,17 @@ export class PgStore implements Store {
    * writes into one transaction, which is what makes that enough.
    */
   async transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    try {
+      return await this.transactionInTurn(fn, options);
+    } catch (error) {
+      // rows carried that another writer had changed: once more, read afresh (group commit's batches,
+      // which overlap, run again themselves, after the batch before: services/changes.ts)
+      if (error instanceof CarriedRowsStale && !options.onCommitSent) return this.transactionInTurn(fn, options);
+      throw error;
+    }
+  }
+
+  private async transactionInTurn<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions): Promise<T> {
     const done = await this.turns.take(options.namespace);
     // the next transaction's turn comes with this one's COMMIT sent: it waits on the lock meanwhile
     const onCommitSent = options.onCommitSent && (() => {
@@ -283,10 +297,18 @@ export class PgStore implements Store {
       const claims = namespace === undefined && this.carryRows && tx.wrote ? [claimAll(mine)] : [];
       if (claims.length > 0) this.forgetCarriedRows();
       const statements = [...this.takeDeferred(tx), ...claims, COMMIT];
+      // a transaction that read nothing sends its locks only now, with its COMMIT: the next one may
+      // start once they are granted, not at once, or its own lock could be granted first, and it would
+      // wait for this one's outcome holding the lock this one waits for (a deadlock no server sees)
+      const lockAt = onCommitSent ? statements.indexOf(opening[1]!) : -1;
+      if (lockAt >= 0) {
+        const lock = statements[lockAt]!;
+        statements[lockAt] = { ...lock, onRows: (rows) => (lock.onRows?.(rows), onCommitSent!()) };
+      }
       let committed: StatementResult;
       try {
         const sending = this.send(client, statements);
-        onCommitSent?.();
+        if (lockAt < 0) onCommitSent?.();
         committed = await sending;
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
@@ -336,14 +358,14 @@ export class PgStore implements Store {
     socket?.cork();
     let sent: Promise<pg.QueryResult>[];
     try {
-      sent = statements.map((statement) => client.query({ name: statement.name, text: statement.text, values: statement.values }));
+      sent = statements.map((statement) => {
+        const answer = client.query({ name: statement.name, text: statement.text, values: statement.values });
+        return statement.onRows ? answer.then((result) => (statement.onRows!(result.rows), result)) : answer;
+      });
     } finally {
       if (socket) process.nextTick(() => socket.uncork());
     }
     const settled = await Promise.allSettled(sent);
-    settled.forEach((outcome, i) => {
-      if (outcome.status === 'fulfilled') statements[i]!.onRows?.(outcome.value.rows);
-    });
     const failedAt = settled.findIndex((outcome) => outcome.status === 'rejected');
     if (failedAt >= 0) throw Object.assign((settled[failedAt] as PromiseRejectedResult).reason as Error, { failedAt });
     const last = (settled[settled.length - 1] as PromiseFulfilledResult<pg.QueryResult>).value;
