@@ -175,12 +175,14 @@ interface WriteQueue {
   /**
    * PostgreSQL's namespace queues: the next batch starts once the last one has sent its COMMIT, so
    * its BEGIN, lock and reads travel while that COMMIT does (one round trip a batch instead of two
-   * across a network). It commits only after that COMMIT succeeded (`lastAttempt`).
+   * across a network). It commits only after that COMMIT succeeded (`lastAttempt`), or, on carried rows, sends its COMMIT at once with a claim that fails unless that one committed.
    */
   overlaps: boolean;
   /** The last started transaction's outcome (true: committed), and whether its COMMIT is sent. */
   lastAttempt: Promise<boolean> | undefined;
   lastCommitSent: boolean;
+  /** The last started batch's writes answered: the next batch's are answered (and published) after them. */
+  answered: Promise<void>;
   scheduled: boolean;
   /** The scheduled batch's start while it waits for writes coming back (batch-pacing.ts). */
   lingering: NodeJS.Timeout | undefined;
@@ -205,7 +207,7 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   if (!queue) {
     const postgres = store.dialect === 'postgres';
     queue = {
-      namespace: own, waiting: [], running: 0, overlaps: postgres && own !== undefined, lastAttempt: undefined, lastCommitSent: false,
+      namespace: own, waiting: [], running: 0, overlaps: postgres && own !== undefined, lastAttempt: undefined, lastCommitSent: false, answered: Promise.resolve(),
       scheduled: false, lingering: undefined, fairness: new LoserFirst(), pacing: postgres ? new BatchPacing() : undefined,
     };
     queues.set(key, queue);
@@ -298,7 +300,11 @@ function startBatch(deps: HubDeps, queue: WriteQueue): void {
   queue.running++;
   const writes = queue.fairness.order(queue.waiting.splice(0));
   const batchEnded = queue.pacing?.begin();
-  void commitBatch(deps, writes, queue).finally(() => {
+  const answeredBefore = queue.answered;
+  let answered!: () => void;
+  queue.answered = new Promise<void>((resolve) => (answered = resolve));
+  void commitBatch(deps, writes, queue, answeredBefore).finally(() => {
+    answered();
     batchEnded?.({ writes: writes.length, queued: queue.waiting.length });
     queue.running--;
     scheduleBatch(deps, queue);
@@ -312,7 +318,7 @@ class PredecessorFailed extends Error {
   }
 }
 
-async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue): Promise<void> {
+async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue, answeredBefore: Promise<void>): Promise<void> {
   const { fairness } = queue;
   let outcomes: WriteOutcome[];
   try {
@@ -331,6 +337,8 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQue
     for (const write of writes) write.reject(answer);
     return;
   }
+  // a batch that overlapped the one before may hear its COMMIT's answer first: its events go out after that one's
+  await answeredBefore;
   writes.forEach((write, i) => {
     const outcome = outcomes[i]!;
     if (!outcome.ok) return write.reject(outcome.error);
@@ -366,8 +374,9 @@ async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQ
       await deps.store.transaction(async (tx) => {
         await prefetchBatchReads(tx, running.flatMap((write) => (write.reads ? [write.reads] : [])));
         for (const write of running) outcomes.push(await runOne(deps, tx, write));
-        // committed after the one before, or not at all: it read the rows that one left
-        if (awaited && !(await awaited)) throw new PredecessorFailed();
+        // committed after the one before, or not at all: it read the rows that one left. Carried rows
+        // check that in the database (the claim names that one's): the COMMIT need not wait for its answer
+        if (awaited && !tx.carried && !(await awaited)) throw new PredecessorFailed();
       }, {
         savepoints,
         namespace: queue.namespace,

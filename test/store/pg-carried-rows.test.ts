@@ -199,49 +199,49 @@ describe('carried rows (PostgreSQL)', () => {
     expect(await listTurns(store, agentSession.sid)).toHaveLength(1);
   }, 60_000);
 
-  it('a batch that reads nothing sends its locks with its COMMIT: the next batch starts once they are granted, not before (its lock first, it would wait for this one holding what this one waits for)', async () => {
+  it('a transaction that reads before its COMMIT, after one that sent its locks only with its COMMIT, waits until that one holds them (else it takes the lock first and waits for it: a deadlock)', async () => {
     database = await createTestDatabase();
-    // holds the next transaction's one round trip (BEGIN … COMMIT) 300 ms on its way to the server,
-    // and notes when each later BEGIN reaches it
-    const seen: string[] = [];
+    // holds the next transaction's round trip 300 ms on its way to the server
     let holding = false;
-    let held = () => undefined as void;
-    const heldNow = new Promise<void>((resolve) => (held = resolve));
     const relay = await startPgRelay(database.url, (client, upstream) => {
       client.on('data', (chunk: Buffer) => {
-        const begins = chunk.includes('hub_begin');
-        if (holding && begins) {
+        if (holding && chunk.includes('hub_begin')) {
           holding = false;
-          seen.push('held');
-          held();
-          setTimeout(() => {
-            seen.push('released');
-            upstream.write(chunk);
-          }, 300);
+          setTimeout(() => upstream.write(chunk), 300);
           return;
         }
-        if (begins && seen.length > 0) seen.push('begin');
         upstream.write(chunk);
       });
       client.on('close', () => upstream.end());
     });
     closing.push(relay);
-    const store = await PgStore.open(relay.url, { carryRows: true });
+    const store = await PgStore.open(relay.url, { carryRows: true, idleInTransactionTimeoutMs: 15_000 });
     closing.push(store);
-    const deps = depsOf(store);
-    const { session } = await startSession(deps, actor, { tag: 'held', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
-    expect((await updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 1, patch: { step: 1 } })).result).toBe('success');
+    const touch = "UPDATE write_claims SET writer = writer WHERE scope = 'nothing'";
+    // reads: its claim answers, so the next one carries its rows
+    await store.transaction(async (tx) => {
+      await tx.get('SELECT 1 AS one');
+      await tx.write(touch);
+    }, { namespace: 'default' });
 
+    const started = Date.now();
     holding = true;
-    // on held rows: BEGIN, the locks, the write and COMMIT in one round trip, which the relay holds
-    const first = updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 2, patch: { step: 2 } });
-    await heldNow;
-    // a new session's tag is read under the lock: this batch sends its BEGIN and locks at once when it starts
-    const second = startSession(deps, actor, { tag: 'new', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
-    expect((await first).result).toBe('success');
-    expect((await second).session.lifecycle.state).toBe('running');
-    // it started once the first one's locks were granted, so after the relay let them through
-    expect(seen.slice(0, 3)).toEqual(['held', 'released', 'begin']);
-    expect((await getSession(store, { namespace: actor.namespace, sid: session.sid }))?.metadataVersion).toBe(3);
+    let second: Promise<void> | undefined;
+    // carried and reading nothing: BEGIN, the locks, the write and COMMIT in one round trip, held;
+    // the next starts once it is sent, as group commit's overlapping batches do, and waits for it
+    // before its own COMMIT (here with real savepoints: it carries nothing and sends its locks at once)
+    const first: Promise<void> = store.transaction(async (tx) => tx.write(touch), {
+      namespace: 'default',
+      onCommitSent: () => {
+        second = store.transaction(async (tx) => {
+          await tx.get('SELECT 1 AS one');
+          await first;
+        }, { namespace: 'default', savepoints: 'always' });
+      },
+    });
+    await first;
+    await second;
+    // within a second, not when PostgreSQL's idle-in-transaction timeout broke the wait
+    expect(Date.now() - started).toBeLessThan(3000);
   }, 60_000);
 });

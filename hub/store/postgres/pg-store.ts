@@ -164,6 +164,8 @@ export class PgStore implements Store {
   private readonly turns = new WriteTurns();
   private readonly carriedRows = new Map<string, CarriedRows>();
   private readonly contendedUntil = new Map<string, number>();
+  /** Per namespace, when the last transaction started on it holds its locks (or ended). */
+  private readonly locksGranted = new Map<string, Promise<void>>();
   private readonly writerPrefix = randomUUID();
   private writerCount = 0;
 
@@ -276,11 +278,29 @@ export class PgStore implements Store {
     const mine = `${this.writerPrefix}:${++this.writerCount}`;
     // every process of a cluster claims, or none: carryRows is one setting for all of them
     const carry = namespace === undefined || !this.carryRows ? undefined : this.rowsFor(namespace, savepoints, mine);
+    const carried = carry?.claim.expected !== undefined;
+    let granted = () => undefined as void;
+    const grant = namespace === undefined ? undefined : new Promise<void>((resolve) => (granted = resolve));
+    const grantedBefore = namespace === undefined ? undefined : this.locksGranted.get(namespace);
+    if (grant) this.locksGranted.set(namespace!, grant);
     try {
-      const opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, carry ? lockAndClaimNamespace(namespace, carry.claim) : lockNamespace(namespace)];
-      const tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carry?.claim.expected !== undefined);
+      let opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, carry ? lockAndClaimNamespace(namespace, carry.claim) : lockNamespace(namespace)];
+      if (grant) {
+        const lock = opening[1]!;
+        opening = [BEGIN, { ...lock, onRows: (rows) => (lock.onRows?.(rows), granted()) }];
+      }
+      // The transaction before this one (group commit starts it once that one's COMMIT is sent) may
+      // have sent its locks only with its COMMIT, having read nothing: this one sends nothing until
+      // they are granted. Its own lock, granted first, would be held while group commit waits for that
+      // one's outcome, which waits for the lock (a deadlock no server sees); a carried one would fail
+      // its claim and run again. Its work before its first statement goes on meanwhile.
+      const firstSend = carried ? undefined : grantedBefore;
+      const tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carried, firstSend);
       // 'as-needed': BEGIN and the locks go out with the transaction's first statement
-      if (savepoints === 'always') await this.send(client, opening);
+      if (savepoints === 'always') {
+        await firstSend;
+        await this.send(client, opening);
+      }
       else tx.deferred.push(...opening);
       let value: T;
       try {
@@ -296,19 +316,12 @@ export class PgStore implements Store {
       // a transaction of any namespace that wrote may have changed rows every namespace keeps
       const claims = namespace === undefined && this.carryRows && tx.wrote ? [claimAll(mine)] : [];
       if (claims.length > 0) this.forgetCarriedRows();
+      await firstSend;
       const statements = [...this.takeDeferred(tx), ...claims, COMMIT];
-      // a transaction that read nothing sends its locks only now, with its COMMIT: the next one may
-      // start once they are granted, not at once, or its own lock could be granted first, and it would
-      // wait for this one's outcome holding the lock this one waits for (a deadlock no server sees)
-      const lockAt = onCommitSent ? statements.indexOf(opening[1]!) : -1;
-      if (lockAt >= 0) {
-        const lock = statements[lockAt]!;
-        statements[lockAt] = { ...lock, onRows: (rows) => (lock.onRows?.(rows), onCommitSent!()) };
-      }
       let committed: StatementResult;
       try {
         const sending = this.send(client, statements);
-        if (lockAt < 0) onCommitSent?.();
+        onCommitSent?.();
         committed = await sending;
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
@@ -339,6 +352,8 @@ export class PgStore implements Store {
       throw error;
     } finally {
       ended = true;
+      granted();
+      if (grant && this.locksGranted.get(namespace!) === grant) this.locksGranted.delete(namespace!);
       client.release(broken ?? undefined);
     }
   }
@@ -419,7 +434,7 @@ export class PgStore implements Store {
    * round trip). A statement that fails where no savepoint can absorb it poisons it too: PostgreSQL
    * has aborted the transaction. Savepoints still open at COMMIT are released by it.
    */
-  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always', namespace: string | undefined, rowCache: Map<string, unknown>, carried: boolean): PgTx {
+  private txOn(client: pg.PoolClient, ended: () => boolean, savepoints: 'as-needed' | 'always', namespace: string | undefined, rowCache: Map<string, unknown>, carried: boolean, firstSend: Promise<void> | undefined): PgTx {
     let counter = 0;
     /** Savepoints entered and not yet left, outermost first; `open` once SAVEPOINT was sent. */
     const stack: { name: string; open: boolean; wrote: boolean }[] = [];
@@ -490,6 +505,8 @@ export class PgStore implements Store {
       check();
       if (savepoints === 'always' && stack.length > 0) await openPending();
       const statement = this.statement(query);
+      // statements issued together resume in order, the first with BEGIN and the locks
+      if (firstSend) await firstSend;
       const deferred = this.takeDeferred(tx);
       try {
         // the writes deferred so far go out with this statement, in one round trip
@@ -535,7 +552,10 @@ export class PgStore implements Store {
   private carriedRowsFailed(namespace: string, rows: CarriedRows, error: unknown): void {
     rows.valid = false;
     const cause = error instanceof CarriedRowsStale ? error.cause : undefined;
-    if (cause instanceof pg.DatabaseError && cause.code === ANOTHER_WRITER) this.contendedUntil.set(namespace, Date.now() + CONTENDED_MS);
+    // the claim names the writer it found: one of this process's is the transaction before, not yet
+    // committed (this one's lock came first) or failed, not another process
+    const anotherProcess = cause instanceof pg.DatabaseError && cause.code === ANOTHER_WRITER && !cause.detail?.startsWith(`${this.writerPrefix}:`);
+    if (anotherProcess) this.contendedUntil.set(namespace, Date.now() + CONTENDED_MS);
   }
 
   /** Every namespace's rows read afresh by its next transaction. */

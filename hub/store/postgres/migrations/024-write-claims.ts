@@ -23,7 +23,8 @@ BEGIN
   IF expected IS NOT NULL THEN
     SELECT writer INTO last_writer FROM write_claims WHERE scope = claimed;
     IF last_writer IS DISTINCT FROM expected OR all_writer IS DISTINCT FROM expected_all THEN
-      RAISE EXCEPTION '% was written by another transaction since this process kept its rows', claimed USING ERRCODE = 'HB001';
+      RAISE EXCEPTION '% was written by another transaction since this process kept its rows', claimed
+        USING ERRCODE = 'HB001', DETAIL = COALESCE(last_writer, '');
     END IF;
   END IF;
   INSERT INTO write_claims (scope, writer) VALUES (claimed, mine) ON CONFLICT (scope) DO UPDATE SET writer = EXCLUDED.writer;
