@@ -5,6 +5,7 @@ import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
 import { createLogger } from '../../hub/log.js';
 import type { Actor, HubDeps, OutgoingEvent, Publisher } from '../../hub/services/deps.js';
+import type { Store } from '../../hub/store/sql.js';
 import { SqliteStore } from '../../hub/store/sqlite/sqlite-store.js';
 
 /**
@@ -45,6 +46,18 @@ export function openServices(options: { file?: ':memory:'; parentDir?: string } 
 }
 
 /** A runner of namespace `default` (or another), as the socket layer builds it. */
+/** The hub's services on a store a test opened itself (PostgreSQL), publishing into `published`. */
+export function depsOnStore(store: Store, published: OutgoingEvent[] = []): HubDeps {
+  return {
+    store,
+    hubId: 'test-hub',
+    clock: new ManualClock(1_700_000_000_000),
+    config: loadConfig({}, { logLevel: 'silent' }),
+    log: createLogger('silent'),
+    publisher: { publish: (events) => void published.push(...events) },
+  };
+}
+
 export function runnerActor(namespace = 'default', socketId = 'socket-1'): Actor {
   return { namespace, role: 'runner', by: 'runner', socketId };
 }

@@ -5,16 +5,13 @@
  * exists after all, and the batch then runs again on rows read afresh and answers as it would have.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../hub/clock.js';
-import { loadConfig } from '../../hub/config.js';
 import { applyHookEvents } from '../../hub/lifecycle/hook-events.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { recordToolUse, submitPrompt } from '../../hub/lifecycle/turn-events.js';
 import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
-import { createLogger } from '../../hub/log.js';
 import { openApproval } from '../../hub/people/approvals.js';
 import { queueMessage } from '../../hub/people/messages.js';
-import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
+import type { OutgoingEvent } from '../../hub/services/deps.js';
 import { mintToken } from '../../hub/services/tokens.js';
 import { createWebhook } from '../../hub/services/webhooks.js';
 import { listPendingApprovals } from '../../hub/store/approvals.js';
@@ -26,7 +23,7 @@ import { findActivityByToolUseId, listTurns } from '../../hub/store/turns.js';
 import { startPgRelay } from '../helpers/pg-relay.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { runnerActor } from '../helpers/services.js';
+import { depsOnStore as depsOf, runnerActor } from '../helpers/services.js';
 
 let database: TestDatabase | undefined;
 const closing: { close(): Promise<void> }[] = [];
@@ -35,17 +32,6 @@ afterEach(async () => {
   await database?.drop();
   database = undefined;
 });
-
-function depsOf(store: PgStore, published: OutgoingEvent[] = []): HubDeps {
-  return {
-    store,
-    hubId: 'test-hub',
-    clock: new ManualClock(1_700_000_000_000),
-    config: loadConfig({}, { logLevel: 'silent' }),
-    log: createLogger('silent'),
-    publisher: { publish: (events) => void published.push(...events) },
-  };
-}
 
 /** A hub's store behind a round-trip counter, and (`other`) a second process's on the same database. */
 async function stores() {
@@ -163,6 +149,18 @@ describe('carried rows (PostgreSQL)', () => {
 
     // a stale version is still refused with the stored one, whoever wrote last
     expect(await updateMetadata(deps, actor, { sid: session.sid, expectedVersion: 4, patch: { late: true } })).toMatchObject({ result: 'version-mismatch', version: 5 });
+  }, 60_000);
+
+  it('a batch whose reads go out in several round trips issued together, on rows another process has changed: the claim\'s refusal, not the reads aborted after it, decides (it runs again and succeeds)', async () => {
+    const { store, other } = await stores();
+    const deps = depsOf(store);
+    const { session: mine } = await startSession(deps, actor, { tag: 'mine', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+    expect((await updateMetadata(deps, actor, { sid: mine.sid, expectedVersion: 1, patch: { step: 1 } })).result).toBe('success');
+    // a session the other process started: this one holds nothing of it, so its prompt reads the
+    // session, its current turn and its approvals, each statement sent as it is issued
+    const { session: theirs } = await startSession(depsOf(other), actor, { tag: 'theirs', flavor: 'claude', source: 'startup', metadata: { path: '/p' } });
+    expect((await submitPrompt(deps, actor, { sid: theirs.sid, prompt: 'from here' })).turnId).toEqual(expect.any(String));
+    expect((await listTurns(store, theirs.sid)).map((t) => t.prompt)).toEqual(['from here']);
   }, 60_000);
 
   it('a transaction outside group commit (a webhook added) on rows another process has changed since: run again on rows read afresh, not failed', async () => {

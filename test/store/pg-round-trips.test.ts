@@ -6,7 +6,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
-import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { archive, endSession, runnerSocketsLost } from '../../hub/lifecycle/session-events.js';
 import { sweep } from '../../hub/lifecycle/sweeps.js';
@@ -17,7 +16,6 @@ import { reportUsage } from '../../hub/lifecycle/usage-events.js';
 import { setAttention } from '../../hub/people/attention.js';
 import { getSessionUsage } from '../../hub/store/usage.js';
 import type { UsageReport } from '../../shared/protocol/usage.js';
-import { createLogger } from '../../hub/log.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
 import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { decideApproval, openApproval } from '../../hub/people/approvals.js';
@@ -29,7 +27,7 @@ import { getSession, getSessionByTag } from '../../hub/store/sessions.js';
 import { findActivityByToolUseId, listTurns } from '../../hub/store/turns.js';
 import { startRoundTripCounter } from '../helpers/pg-round-trips.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { runnerActor } from '../helpers/services.js';
+import { depsOnStore, runnerActor } from '../helpers/services.js';
 
 let database: TestDatabase | undefined;
 let store: PgStore | undefined;
@@ -46,15 +44,7 @@ async function counted(): Promise<{ deps: HubDeps; published: OutgoingEvent[] }>
   counter = await startRoundTripCounter(database.url);
   store = await PgStore.open(counter.url, { carryRows: false });
   const published: OutgoingEvent[] = [];
-  const deps: HubDeps = {
-    store,
-    hubId: 'test-hub',
-    clock: new ManualClock(1_700_000_000_000),
-    config: loadConfig({}, { logLevel: 'silent' }),
-    log: createLogger('silent'),
-    publisher: { publish: (events) => void published.push(...events) },
-  };
-  return { deps, published };
+  return { deps: depsOnStore(store, published), published };
 }
 
 describe('round trips of a batch (PostgreSQL)', () => {

@@ -114,6 +114,8 @@ const COMMIT: Statement = { name: 'hub_commit', text: 'COMMIT', values: [] };
 
 /** hub_claim_namespace's refusal (another writer wrote the namespace) and hub_expect's (a row taken as new exists): carried rows not current. */
 const ANOTHER_WRITER = 'HB001';
+/** "current transaction is aborted": a statement after the one that failed. */
+const isAborted = (error: unknown) => error instanceof pg.DatabaseError && error.code === '25P02';
 const NOT_NEW = 'HB002';
 const isStale = (error: unknown) => error instanceof pg.DatabaseError && (error.code === ANOTHER_WRITER || error.code === NOT_NEW);
 /** What a poisoned transaction's next statement or COMMIT fails with. */
@@ -283,6 +285,7 @@ export class PgStore implements Store {
     const grant = namespace === undefined ? undefined : new Promise<void>((resolve) => (granted = resolve));
     const grantedBefore = namespace === undefined ? undefined : this.locksGranted.get(namespace);
     if (grant) this.locksGranted.set(namespace!, grant);
+    let tx: PgTx | undefined;
     try {
       let opening = namespace === undefined ? [BEGIN, LOCK_ALL] : [BEGIN, carry ? lockAndClaimNamespace(namespace, carry.claim) : lockNamespace(namespace)];
       if (grant) {
@@ -295,7 +298,7 @@ export class PgStore implements Store {
       // one's outcome, which waits for the lock (a deadlock no server sees); a carried one would fail
       // its claim and run again. Its work before its first statement goes on meanwhile.
       const firstSend = carried ? undefined : grantedBefore;
-      const tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carried, firstSend);
+      tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carried, firstSend);
       // 'as-needed': BEGIN and the locks go out with the transaction's first statement
       if (savepoints === 'always') {
         await firstSend;
@@ -334,7 +337,9 @@ export class PgStore implements Store {
       // COMMIT of a transaction an earlier failed statement aborted answers ROLLBACK, not an error
       if (committed.command !== 'COMMIT') throw new SavepointsNeeded(new Error(`COMMIT answered ${committed.command}`));
       return value;
-    } catch (error) {
+    } catch (thrown) {
+      // "aborted" from a statement whose round trip went with the one that failed: that one's reason
+      const error = isAborted(thrown) && tx?.poisoned && !isAborted(tx.poisoned.cause) ? poisonError(tx.poisoned.cause) : thrown;
       // whatever it wrote into the rows it carried is not stored
       if (carry) this.carriedRowsFailed(namespace!, carry.rows, error);
       if (committing && error instanceof CommitOutcomeUnknown) {
@@ -513,12 +518,16 @@ export class PgStore implements Store {
         return await this.send(client, [...deferred, { name: statement.name, text: statement.text, values: bindValues(statement, params) }]);
       } catch (error) {
         const failedAt = (error as { failedAt?: number }).failedAt ?? deferred.length;
+        // a statement sent before this one, in a round trip of its own issued with it, aborted the
+        // transaction (answered first, it poisoned it): this one fails for that one's reason
+        if (isAborted(error) && tx.poisoned && !isAborted(tx.poisoned.cause)) throw poisonError(tx.poisoned.cause);
         // a deferred write failed (an earlier write's): no blame on this one; run the batch again with real savepoints
         // (rows carried that were not current: run it again on rows read afresh)
         const blame = isStale(error) ? new CarriedRowsStale(error) : failedAt < deferred.length ? new SavepointsNeeded(error) : error;
         // PostgreSQL aborted the transaction: only a ROLLBACK TO an open savepoint around here saves it
         const depth = failedAt < deferred.length ? -1 : stack.findLastIndex((frame) => frame.open);
-        tx.poisoned ??= { cause: error, depth };
+        // the failure that aborted it, not one of the statements aborted after it (answered out of order)
+        if (!tx.poisoned || (isAborted(tx.poisoned.cause) && !isAborted(error))) tx.poisoned = { cause: error, depth };
         throw blame;
       } finally {
         if (!statement.readOnly) {
