@@ -114,10 +114,10 @@ const COMMIT: Statement = { name: 'hub_commit', text: 'COMMIT', values: [] };
 
 /** hub_claim_namespace's refusal (another writer wrote the namespace) and hub_expect's (a row taken as new exists): carried rows not current. */
 const ANOTHER_WRITER = 'HB001';
-/** "current transaction is aborted": a statement after the one that failed. */
-const isAborted = (error: unknown) => error instanceof pg.DatabaseError && error.code === '25P02';
 const NOT_NEW = 'HB002';
 const isStale = (error: unknown) => error instanceof pg.DatabaseError && (error.code === ANOTHER_WRITER || error.code === NOT_NEW);
+/** "current transaction is aborted": a statement after the one that failed. */
+const isAborted = (error: unknown) => error instanceof pg.DatabaseError && error.code === '25P02';
 /** What a poisoned transaction's next statement or COMMIT fails with. */
 const poisonError = (cause: unknown) => (isStale(cause) ? new CarriedRowsStale(cause) : new SavepointsNeeded(cause));
 
@@ -128,8 +128,9 @@ const poisonError = (cause: unknown) => (isStale(cause) ? new CarriedRowsStale(c
  * writes, COMMIT). Every write transaction claims its scope in `write_claims` (the namespace's, or
  * `*` for one of any namespace that wrote); a carried transaction's claim names the writer it
  * expects, the last transaction started on these rows, and the all-namespaces writer of then, and
- * fails (HB001: CarriedRowsStale) if either moved; a row taken as new that exists fails it too (HB002). Chained that way, a transaction that started
- * while the one before was committing commits only if that one did. The rows are read afresh (a
+ * fails (HB001: CarriedRowsStale) if either moved; a row taken as new that exists fails it too
+ * (HB002). Chained that way, a transaction that started while the one before was committing
+ * commits only if that one did. The rows are read afresh (a
  * new cache) after any failure on them, after an all-namespaces transaction of this process wrote,
  * past MAX_CARRIED_ROWS entries, and for a while after another process wrote the namespace.
  */
