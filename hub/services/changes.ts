@@ -175,7 +175,8 @@ interface WriteQueue {
   /**
    * PostgreSQL's namespace queues: the next batch starts once the last one has sent its COMMIT, so
    * its BEGIN, lock and reads travel while that COMMIT does (one round trip a batch instead of two
-   * across a network). It commits only after that COMMIT succeeded (`lastAttempt`), or, on carried rows, sends its COMMIT at once with a claim that fails unless that one committed.
+   * across a network). It commits only after that COMMIT succeeded (`lastAttempt`), or, on carried
+   * rows, sends its COMMIT at once with a claim that fails unless that one committed.
    */
   overlaps: boolean;
   /** The last started transaction's outcome (true: committed), and whether its COMMIT is sent. */
