@@ -5,6 +5,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { PreciseWake } from './precise-wake.js';
 
 export interface DelayProxy {
   port: number;
@@ -16,9 +17,10 @@ export interface DelayProxy {
 export async function startDelayProxy(target: { host: string; port: number }, delayMs = 0): Promise<DelayProxy> {
   const sockets = new Set<Socket>();
   const proxy: DelayProxy = { port: 0, delayMs, close: async () => undefined };
+  const wake = new PreciseWake();
   const forward = (from: Socket, to: Socket) => {
     // FIFO of chunks with the time each is due; Node's timers fire at whole milliseconds, so the
-    // last part of a wait under 1 ms is polled with setImmediate (a sub-millisecond delay is then exact)
+    // last part of a wait under 1 ms is slept by PreciseWake (a sub-millisecond delay stays exact)
     const queue: { due: number; chunk: Buffer }[] = [];
     let pumping = false;
     const pump = () => {
@@ -30,7 +32,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
       if (queue.length === 0) return void (pumping = false);
       const wait = queue[0]!.due - now;
       if (wait >= 1) setTimeout(pump, Math.floor(wait));
-      else setImmediate(pump);
+      else wake.at(queue[0]!.due, pump);
     };
     from.on('data', (chunk: Buffer) => {
       if (proxy.delayMs <= 0 && queue.length === 0) return void to.write(chunk);
@@ -60,6 +62,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   proxy.close = async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await wake.close();
   };
   return proxy;
 }

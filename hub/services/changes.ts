@@ -170,7 +170,7 @@ interface WriteQueue {
   /** The one namespace its batches write, or undefined for any. */
   namespace: string | undefined;
   waiting: QueuedWrite[];
-  /** Batches started and not ended: one, or two where batches overlap. */
+  /** Batches started and not ended: one, or up to MAX_BATCHES_IN_FLIGHT where batches overlap. */
   running: number;
   /**
    * PostgreSQL's namespace queues: the next batch starts once the last one has sent its COMMIT, so
@@ -184,6 +184,8 @@ interface WriteQueue {
   lastCommitSent: boolean;
   /** The last started batch's writes answered: the next batch's are answered (and published) after them. */
   answered: Promise<void>;
+  /** A batch failed: no batch starts until the ones started before then ended (they run again, in order). */
+  held: Promise<void> | undefined;
   scheduled: boolean;
   /** The scheduled batch's start while it waits for writes coming back (batch-pacing.ts). */
   lingering: NodeJS.Timeout | undefined;
@@ -208,7 +210,7 @@ function queueOf(store: Store, namespace: string | undefined): WriteQueue {
   if (!queue) {
     const postgres = store.dialect === 'postgres';
     queue = {
-      namespace: own, waiting: [], running: 0, overlaps: postgres && own !== undefined, lastAttempt: undefined, lastCommitSent: false, answered: Promise.resolve(),
+      namespace: own, waiting: [], running: 0, overlaps: postgres && own !== undefined, lastAttempt: undefined, lastCommitSent: false, answered: Promise.resolve(), held: undefined,
       scheduled: false, lingering: undefined, fairness: new LoserFirst(), pacing: postgres ? new BatchPacing() : undefined,
     };
     queues.set(key, queue);
@@ -270,9 +272,32 @@ export function runWrite<T>(
   });
 }
 
-/** Whether another batch may start now: none running, or (overlapping) one whose COMMIT is on its way. */
+/**
+ * Overlapping batches of a namespace on their way to PostgreSQL at once. On carried rows each sends
+ * its COMMIT without waiting for the one before, on the namespace's one connection (the server runs
+ * them in order): across 5 ms each way, two in flight left a write waiting a round trip for a slot.
+ */
+export const MAX_BATCHES_IN_FLIGHT = 4;
+
+/** Whether another batch may start now: none running, or (overlapping) the last one's COMMIT on its way. */
 function mayStart(queue: WriteQueue): boolean {
-  return queue.running === 0 || (queue.overlaps && queue.running === 1 && queue.lastCommitSent);
+  if (queue.held) return false;
+  return queue.running === 0 || (queue.overlaps && queue.running < MAX_BATCHES_IN_FLIGHT && queue.lastCommitSent);
+}
+
+/**
+ * A batch failed and runs again: every batch started after it fails too (its claim names this
+ * one's, or it waits for this one's outcome before its COMMIT) and runs again once the one before
+ * it ended. No new batch starts until the last one started has ended, so none overtakes them.
+ */
+function holdStarts(deps: HubDeps, queue: WriteQueue): void {
+  const until = queue.answered;
+  queue.held = until;
+  void until.then(() => {
+    if (queue.held !== until) return;
+    queue.held = undefined;
+    scheduleBatch(deps, queue);
+  });
 }
 
 function scheduleBatch(deps: HubDeps, queue: WriteQueue): void {
@@ -312,7 +337,7 @@ function startBatch(deps: HubDeps, queue: WriteQueue): void {
   });
 }
 
-/** The batch overlapped one whose COMMIT failed: it is rolled back and its writes go again, after that one's. */
+/** The batch overlapped one whose COMMIT failed: it is rolled back and runs again once that one ended. */
 class PredecessorFailed extends Error {
   constructor() {
     super('the batch before this one did not commit');
@@ -323,14 +348,8 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQue
   const { fairness } = queue;
   let outcomes: WriteOutcome[];
   try {
-    outcomes = await commitWithout(deps, writes, queue);
+    outcomes = await commitWithout(deps, writes, queue, answeredBefore);
   } catch (error) {
-    if (error instanceof PredecessorFailed) {
-      // first in line again, in the same order: the failed batch runs again before them
-      deps.log.debug({ writes: writes.length }, 'the batch before this one did not commit: this one runs again after it');
-      queue.waiting.unshift(...writes);
-      return;
-    }
     // the COMMIT itself failed: no write may be acknowledged; nothing of the batch is stored,
     // unless the connection broke during COMMIT, when nobody knows (and the answer says so)
     deps.log.error({ err: error, writes: writes.length }, 'group commit failed');
@@ -358,7 +377,7 @@ async function commitBatch(deps: HubDeps, writes: QueuedWrite[], queue: WriteQue
  * without the writes that failed (each answered its own error), which leaves the same rows a real
  * savepoint's rollback would have, and so on until a run commits (each run drops at least one write).
  */
-async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue): Promise<WriteOutcome[]> {
+async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQueue, answeredBefore: Promise<void>): Promise<WriteOutcome[]> {
   const failed = new Map<QueuedWrite, WriteOutcome>();
   let savepoints: 'as-needed' | 'always' = 'as-needed';
   // the transaction whose COMMIT was on its way when this batch started (overlapping queues)
@@ -389,14 +408,17 @@ async function commitWithout(deps: HubDeps, writes: QueuedWrite[], queue: WriteQ
       settle(true);
     } catch (error) {
       settle(false);
-      if (error instanceof CarriedRowsStale) {
-        // the rows kept from the batch before were not current: once more, on rows read afresh (after
-        // the batch before, if that one did not commit: its writes go first)
-        if (awaited && !(await awaited)) throw new PredecessorFailed();
-        deps.log.debug({ writes: running.length }, 'rows kept from the last batch were stale; the batch runs again on rows read afresh');
+      const runsAgain = error instanceof CarriedRowsStale || error instanceof PredecessorFailed || error instanceof SavepointsNeeded;
+      if (!runsAgain) throw error;
+      holdStarts(deps, queue);
+      // once the batch before ended (it may run again too: its writes go first)
+      await answeredBefore;
+      if (!(error instanceof SavepointsNeeded)) {
+        // the batch before did not commit, or the rows kept from it were not current: once more, on rows read afresh
+        const why = awaited && !(await awaited) ? 'the batch before this one did not commit: this one runs again after it' : 'rows kept from the last batch were stale; the batch runs again on rows read afresh';
+        deps.log.debug({ writes: running.length }, why);
         continue;
       }
-      if (!(error instanceof SavepointsNeeded)) throw error;
       let dropped = 0;
       running.forEach((write, i) => {
         const outcome = outcomes[i];

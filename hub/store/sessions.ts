@@ -79,7 +79,10 @@ const SELECT_BY_TAG = `SELECT * FROM sessions WHERE namespace = @namespace AND t
 export const SELECT_ANY_BY_SID = `SELECT * FROM sessions WHERE sid = @sid`;
 export const SELECT_MANY_BY_TAG = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND tag IN (SELECT value FROM json_each(@tags))`,
-  postgres: `SELECT * FROM sessions WHERE namespace = @namespace AND tag = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(@tags AS jsonb))))`,
+  // one lookup of the (namespace, tag) key per tag, whatever plan the connection cached (hook-events.ts)
+  postgres: `
+  SELECT s.* FROM jsonb_array_elements_text(CAST(@tags AS jsonb)) AS k(tag),
+    LATERAL (SELECT * FROM sessions WHERE namespace = @namespace AND sessions.tag = k.tag LIMIT 1) s`,
 };
 export const SELECT_MANY_BY_SID = {
   sqlite: `SELECT * FROM sessions WHERE namespace = @namespace AND sid IN (SELECT value FROM json_each(@sids))`,

@@ -228,13 +228,26 @@ export async function prefetchCurrentTurns(sql: Sql, input: { namespace: string;
 type CachedActivity = Activity & { turnId: string; sid: string };
 const activityKey = (sid: string, toolUseId: string) => `activity:${sid}:${toolUseId}`;
 
+/**
+ * Per rowCache, each cached activity's key by its activity id: ending a tool finds its entry without
+ * a scan of every row carried (up to MAX_CARRIED_ROWS). Checked on use: the rows may have been
+ * dropped or cleared since.
+ */
+const activityKeysById = new WeakMap<Map<string, unknown>, Map<string, string>>();
+
+function cacheActivity(cache: Map<string, unknown>, activity: CachedActivity): void {
+  const key = activityKey(activity.sid, activity.toolUseId!);
+  cache.set(key, activity);
+  let byId = activityKeysById.get(cache);
+  if (!byId) activityKeysById.set(cache, (byId = new Map()));
+  byId.set(activity.activityId, key);
+}
+
 function cachedActivityById(sql: Sql, activityId: string): CachedActivity | undefined {
-  let found: CachedActivity | undefined;
-  cachedActivities(sql, (activity) => {
-    if (activity.activityId === activityId) found = activity;
-    return true;
-  });
-  return found;
+  const cache = activityCacheOf(sql);
+  const key = cache && activityKeysById.get(cache)?.get(activityId);
+  const hit = key === undefined ? undefined : cache!.get(key) as CachedActivity | null | undefined;
+  return hit?.activityId === activityId ? hit : undefined;
 }
 const activityCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
@@ -292,7 +305,7 @@ export async function prefetchActivities(sql: Sql, input: { namespace: string; w
     // a session not found has no activities; one created later in the batch is read when asked
     if (of !== undefined && found.has(of) && !cache.has(activityKey(of, toolUseId))) cache.set(activityKey(of, toolUseId), null);
   }
-  for (const row of rows) if (row.activity_id !== null) cache.set(activityKey(row.session_sid, row.tool_use_id!), { ...toActivity(row), sid: row.session_sid });
+  for (const row of rows) if (row.activity_id !== null) cacheActivity(cache, { ...toActivity(row), sid: row.session_sid });
 }
 
 export async function getTurn(sql: Sql, turnId: string): Promise<TurnSummary | undefined> {
@@ -464,9 +477,10 @@ export async function insertActivity(
   }
   const running = activityCacheOf(sql)?.get(runningTurnsKey(input.sid)) as string[] | undefined;
   if (input.status === 'running' && running && !running.includes(input.turnId)) running.push(input.turnId);
-  if (input.toolUseId !== null) {
+  const cache = activityCacheOf(sql);
+  if (input.toolUseId !== null && cache) {
     const { sid, toolUseId, ...activity } = input;
-    activityCacheOf(sql)?.set(activityKey(sid, toolUseId), { ...activity, toolUseId, sid, input: activity.input, output: activity.output } satisfies CachedActivity);
+    cacheActivity(cache, { ...activity, toolUseId, sid, input: activity.input, output: activity.output } satisfies CachedActivity);
   }
   turnWritten(sql, input.turnId, (turn) => {
     turn.activityCount++;
@@ -494,13 +508,9 @@ export async function completeActivity(
   } else if ((await sql.run(COMPLETE_ACTIVITY.one, params)).changes === 0) return false;
   // whether its turn has other tools running is not known here: its session's list is read again if wanted
   forgetRunningTurns(sql, known?.sid);
-  noLongerRunning(sql, (activity) => activity.activityId === input.activityId);
-  cachedActivities(sql, (activity) => {
-    if (activity.activityId !== input.activityId) return true;
-    // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
-    Object.assign(activity, { status: input.status, output: input.output, truncated: input.outputTruncated || activity.truncated, endedAt: input.endedAt });
-    return true;
-  });
+  noLongerRunning(sql, (activity) => activity.activityId === input.activityId, known?.sid);
+  // as COMPLETE_ACTIVITY wrote it; its output as stored is read again only if it matters
+  if (known) Object.assign(known, { status: input.status, output: input.output, truncated: input.outputTruncated || known.truncated, endedAt: input.endedAt });
   return true;
 }
 
@@ -545,14 +555,19 @@ export async function prefetchRunningActivities(sql: Sql, input: { namespace: st
   // each one with an id joins the activities cached by id, so ending it is deferred
   for (const row of rows) {
     if (row.activity_id === null || row.tool_use_id === null || cache.has(activityKey(row.session_sid, row.tool_use_id))) continue;
-    cache.set(activityKey(row.session_sid, row.tool_use_id), { ...toActivity(row), sid: row.session_sid });
+    cacheActivity(cache, { ...toActivity(row), sid: row.session_sid });
   }
 }
 
-/** Drops from the cached running lists the activities `ended` says no longer run. */
-function noLongerRunning(sql: Sql, ended: (activity: Activity & { turnId: string }) => boolean): void {
+/** Drops from the cached running lists (the session's, when known) the activities `ended` says no longer run. */
+function noLongerRunning(sql: Sql, ended: (activity: Activity & { turnId: string }) => boolean, sid?: string): void {
   const cache = activityCacheOf(sql);
   if (!cache) return;
+  if (sid !== undefined) {
+    const list = cache.get(runningActivitiesKey(sid)) as (Activity & { turnId: string })[] | undefined;
+    if (list) cache.set(runningActivitiesKey(sid), list.filter((activity) => !ended(activity)));
+    return;
+  }
   for (const [key, value] of cache) {
     if (key.startsWith('running-activities:')) cache.set(key, (value as (Activity & { turnId: string })[]).filter((activity) => !ended(activity)));
   }

@@ -197,7 +197,9 @@ describe('carried rows (PostgreSQL)', () => {
     expect(await listTurns(store, agentSession.sid)).toHaveLength(1);
   }, 60_000);
 
-  it('a transaction that reads before its COMMIT, after one that sent its locks only with its COMMIT, waits until that one holds them (else it takes the lock first and waits for it: a deadlock)', async () => {
+  // Carried rows put a namespace's transactions on one connection, where the server keeps their
+  // order; without them each has a connection of its own, and this guard keeps it.
+  it('on connections of their own (rows not carried), a transaction that reads before its COMMIT, after one that sent its locks only with its COMMIT, waits until that one holds them (else it takes the lock first and waits for it: a deadlock)', async () => {
     database = await createTestDatabase();
     // holds the next transaction's round trip 300 ms on its way to the server
     let holding = false;
@@ -213,19 +215,14 @@ describe('carried rows (PostgreSQL)', () => {
       client.on('close', () => upstream.end());
     });
     closing.push(relay);
-    const store = await PgStore.open(relay.url, { carryRows: true, idleInTransactionTimeoutMs: 15_000 });
+    const store = await PgStore.open(relay.url, { carryRows: false, idleInTransactionTimeoutMs: 15_000 });
     closing.push(store);
     const touch = "UPDATE write_claims SET writer = writer WHERE scope = 'nothing'";
-    // reads: its claim answers, so the next one carries its rows
-    await store.transaction(async (tx) => {
-      await tx.get('SELECT 1 AS one');
-      await tx.write(touch);
-    }, { namespace: 'default' });
 
     const started = Date.now();
     holding = true;
     let second: Promise<void> | undefined;
-    // carried and reading nothing: BEGIN, the locks, the write and COMMIT in one round trip, held;
+    // reading nothing: BEGIN, the locks, the write and COMMIT in one round trip, held;
     // the next starts once it is sent, as group commit's overlapping batches do, and waits for it
     // before its own COMMIT (here with real savepoints: it carries nothing and sends its locks at once)
     const first: Promise<void> = store.transaction(async (tx) => tx.write(touch), {

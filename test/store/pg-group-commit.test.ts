@@ -3,12 +3,13 @@
  * that fails after changing rows must still fail alone — the batch is run again with savepoints —
  * and nothing of it may be committed.
  */
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../hub/clock.js';
 import { loadConfig } from '../../hub/config.js';
 import { startSession } from '../../hub/lifecycle/session-start.js';
 import { createLogger } from '../../hub/log.js';
-import { runWrite } from '../../hub/services/changes.js';
+import { MAX_BATCHES_IN_FLIGHT, runWrite } from '../../hub/services/changes.js';
 import type { HubDeps, OutgoingEvent } from '../../hub/services/deps.js';
 import { updateMetadata } from '../../hub/lifecycle/versioned-writes.js';
 import { listHistory } from '../../hub/store/history.js';
@@ -16,7 +17,7 @@ import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { getSession, touchActivity } from '../../hub/store/sessions.js';
 import { recordAppliedRequest } from '../../hub/store/applied-requests.js';
 import { namespaceSeqState, readEventsSince } from '../../hub/store/events.js';
-import { startCommitCutter, type PgRelay } from '../helpers/pg-relay.js';
+import { startCommitCutter, startPgRelay, type PgRelay } from '../helpers/pg-relay.js';
 import { startDelayProxy, throughProxy, type DelayProxy } from '../../bench/delay-proxy.js';
 import { startStatementCounter } from '../helpers/pg-statement-counter.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -278,5 +279,106 @@ describe('overlapping batches (PostgreSQL across a network)', () => {
     // A's retry with its requestId answers what it produced and writes nothing again
     expect(await updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { a: 1 }, requestId: 'a' })).toMatchObject({ result: 'success', version: 2 });
     expect((await listHistory(store!, sids[0]!)).map((entry) => entry.version)).toEqual([1, 2]);
+  });
+
+  /**
+   * A relay holding the server's answers 20 ms that counts, per connection, the COMMITs sent and
+   * the ones answered (COMMIT or ROLLBACK): the most a connection had on their way at once.
+   */
+  async function commitsInFlight(url: string) {
+    const sent = new Map<Socket, number>();
+    const answered = new Map<Socket, number>();
+    let most = 0;
+    const count = (chunk: Buffer, pattern: string) => chunk.toString('latin1').split(pattern).length - 1;
+    relay = await startPgRelay(url, (client, upstream) => {
+      client.on('data', (chunk: Buffer) => {
+        // the COMMIT's Bind: the unnamed portal, then the statement's name
+        const commits = count(chunk, '\0hub_commit\0');
+        if (commits > 0) sent.set(client, (sent.get(client) ?? 0) + commits);
+        most = Math.max(most, (sent.get(client) ?? 0) - (answered.get(client) ?? 0));
+        upstream.write(chunk);
+      });
+      client.on('close', () => upstream.end());
+    }, {
+      answerDelayMs: 20,
+      onAnswer: (client, chunk) => answered.set(client, (answered.get(client) ?? 0) + count(chunk, 'COMMIT\0') + count(chunk, 'ROLLBACK\0')),
+    });
+    return {
+      url: relay.url,
+      most: () => most,
+      connections: () => [...sent.values()].filter((n) => n > 0).length,
+      /** From now on (nothing on its way): the migrations' and earlier transactions' answers not counted. */
+      reset: () => {
+        sent.clear();
+        answered.clear();
+        most = 0;
+      },
+    };
+  }
+
+  it('on carried rows, batches that start while the ones before travel go out on the namespace\'s one connection, up to four at once, and commit in the order they started', async () => {
+    let wire: Awaited<ReturnType<typeof commitsInFlight>> | undefined;
+    const { deps, published } = await pgDeps(async (url) => (wire = await commitsInFlight(url)).url);
+    const actor = runnerActor();
+    const { sids } = await sessionsAndTakenRequest(deps, actor, 2);
+    // a write the rows are carried from (its claim answered)
+    await updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { n: 0 } });
+    const { lastSeq } = await namespaceSeqState(store!, 'default');
+    published.length = 0;
+    wire!.reset();
+
+    // five writes 3 ms apart, each after the last one's batch sent its COMMIT: each version follows the
+    // last one's, so one committed out of order would fail its compare-and-set
+    const writes: Promise<unknown>[] = [];
+    for (let i = 1; i <= 5; i++) {
+      writes.push(updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: i + 1, patch: { n: i } }));
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const results = await Promise.all(writes);
+    expect(results).toMatchObject([2, 3, 4, 5, 6].map((version) => ({ result: 'success', version: version + 1 })));
+    expect(wire!.most()).toBeGreaterThanOrEqual(3);
+    expect(wire!.most()).toBeLessThanOrEqual(MAX_BATCHES_IN_FLIGHT);
+    expect(wire!.connections()).toBe(1);
+    const seqs = published.map((event) => event.event.seq);
+    expect(seqs).toEqual([1, 2, 3, 4, 5].map((n) => lastSeq + n));
+    expect((await listHistory(store!, sids[0]!)).map((entry) => entry.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('on carried rows, when one of several batches on their way fails, the ones after it run again after it, in order: each write but the failing one commits once', async () => {
+    const lines: string[] = [];
+    let wire: Awaited<ReturnType<typeof commitsInFlight>> | undefined;
+    const { deps, published } = await pgDeps(async (url) => (wire = await commitsInFlight(url)).url, lines);
+    const actor = runnerActor();
+    const { sids, taken } = await sessionsAndTakenRequest(deps, actor, 2);
+    await updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 1, patch: { n: 0 } });
+    const { lastSeq } = await namespaceSeqState(store!, 'default');
+    published.length = 0;
+    wire!.reset();
+
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 3));
+    const first = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 2, patch: { n: 1 } });
+    await pause();
+    // the second batch's COMMIT round trip carries a row that violates a key: that COMMIT fails
+    const second = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 3, patch: { n: 2 } });
+    const failing = runWrite(deps, async (tx) => recordAppliedRequest(tx, taken), { namespace: 'default' });
+    await pause();
+    const third = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 4, patch: { n: 3 } });
+    await pause();
+    const fourth = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 5, patch: { n: 4 } });
+    // one more once the failure is heard, while they run again: it waits for them
+    await expect.poll(() => lines.some((line) => line.includes('a write failed after changing rows')), { interval: 1 }).toBe(true);
+    const fifth = updateMetadata(deps, actor, { sid: sids[0]!, expectedVersion: 6, patch: { n: 5 } });
+
+    const [a, b, bad, c, d, e] = await Promise.allSettled([first, second, failing, third, fourth, fifth]);
+    expect(bad).toMatchObject({ status: 'rejected', reason: { message: expect.stringMatching(/duplicate key/) } });
+    expect([a, b, c, d, e]).toMatchObject([3, 4, 5, 6, 7].map((version) => ({ status: 'fulfilled', value: { result: 'success', version } })));
+    expect(wire!.most()).toBeGreaterThanOrEqual(3);
+    // the ones after it were on their way when it failed: they ran again
+    expect(lines.some((line) => line.includes('the batch before this one did not commit'))).toBe(true);
+    expect((await getSession(store!, { namespace: 'default', sid: sids[0]! }))!.metadata).toEqual({ path: '/p', n: 5 });
+    expect((await listHistory(store!, sids[0]!)).map((entry) => entry.version)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // events gapless, in commit order
+    expect(published.map((event) => event.event.seq)).toEqual([1, 2, 3, 4, 5].map((n) => lastSeq + n));
+    expect(published.map((event) => (event.event.body as { metadata?: { version: number } }).metadata?.version)).toEqual([3, 4, 5, 6, 7]);
   });
 });

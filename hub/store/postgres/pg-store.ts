@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
 import { CarriedRowsStale, CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, touchOverlap, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
+import { NamespaceConnections } from './namespace-connections.js';
 import { WriteTurns } from './write-turns.js';
 import { currentVersion, hasHubSchema, migrate, NoHubSchema } from './migrate.js';
 import { PG_MIGRATIONS } from './migrations/index.js';
@@ -169,6 +170,7 @@ export class PgStore implements Store {
   private readonly contendedUntil = new Map<string, number>();
   /** Per namespace, when the last transaction started on it holds its locks (or ended). */
   private readonly locksGranted = new Map<string, Promise<void>>();
+  private readonly namespaceConnections = new NamespaceConnections(() => this.checkout());
   private readonly writerPrefix = randomUUID();
   private writerCount = 0;
 
@@ -272,12 +274,17 @@ export class PgStore implements Store {
   }
 
   private async transactionNow<T>(fn: (tx: Tx) => Promise<T>, savepoints: 'as-needed' | 'always', namespace: string | undefined, onCommitSent: (() => void) | undefined): Promise<T> {
-    const client = await this.checkout();
+    // a namespace's carried transactions follow one another on one connection (namespace-connections.ts)
+    const connection = namespace !== undefined && this.carryRows ? await this.namespaceConnections.take(namespace) : await this.pooled();
+    const { client } = connection;
     let broken: Error | undefined;
     let ended = false;
     let committing = false;
-    /** The server ended the transaction already: a COMMIT sent after a failed statement rolled it back. */
-    let rolledBack = false;
+    /**
+     * The server ended the transaction already: its COMMIT was answered (COMMIT, or ROLLBACK after a
+     * failed statement). Nothing more is sent: the next transaction's statements may be behind it.
+     */
+    let endedOnServer = false;
     const mine = `${this.writerPrefix}:${++this.writerCount}`;
     // every process of a cluster claims, or none: carryRows is one setting for all of them
     const carry = namespace === undefined || !this.carryRows ? undefined : this.rowsFor(namespace, savepoints, mine);
@@ -298,7 +305,8 @@ export class PgStore implements Store {
       // they are granted. Its own lock, granted first, would be held while group commit waits for that
       // one's outcome, which waits for the lock (a deadlock no server sees); a carried one would fail
       // its claim and run again. Its work before its first statement goes on meanwhile.
-      const firstSend = carried ? undefined : grantedBefore;
+      // On the namespace's connection, behind the one before, the server keeps the order itself.
+      const firstSend = carried || connection.shared ? undefined : grantedBefore;
       tx = this.txOn(client, () => ended, savepoints, namespace, carry?.rows.rows ?? new Map(), carried, firstSend);
       // 'as-needed': BEGIN and the locks go out with the transaction's first statement
       if (savepoints === 'always') {
@@ -329,12 +337,14 @@ export class PgStore implements Store {
         committed = await sending;
       } catch (error) {
         if (!(error instanceof pg.DatabaseError)) throw new CommitOutcomeUnknown(error);
-        rolledBack = (error as { failedAt?: number }).failedAt! < statements.length - 1;
+        // a failed COMMIT ends the transaction too
+        endedOnServer = true;
         if (isStale(error)) throw new CarriedRowsStale(error);
         // a deferred write failed: nothing is stored; the batch runs again with real savepoints to find it
         if ((error as { failedAt?: number }).failedAt! < statements.length - 1) throw new SavepointsNeeded(error);
         throw error;
       }
+      endedOnServer = true;
       // COMMIT of a transaction an earlier failed statement aborted answers ROLLBACK, not an error
       if (committed.command !== 'COMMIT') throw new SavepointsNeeded(new Error(`COMMIT answered ${committed.command}`));
       return value;
@@ -349,7 +359,7 @@ export class PgStore implements Store {
         throw error;
       }
       try {
-        if (!rolledBack) await client.query('ROLLBACK');
+        if (!endedOnServer) await client.query('ROLLBACK');
       } catch (rollbackError) {
         // the connection is unusable (dropped mid-transaction): the server rolls back on its own
         broken = rollbackError as Error;
@@ -360,7 +370,7 @@ export class PgStore implements Store {
       ended = true;
       granted();
       if (grant && this.locksGranted.get(namespace!) === grant) this.locksGranted.delete(namespace!);
-      client.release(broken ?? undefined);
+      connection.release(broken ?? undefined);
     }
   }
 
@@ -653,6 +663,12 @@ export class PgStore implements Store {
       release(destroy);
     };
     return client;
+  }
+
+  /** A pooled connection for one transaction, as NamespaceConnections answers one. */
+  private async pooled(): Promise<{ client: pg.PoolClient; shared: false; release: (broken?: Error) => void }> {
+    const client = await this.checkout();
+    return { client, shared: false, release: (broken) => client.release(broken) };
   }
 
   private async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
