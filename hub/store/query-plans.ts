@@ -4,8 +4,8 @@
  * same for the session list's filter combinations and the usage report (test/store/session-list-plans.test.ts),
  * and for a group-committed batch's reads on PostgreSQL (test/store/pg-batch-plans.test.ts).
  */
-import { PRUNE as PRUNE_APPLIED_REQUESTS, SELECT_MANY as SELECT_APPLIED_REQUESTS } from './applied-requests.js';
-import { PRUNE as PRUNE_APPLIED_HOOK_EVENTS, SELECT_MANY_EVENTS as SELECT_APPLIED_HOOK_EVENTS, SELECT_MANY_SESSIONS as SELECT_HOOK_SESSIONS } from './hook-events.js';
+import { ASSERT_NOT_APPLIED as ASSERT_REQUESTS_NOT_APPLIED, PRUNE as PRUNE_APPLIED_REQUESTS, SELECT_MANY as SELECT_APPLIED_REQUESTS } from './applied-requests.js';
+import { ASSERT_NOT_APPLIED as ASSERT_HOOK_EVENTS_NOT_APPLIED, PRUNE as PRUNE_APPLIED_HOOK_EVENTS, SELECT_MANY_EVENTS as SELECT_APPLIED_HOOK_EVENTS, SELECT_MANY_SESSIONS as SELECT_HOOK_SESSIONS } from './hook-events.js';
 import { SELECT_PENDING_OF_SESSIONS } from './approvals.js';
 import { PROMPT_TURNS_AT_COUNTER } from './hook-prompt-turns.js';
 import { SELECT_OF_SESSIONS as SELECT_TAKERS_OF_SESSIONS } from './message-takers.js';
@@ -20,7 +20,7 @@ import type { PgStore } from './postgres/pg-store.js';
 import { toPositional } from './postgres/named-params.js';
 import { listSessionsQuery } from './session-list.js';
 import { STORE_VERSION_PG } from './metadata-versions.js';
-import { ACTIVITIES_OF_SESSIONS, COUNT_OPEN_TURNS_OLDER_THAN, CURRENT_TURNS, OPEN_TURNS_OLDER_THAN, RUNNING_ACTIVITIES_OF_SESSIONS, TURNS_WITH_RUNNING_OF_SESSIONS } from './turns.js';
+import { ACTIVITIES_OF_SESSIONS, ASSERT_NO_ACTIVITIES, COUNT_OPEN_TURNS_OLDER_THAN, CURRENT_TURNS, OPEN_TURNS_OLDER_THAN, RUNNING_ACTIVITIES_OF_SESSIONS, TURNS_WITH_RUNNING_OF_SESSIONS } from './turns.js';
 import { SESSION_TOTALS, TOTALS_OF_SESSIONS, USAGE_OF_CURRENT_TURNS, USAGE_OF_TURNS, usageReportQuery } from './usage.js';
 
 export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
@@ -108,6 +108,13 @@ export const BATCH_KEYED_READ_QUERIES: Readonly<Record<string, Query>> = {
   queuedMessages: SELECT_QUEUED_OF_SESSIONS,
   messageTakers: SELECT_TAKERS_OF_SESSIONS,
   resumeTokens: SELECT_RESUME_TOKENS_OF_SESSIONS,
+};
+
+/** On carried rows, what a batch takes as new unread and checks in the same round trip (sql.ts, Tx.carried): a key lookup each. */
+export const BATCH_CHECK_QUERIES: Readonly<Record<string, Query>> = {
+  requestsNotApplied: ASSERT_REQUESTS_NOT_APPLIED,
+  hookEventsNotApplied: ASSERT_HOOK_EVENTS_NOT_APPLIED,
+  noActivities: ASSERT_NO_ACTIVITIES,
 };
 
 /**
