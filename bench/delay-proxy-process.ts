@@ -10,11 +10,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startDelayProxy } from './delay-proxy.js';
+import { processCpuSeconds } from './machine-cpu.js';
 
 export interface DelayProxyProcess {
   port: number;
   /** Resolves once the proxy holds chunks for `delayMs` each way. */
   setDelay(delayMs: number): Promise<void>;
+  /** The proxy process's CPU seconds so far (machine-cpu.ts). */
+  cpuSeconds(): number;
   close(): Promise<void>;
 }
 
@@ -32,6 +35,7 @@ export async function startDelayProxyProcess(target: { host: string; port: numbe
   const { port } = await next();
   return {
     port: port!,
+    cpuSeconds: () => processCpuSeconds(child.pid),
     setDelay: async (delayMs) => {
       const applied = next();
       child.send({ delayMs });

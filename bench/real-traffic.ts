@@ -14,7 +14,8 @@ import { availableParallelism } from 'node:os';
 import { withoutPassword } from '../hub/log.js';
 import { benchArgs } from './args.js';
 import { throughProxy } from './delay-proxy.js';
-import { startDelayProxyProcess } from './delay-proxy-process.js';
+import { startDelayProxyProcess, type DelayProxyProcess } from './delay-proxy-process.js';
+import { commandCpuSeconds, machineCpuSeconds } from './machine-cpu.js';
 import { openBenchPostgres, openBenchRedis } from './scale-out-servers.js';
 import { fixed, percentile } from './stats.js';
 import { startHubTarget, type Target } from './targets.js';
@@ -46,9 +47,16 @@ interface Cell {
   callsPerSecond: number;
   ackMs: number[];
   errors: Map<string, number>;
-  /** CPU milliseconds a call, over the measured window: the hub processes' together, and this bench process's (the clients). */
+  /**
+   * CPU milliseconds a call, over the measured window: the hub processes' together, this bench
+   * process's (the clients), PostgreSQL's server processes (all of this machine's) and the delay
+   * proxy's; and the share of the machine's cores busy. Where the cores go decides most figures.
+   */
   hubCpuMs: number;
   clientCpuMs: number;
+  postgresCpuMs: number;
+  proxyCpuMs: number;
+  machineBusy: number;
 }
 
 function say(line: string): void {
@@ -56,19 +64,24 @@ function say(line: string): void {
 }
 
 /** `lanes` lanes of `load`, lane i on targets[i mod n], each calling one at a time for the window. */
-async function measure(load: Load, targets: readonly LaneTarget[], lanes: number, hubs: readonly Target[]): Promise<Cell> {
+async function measure(load: Load, targets: readonly LaneTarget[], lanes: number, hubs: readonly Target[], proxy: DelayProxyProcess): Promise<Cell> {
   const opened: Lane[] = [];
   // in groups of 5: opening is a session start each, slow across 5 ms on a busy 2-core machine
   for (let i = 0; i < lanes; i += 5) opened.push(...(await Promise.all(Array.from({ length: Math.min(5, lanes - i) }, (_, j) => load.open(targets[(i + j) % targets.length]!, i + j)))));
-  const cell: Cell = { callsPerSecond: 0, ackMs: [], errors: new Map(), hubCpuMs: Number.NaN, clientCpuMs: Number.NaN };
+  const cell: Cell = { callsPerSecond: 0, ackMs: [], errors: new Map(), hubCpuMs: Number.NaN, clientCpuMs: Number.NaN, postgresCpuMs: Number.NaN, proxyCpuMs: Number.NaN, machineBusy: Number.NaN };
   const measureFrom = performance.now() + warmupMs;
   const deadline = measureFrom + measureMs;
   // CPU over the measured window only: where the 2 cores go decides most of these figures
-  const hubCpu = () => hubs.reduce((sum, hub) => sum + hub.cpuSeconds(), 0) * 1000;
-  let cpuAtStart: { hub: number; client: NodeJS.CpuUsage } | undefined;
-  const startCpu = setTimeout(() => (cpuAtStart = { hub: hubCpu(), client: process.cpuUsage() }), warmupMs);
-  let cpuAtEnd: { hub: number; client: NodeJS.CpuUsage } | undefined;
-  const endCpu = setTimeout(() => (cpuAtEnd = { hub: hubCpu(), client: process.cpuUsage(cpuAtStart?.client) }), warmupMs + measureMs);
+  const sample = () => ({
+    hub: hubs.reduce((sum, hub) => sum + hub.cpuSeconds(), 0) * 1000,
+    postgres: commandCpuSeconds('postgres') * 1000,
+    proxy: proxy.cpuSeconds() * 1000,
+    machine: machineCpuSeconds(),
+  });
+  let cpuAtStart: (ReturnType<typeof sample> & { client: NodeJS.CpuUsage }) | undefined;
+  const startCpu = setTimeout(() => (cpuAtStart = { ...sample(), client: process.cpuUsage() }), warmupMs);
+  let cpuAtEnd: (ReturnType<typeof sample> & { client: NodeJS.CpuUsage }) | undefined;
+  const endCpu = setTimeout(() => (cpuAtEnd = { ...sample(), client: process.cpuUsage(cpuAtStart?.client) }), warmupMs + measureMs);
   await Promise.all(
     opened.map(async (lane) => {
       while (performance.now() < deadline) {
@@ -90,8 +103,12 @@ async function measure(load: Load, targets: readonly LaneTarget[], lanes: number
   clearTimeout(endCpu);
   cell.callsPerSecond = cell.ackMs.length / (measureMs / 1000);
   if (cpuAtStart && cpuAtEnd && cell.ackMs.length > 0) {
-    cell.hubCpuMs = (cpuAtEnd.hub - cpuAtStart.hub) / cell.ackMs.length;
-    cell.clientCpuMs = (cpuAtEnd.client.user + cpuAtEnd.client.system) / 1000 / cell.ackMs.length;
+    const calls = cell.ackMs.length;
+    cell.hubCpuMs = (cpuAtEnd.hub - cpuAtStart.hub) / calls;
+    cell.clientCpuMs = (cpuAtEnd.client.user + cpuAtEnd.client.system) / 1000 / calls;
+    cell.postgresCpuMs = (cpuAtEnd.postgres - cpuAtStart.postgres) / calls;
+    cell.proxyCpuMs = (cpuAtEnd.proxy - cpuAtStart.proxy) / calls;
+    cell.machineBusy = (cpuAtEnd.machine.busy - cpuAtStart.machine.busy) / (cpuAtEnd.machine.total - cpuAtStart.machine.total);
   }
   await Promise.all(opened.map((lane) => lane.close()));
   return cell;
@@ -99,7 +116,7 @@ async function measure(load: Load, targets: readonly LaneTarget[], lanes: number
 
 function describe(cell: Cell): string {
   const errors = [...cell.errors].map(([why, count]) => `${count}× ${why}`).join('; ');
-  const cpu = `CPU a call: hub ${fixed(cell.hubCpuMs, 2)} ms, bench clients ${fixed(cell.clientCpuMs, 2)} ms`;
+  const cpu = `CPU a call: hub ${fixed(cell.hubCpuMs, 2)} ms, PostgreSQL ${fixed(cell.postgresCpuMs, 2)} ms, proxy ${fixed(cell.proxyCpuMs, 2)} ms, bench clients ${fixed(cell.clientCpuMs, 2)} ms; cores busy ${fixed(cell.machineBusy * 100, 0)} %`;
   return `${fixed(cell.callsPerSecond, 0).padStart(6)} calls/s  p50 ${fixed(percentile(cell.ackMs, 50))} ms  p99 ${fixed(percentile(cell.ackMs, 99))} ms  ${cpu}${errors ? `  errors: ${errors}` : ''}`;
 }
 
@@ -146,7 +163,7 @@ async function main(): Promise<void> {
       const env = store === 'SQLite' ? { SESSION_HUB_DATABASE_URL: undefined, SESSION_HUB_REDIS_URL: undefined } : await postgresEnv();
       const [hub] = await start(1, env);
       for (const load of LOADS.filter((l) => wanted(key(l, store)))) {
-        const cell = await measure(load, [laneTarget(hub!)], LANES, [hub!]);
+        const cell = await measure(load, [laneTarget(hub!)], LANES, [hub!], proxy);
         cells.set(key(load, store), cell);
         say(`[${store}] ${load.name}: ${describe(cell)}`);
       }
@@ -156,7 +173,7 @@ async function main(): Promise<void> {
     if (wanted(TWO_TENANTS)) {
       await proxy.setDelay(5);
       const [a, b] = await start(2, await postgresEnv());
-      twoTenants = await measure(agentHooks, [laneTarget(a!, TENANTS[0]), laneTarget(b!, TENANTS[1])], 2 * LANES, [a!, b!]);
+      twoTenants = await measure(agentHooks, [laneTarget(a!, TENANTS[0]), laneTarget(b!, TENANTS[1])], 2 * LANES, [a!, b!], proxy);
       say(`[${TWO_TENANTS}, ${LANES} agents each] ${describe(twoTenants)}`);
       await stopAll();
     }

@@ -4,9 +4,10 @@
  * bare Socket.IO ceiling (dist/bench/bare-server.js; the write bench).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { processCpuSeconds } from './machine-cpu.js';
 
 export interface Target {
   name: string;
@@ -54,21 +55,6 @@ function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, patt
     });
   });
 }
-
-/**
- * utime + stime of a process (or of one of its threads: the main thread's id is the pid) from /proc
- * (Linux), in seconds; NaN where /proc is not there.
- */
-function processCpuSeconds(pid: number | undefined, thread?: number): number {
-  try {
-    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
-}
-const CLOCK_TICKS_PER_SECOND = 100;
 
 function stopper(child: ChildProcess): () => Promise<void> {
   return () =>

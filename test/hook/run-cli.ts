@@ -77,7 +77,13 @@ export function stopDrainers(spoolDir: string): void {
   if (!existsSync(spoolDir)) return;
   const dirs = [spoolDir, ...readdirSync(spoolDir).filter((n) => n.startsWith('hub-')).map((n) => join(spoolDir, n))];
   for (const [dir, name] of dirs.flatMap((dir) => readdirSync(dir).filter((n) => /^drainer-.*\.lock$/.test(n)).map((n) => [dir, n] as const))) {
-    const pid = Number(readFileSync(join(dir, name), 'utf8').split('.')[0]);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(dir, name), 'utf8').split('.')[0]);
+    } catch {
+      // the drainer finished and removed its lock since the listing (seen under a loaded full run)
+      continue;
+    }
     try {
       if (pid > 0) process.kill(pid, 'SIGKILL');
     } catch {
