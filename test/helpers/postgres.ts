@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { testDatabasePrefix } from '../setup/postgres-server.js';
 
 export interface TestDatabase {
   /** postgres:// URL of a fresh, empty database of its own. */
@@ -9,17 +10,21 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** The admin URL of the test run's PostgreSQL server (test/setup/postgres-server.ts). */
-export function testPostgresAdminUrl(): string {
+function testPostgres(): { url: string; run: string } {
   const postgres = inject('testPostgres');
   if ('error' in postgres) throw new Error(postgres.error);
-  return postgres.url;
+  return postgres;
 }
 
-/** A fresh uniquely named database on the test server; drop() it after the test. */
+/** The admin URL of the test run's PostgreSQL server (test/setup/postgres-server.ts). */
+export function testPostgresAdminUrl(): string {
+  return testPostgres().url;
+}
+
+/** A fresh uniquely named database on the test server; drop() it after the test (the run drops what is left). */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = testPostgresAdminUrl();
-  const name = `session_hub_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const { url: adminUrl, run } = testPostgres();
+  const name = `${testDatabasePrefix(run)}${process.pid}_${randomBytes(4).toString('hex')}`;
   await asAdmin(adminUrl, `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,14 +1,19 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { freePort } from './free-port.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The admin URL of the PostgreSQL server tests create databases on, or why there is none. */
-    testPostgres: { url: string } | { error: string };
+    /**
+     * The admin URL of the PostgreSQL server tests create databases on, or why there is none; `run`
+     * names this run's databases (test/helpers/postgres.ts), which the run drops at its end.
+     */
+    testPostgres: { url: string; run: string } | { error: string };
   }
 }
 
@@ -20,19 +25,36 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const fromEnv = process.env.SESSION_HUB_TEST_POSTGRES_URL;
+  const run = randomBytes(4).toString('hex');
   if (fromEnv) {
-    project.provide('testPostgres', { url: fromEnv });
-    return undefined;
+    project.provide('testPostgres', { url: fromEnv, run });
+    // a test that failed before its drop() leaves its database on a developer's server: gone with the run
+    return () => dropRunDatabases(fromEnv, run);
   }
   try {
     const server = await startThrowawayPostgres();
-    project.provide('testPostgres', { url: server.url });
+    project.provide('testPostgres', { url: server.url, run });
     return server.stop;
   } catch (error) {
     project.provide('testPostgres', { error: `no test PostgreSQL server: ${(error as Error).message}` });
     return undefined;
   }
 }
+
+/** Drops every database this run created (its name carries the run's id) and still left. */
+async function dropRunDatabases(adminUrl: string, run: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${testDatabasePrefix(run)}%`]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The name every database of a run starts with. */
+export const testDatabasePrefix = (run: string) => `session_hub_test_${run}_`;
 
 /**
  * A throwaway PostgreSQL server of its own (initdb + pg_ctl, as the postgres user when run as
