@@ -47,8 +47,8 @@ export class BatchPacing {
   /** A batch starts: call the answer when it ended, with its counts (it adds the batch's wall and CPU time). */
   begin(): (counts: Pick<BatchTiming, 'writes' | 'queued'>) => void {
     const startedAt = this.now();
-    // the loop's busy time, not process.cpuUsage(): a getrusage call per batch cost 5 % of the hub's
-    // CPU on PostgreSQL's small overlapping batches (profiled in bench:real-traffic)
+    // the loop's busy time, not process.cpuUsage(): a getrusage call per batch is a real share of the
+    // hub's CPU on PostgreSQL's small overlapping batches
     const loopBefore = performance.eventLoopUtilization();
     return (counts) => {
       const loop = performance.eventLoopUtilization(loopBefore);

@@ -42,9 +42,8 @@ const INSERT_EVENT: RowsWrite = {
 };
 export const PRUNE = `DELETE FROM hook_events WHERE applied_at < @olderThan`;
 // One primary-key probe per key (a LATERAL lookup), whatever plan the connection cached: planned as
-// `event_id = ANY (…)` on a near-empty table, PostgreSQL's generic plan matched the namespace in the
-// index and filtered every event of it (one tenant: the whole table, ~0.7 ms a batch after 10 s of
-// hooks; found in bench:real-traffic with pg_stat_statements).
+// `event_id = ANY (…)` on a near-empty table, the generic plan matched the namespace in the index and
+// filtered every event of it, one tenant's whole table (docs/scale-out.md, "Plans that stay key lookups").
 export const ASSERT_NOT_APPLIED = `
   SELECT hub_expect(NOT EXISTS (
     SELECT 1 FROM jsonb_array_elements_text(CAST(@eventIds AS jsonb)) AS k(event_id),

@@ -2,8 +2,8 @@ import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 /**
  * Which store the test hubs run on: SQLite (the default) or, with SESSION_HUB_TEST_STORE=postgres,
- * a fresh PostgreSQL database per hub data directory (`npm run test:postgres` runs the protocol
- * suites that way). A restart passes the same data directory, so it finds the same database.
+ * a fresh PostgreSQL database per hub data directory (vitest.config.ts's `postgres` project runs the
+ * protocol suites that way). A restart passes the same data directory, so it finds the same database.
  */
 export const testStoreEngine: 'sqlite' | 'postgres' = process.env.SESSION_HUB_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 

@@ -231,7 +231,8 @@ export class PgStore implements Store {
   }
 
   /**
-   * One transaction on one pooled connection. It first takes the hub's write lock, a
+   * One transaction on one connection: a pooled one, or the namespace's while the transactions before
+   * it on that namespace travel (namespace-connections.ts). It first takes the hub's write lock, a
    * transaction-scoped advisory lock every hub process takes, so write transactions run one at a
    * time across the whole cluster, like SQLite's single writer. That is the design, not a shortcut:
    * - compare-and-set reads a version and writes on it with nothing able to change it in between,
