@@ -229,33 +229,65 @@ type CachedActivity = Activity & { turnId: string; sid: string };
 const activityKey = (sid: string, toolUseId: string) => `activity:${sid}:${toolUseId}`;
 
 /**
- * Per rowCache, each cached activity's key by its activity id: ending a tool finds its entry without
- * a scan of every row carried (up to MAX_CARRIED_ROWS). Checked on use: the rows may have been
- * dropped or cleared since.
+ * Per rowCache, each cached activity's key by its activity id, and the keys of each session's: ending
+ * a tool or a turn finds its entries without a scan of every row carried (up to MAX_CARRIED_ROWS).
+ * Checked on use: the rows may have been dropped or cleared since.
  */
-const activityKeysById = new WeakMap<Map<string, unknown>, Map<string, string>>();
+interface ActivityIndex {
+  keyById: Map<string, string>;
+  keysBySid: Map<string, Set<string>>;
+}
+const activityIndexes = new WeakMap<Map<string, unknown>, ActivityIndex>();
+
+function activityIndexOf(cache: Map<string, unknown>): ActivityIndex {
+  let index = activityIndexes.get(cache);
+  // made anew when it outgrew the cache (entries dropped, or the cache cleared by a rollback): stays bounded
+  if (!index || index.keyById.size > 2 * cache.size + 100) {
+    index = { keyById: new Map(), keysBySid: new Map() };
+    activityIndexes.set(cache, index);
+    for (const [key, value] of cache) if (key.startsWith('activity:') && value !== null) indexActivity(index, key, value as CachedActivity);
+  }
+  return index;
+}
+
+function indexActivity(index: ActivityIndex, key: string, activity: CachedActivity): void {
+  index.keyById.set(activity.activityId, key);
+  let keys = index.keysBySid.get(activity.sid);
+  if (!keys) index.keysBySid.set(activity.sid, (keys = new Set()));
+  keys.add(key);
+}
 
 function cacheActivity(cache: Map<string, unknown>, activity: CachedActivity): void {
   const key = activityKey(activity.sid, activity.toolUseId!);
   cache.set(key, activity);
-  let byId = activityKeysById.get(cache);
-  if (!byId) activityKeysById.set(cache, (byId = new Map()));
-  byId.set(activity.activityId, key);
+  indexActivity(activityIndexOf(cache), key, activity);
 }
 
 function cachedActivityById(sql: Sql, activityId: string): CachedActivity | undefined {
   const cache = activityCacheOf(sql);
-  const key = cache && activityKeysById.get(cache)?.get(activityId);
+  const key = cache && activityIndexes.get(cache)?.keyById.get(activityId);
   const hit = key === undefined ? undefined : cache!.get(key) as CachedActivity | null | undefined;
   return hit?.activityId === activityId ? hit : undefined;
 }
 const activityCacheOf = (sql: Sql) => (sql.dialect === 'postgres' ? sql.rowCache : undefined);
 
-function cachedActivities(sql: Sql, keep: (activity: CachedActivity) => boolean | 'drop'): void {
+/** Drops the cached activities `drop` picks: of the session `sid` only (an index lookup), or of every session. */
+function dropCachedActivities(sql: Sql, drop: (activity: CachedActivity) => boolean, sid?: string): void {
   const cache = activityCacheOf(sql);
   if (!cache) return;
-  for (const [key, value] of cache) {
-    if (key.startsWith('activity:') && value !== null && keep(value as CachedActivity) === 'drop') cache.delete(key);
+  const dropIf = (key: string) => {
+    const value = cache.get(key) as CachedActivity | null | undefined;
+    if (value && drop(value)) cache.delete(key);
+  };
+  if (sid === undefined) {
+    for (const key of cache.keys()) if (key.startsWith('activity:')) dropIf(key);
+    return;
+  }
+  const keys = activityIndexes.get(cache)?.keysBySid.get(sid);
+  if (!keys) return;
+  for (const key of keys) {
+    dropIf(key);
+    if (!cache.has(key)) keys.delete(key);
   }
 }
 
@@ -330,9 +362,10 @@ export async function closeTurn(sql: Sql, input: { turnId: string; status: TurnS
     turn.response = input.response ?? turn.response;
   });
   await sql.write(ABANDON_RUNNING_OF_TURN, { turnId: input.turnId, endedAt: input.closedAt });
-  noRunningToolsIn(sql, input.turnId);
-  noLongerRunning(sql, (activity) => activity.turnId === input.turnId);
-  cachedActivities(sql, (activity) => (activity.turnId === input.turnId && activity.status === 'running' ? 'drop' : true));
+  // a turn is one session's: with its row cached, only that session's entries can hold it
+  noRunningToolsIn(sql, input.turnId, known?.sid);
+  noLongerRunning(sql, (activity) => activity.turnId === input.turnId, known?.sid);
+  dropCachedActivities(sql, (activity) => activity.turnId === input.turnId && activity.status === 'running', known?.sid);
   return true;
 }
 
@@ -370,13 +403,16 @@ export async function prefetchRunningToolTurns(sql: Sql, input: { namespace: str
   cacheListsBySession(cache, rows, runningTurnsKey, (row) => row.turn_id ?? undefined);
 }
 
-/** The turn's running tools were all abandoned: it leaves every list of turns with tools running. */
-function noRunningToolsIn(sql: Sql, turnId: string): void {
+/** The turn's running tools were all abandoned: it leaves the lists of turns with tools running (its session's, when known). */
+function noRunningToolsIn(sql: Sql, turnId: string, sid?: string): void {
   const cache = activityCacheOf(sql);
   if (!cache) return;
-  for (const [key, value] of cache) {
-    if (key.startsWith('running-tool-turns:')) cache.set(key, (value as string[]).filter((id) => id !== turnId));
-  }
+  const drop = (key: string) => {
+    const list = cache.get(key) as string[] | undefined;
+    if (list) cache.set(key, list.filter((id) => id !== turnId));
+  };
+  if (sid !== undefined) return drop(runningTurnsKey(sid));
+  for (const key of cache.keys()) if (key.startsWith('running-tool-turns:')) drop(key);
 }
 
 function forgetRunningTurns(sql: Sql, sid?: string): void {
@@ -394,7 +430,7 @@ export async function abandonRunningToolsOfSession(sql: Sql, input: { sid: strin
   if (turnIds.length > 0) await sql.write(ABANDON_RUNNING_OF_SESSION, input);
   activityCacheOf(sql)?.set(runningTurnsKey(input.sid), []);
   if (activityCacheOf(sql)?.has(runningActivitiesKey(input.sid))) activityCacheOf(sql)!.set(runningActivitiesKey(input.sid), []);
-  cachedActivities(sql, (activity) => (activity.sid === input.sid && activity.status === 'running' ? 'drop' : true));
+  dropCachedActivities(sql, (activity) => activity.status === 'running', input.sid);
   return turnIds;
 }
 
