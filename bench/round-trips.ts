@@ -4,7 +4,7 @@
  * writes: `update-metadata` with a title, without one, and each kind of event of the real traffic
  * (issue 31: hook events, a runner's turn events, an approval, a message), every write of a batch
  * to a session of its own. `npm run bench:round-trips` with BENCH_POSTGRES_URL (admin URL; a fresh
- * database, dropped after); BENCH_ONLY=REGEXP: only the kinds it matches; BENCH_VERBOSE=1: each send's statements;
+ * database, dropped after), and the statements of each batch; BENCH_ONLY=REGEXP: only the kinds it matches; BENCH_VERBOSE=1: each send's statements;
  * BENCH_CARRY_ROWS=0: the store reads every batch's rows afresh (pg-store.ts, carryRows; by default a
  * batch starts from the rows its setup's batches left).
  */
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const store = await PgStore.open(url, { carryRows: carry });
   try {
     let sends = 0;
+    let statements = 0;
     const proto = PgStore.prototype as unknown as { send: (...args: unknown[]) => Promise<unknown> };
     const send = proto.send;
     const verbose = process.env.BENCH_VERBOSE === '1';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     let inFlight = 0;
     proto.send = function (this: unknown, ...args: unknown[]) {
       if (inFlight++ === 0) sends++;
+      statements += (args[1] as unknown[]).length;
       if (verbose) process.stdout.write(`  send: ${(args[1] as { text: string }[]).map((s) => s.text.trim().split(/\s+/).slice(0, 4).join(' ')).join(' | ')}\n`);
       return send.apply(this, args).finally(() => inFlight--);
     };
@@ -184,14 +186,17 @@ async function main(): Promise<void> {
     process.stdout.write(carry ? 'rows carried from the setup\'s batches (BENCH_CARRY_ROWS=0: read afresh)\n' : 'rows read afresh by every batch\n');
     for (const kind of kinds.filter((k) => only === undefined || only.test(k.name))) {
       const counts: number[] = [];
+      const sent: number[] = [];
       for (const size of [1, 10, 100]) {
         const keys = Array.from({ length: size }, (_, i) => `${kind.name.split(' ')[0]}-${size}-${i}`);
         const targets = await Promise.all(keys.map((key) => kind.setup(key)));
         sends = 0;
+        statements = 0;
         await Promise.all(targets.map((target, i) => kind.write(target, keys[i]!)));
         counts.push(sends);
+        sent.push(statements);
       }
-      process.stdout.write(`${kind.name}: ${counts.join(' / ')} round trips for batches of 1 / 10 / 100\n`);
+      process.stdout.write(`${kind.name}: ${counts.join(' / ')} round trips for batches of 1 / 10 / 100 (${sent.join(' / ')} statements)\n`);
     }
     // a sweep with 1, 10 and 100 of everything due: turns timed out, sessions gone quiet, runs whose
     // runner was lost, queued messages past their time (each a session of its own)

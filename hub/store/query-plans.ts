@@ -12,15 +12,15 @@ import { SELECT_OF_SESSIONS as SELECT_TAKERS_OF_SESSIONS } from './message-taker
 import { SELECT_QUEUED_OF_SESSIONS } from './messages.js';
 import { SELECT_OF_SESSIONS as SELECT_RESUME_TOKENS_OF_SESSIONS } from './resume-tokens.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
-import { queryText, type Query } from './sql.js';
+import { foldedPatchText, queryText, type Query } from './sql.js';
 import { DELETE_UPTO as DELETE_EVENTS_UPTO, INSERT_EVENT, SELECT_PRUNABLE_UPTO as SELECT_PRUNABLE_EVENTS } from './events.js';
 import { MARK_RUNS_OF_HUB_DISCONNECTED, SELECT_AGENT_SILENT as SELECT_AGENT_SILENT_RUNS, SELECT_LOST as SELECT_LOST_RUNS, SELECT_SILENT_DETACHED as SELECT_SILENT_DETACHED_RUNS } from './runs.js';
-import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_MANY_BY_TAG, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE, TOUCH_ACTIVITY, UPDATE_ATTENTION, UPDATE_PRESENCE } from './sessions.js';
+import { SELECT_ANY_BY_SID, SELECT_MANY_BY_SID, SELECT_MANY_BY_TAG, SELECT_RUNNING_WITHOUT_ACTIVITY, SELECT_STALE_ACTIVE, SESSION_KEY, SESSION_PATCH_COLUMNS } from './sessions.js';
 import type { PgStore } from './postgres/pg-store.js';
 import { toPositional } from './postgres/named-params.js';
 import { listSessionsQuery } from './session-list.js';
 import { STORE_VERSION_PG } from './metadata-versions.js';
-import { ACTIVITIES_OF_SESSIONS, ASSERT_NO_ACTIVITIES, COUNT_OPEN_TURNS_OLDER_THAN, CURRENT_TURNS, OPEN_TURNS_OLDER_THAN, RUNNING_ACTIVITIES_OF_SESSIONS, TURNS_WITH_RUNNING_OF_SESSIONS } from './turns.js';
+import { ABANDON_RUNNING_OF_TURN, ACTIVITIES_OF_SESSIONS, ASSERT_NO_ACTIVITIES, CLOSE_TURN, COMPLETE_ACTIVITY, INSERT_ACTIVITY, COUNT_OPEN_TURNS_OLDER_THAN, CURRENT_TURNS, OPEN_TURNS_OLDER_THAN, RUNNING_ACTIVITIES_OF_SESSIONS, TURNS_WITH_RUNNING_OF_SESSIONS } from './turns.js';
 import { SESSION_TOTALS, TOTALS_OF_SESSIONS, USAGE_OF_CURRENT_TURNS, USAGE_OF_TURNS, usageReportQuery } from './usage.js';
 
 export const SWEEP_QUERIES: Readonly<Record<string, Query>> = {
@@ -124,9 +124,12 @@ export const BATCH_CHECK_QUERIES: Readonly<Record<string, Query>> = {
 export const BATCH_WRITE_QUERIES: Readonly<Record<string, Query>> = {
   sessionVersions: STORE_VERSION_PG.many!,
   events: INSERT_EVENT.many!,
-  sessionActivity: TOUCH_ACTIVITY.many!,
-  sessionPresence: UPDATE_PRESENCE.many!,
-  sessionAttention: UPDATE_ATTENTION.many!,
+  // a batch's session patches folded, every column set (each set of them is planned the same way)
+  sessionPatches: foldedPatchText('sessions', SESSION_KEY, SESSION_PATCH_COLUMNS, 'many'),
+  turnsClosed: CLOSE_TURN.many!,
+  runningToolsAbandoned: ABANDON_RUNNING_OF_TURN.many!,
+  toolsStarted: INSERT_ACTIVITY.many!,
+  toolsEnded: COMPLETE_ACTIVITY.many!,
 };
 
 let probes = 0;

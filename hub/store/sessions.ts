@@ -2,7 +2,7 @@ import type { JsonObject } from '../../shared/protocol/json.js';
 import type { Attention, AttentionKind, LifecycleState, RunStatus, Writer } from '../../shared/protocol/session.js';
 import { listSessionsParams, listSessionsQuery, type SessionListQuery } from './session-list.js';
 import { projectPathOf } from '../../shared/project.js';
-import type { RowsWrite, Sql } from './sql.js';
+import { patchWrite, type RowsWrite, type Sql } from './sql.js';
 import { noPendingApprovalsYet } from './approvals.js';
 import { noTakerYet } from './message-takers.js';
 import { noQueuedMessagesYet } from './messages.js';
@@ -115,55 +115,33 @@ const UPDATE_LAST_RUN = `
   WHERE sid = @sid`;
 const UPDATE_FLAVOR = `UPDATE sessions SET flavor = @flavor WHERE sid = @sid`;
 // The per-event writes below declare the columns they touch (sql.ts, RowsWrite): a batch's rows of
-// one of them then go in one statement on PostgreSQL, past the other writes of its events.
-const UPDATE_CURRENT_TURN: RowsWrite = {
-  one: `UPDATE sessions SET current_turn_id = @turnId, updated_at = @now WHERE sid = @sid`,
-  merge: { touches: ['sessions.current_turn_id', 'sessions.updated_at'] },
-};
-// a prompt's turn opening: the session's first prompt too, unless one opened earlier is kept, and
-// its latest, unless one opened later is
-const OPEN_PROMPT_TURN: RowsWrite = {
-  one: `
-  UPDATE sessions SET current_turn_id = @turnId, updated_at = @now,
-    first_prompt = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @prompt ELSE first_prompt END,
-    first_prompt_at = CASE WHEN first_prompt_at IS NULL OR first_prompt_at > @now THEN @now ELSE first_prompt_at END,
-    last_prompt = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @prompt ELSE last_prompt END,
-    last_prompt_at = CASE WHEN last_prompt_at IS NULL OR last_prompt_at <= @now THEN @now ELSE last_prompt_at END
-  WHERE sid = @sid`,
-  merge: { touches: ['sessions.current_turn_id', 'sessions.updated_at', 'sessions.first_prompt', 'sessions.first_prompt_at', 'sessions.last_prompt', 'sessions.last_prompt_at'] },
-};
-/**
- * The rows of a per-event session write that a batch defers, as one UPDATE (PostgreSQL; sql.ts,
- * RowsWrite): each session's last row wins, as the rows would apply one after the other.
- * `columns`: each column set, with the parameter and array type that carry it.
- */
-function lastPerSessionUpdate(columns: readonly (readonly [column: string, param: string, type: string])[]): string {
-  const names = ['sid', ...columns.map(([column]) => column)].join(', ');
-  const arrays = ['CAST(@sid AS TEXT[])', ...columns.map(([, param, type]) => `CAST(@${param} AS ${type}[])`)].join(', ');
-  return `
-  UPDATE sessions s SET ${columns.map(([column]) => `${column} = r.${column}`).join(', ')}
-  FROM (SELECT DISTINCT ON (sid) ${names} FROM unnest(${arrays}) WITH ORDINALITY AS u(${names}, n) ORDER BY sid, n DESC) r
-  WHERE s.sid = ANY (CAST(@sid AS TEXT[])) AND s.sid = r.sid`;
-}
-export const TOUCH_ACTIVITY: RowsWrite = {
-  one: `UPDATE sessions SET last_activity_at = @now WHERE sid = @sid`,
-  many: lastPerSessionUpdate([['last_activity_at', 'now', 'BIGINT']]),
-  merge: { touches: ['sessions.last_activity_at'] },
-};
-export const UPDATE_PRESENCE: RowsWrite = {
-  one: `
-  UPDATE sessions SET active = @active, active_at = @activeAt, alive_at = @aliveAt, thinking = @thinking
-  WHERE sid = @sid`,
-  many: lastPerSessionUpdate([['active', 'active', 'INTEGER'], ['active_at', 'activeAt', 'BIGINT'], ['alive_at', 'aliveAt', 'BIGINT'], ['thinking', 'thinking', 'INTEGER']]),
-  merge: { touches: ['sessions.active', 'sessions.active_at', 'sessions.alive_at', 'sessions.thinking'] },
-};
-export const UPDATE_ATTENTION: RowsWrite = {
-  one: `
-  UPDATE sessions SET attention_kind = @kind, attention_since = @since, attention_message = @message, attention_tool = @tool
-  WHERE sid = @sid`,
-  many: lastPerSessionUpdate([['attention_kind', 'kind', 'TEXT'], ['attention_since', 'since', 'BIGINT'], ['attention_message', 'message', 'TEXT'], ['attention_tool', 'tool', 'TEXT']]),
-  merge: { touches: ['sessions.attention_kind', 'sessions.attention_since', 'sessions.attention_message', 'sessions.attention_tool'] },
-};
+// one of them then go in one statement on PostgreSQL, past the other writes of its events; the
+// patches among them (patchWrite) fold into one write of each session's row.
+export const SESSION_KEY = ['sid', 'sid', 'TEXT'] as const;
+const UPDATE_CURRENT_TURN = patchWrite({ table: 'sessions', key: SESSION_KEY, columns: [['current_turn_id', 'turnId', 'TEXT'], ['updated_at', 'now', 'BIGINT']] });
+// a prompt's turn opening, with the session's first and latest prompts as openPromptTurn decided them
+const OPEN_PROMPT_TURN = patchWrite({
+  table: 'sessions',
+  key: SESSION_KEY,
+  columns: [
+    ['current_turn_id', 'turnId', 'TEXT'], ['updated_at', 'now', 'BIGINT'],
+    ['first_prompt', 'firstPrompt', 'TEXT'], ['first_prompt_at', 'firstPromptAt', 'BIGINT'],
+    ['last_prompt', 'lastPrompt', 'TEXT'], ['last_prompt_at', 'lastPromptAt', 'BIGINT'],
+  ],
+});
+export const TOUCH_ACTIVITY = patchWrite({ table: 'sessions', key: SESSION_KEY, columns: [['last_activity_at', 'now', 'BIGINT']] });
+export const UPDATE_PRESENCE = patchWrite({
+  table: 'sessions',
+  key: SESSION_KEY,
+  columns: [['active', 'active', 'INTEGER'], ['active_at', 'activeAt', 'BIGINT'], ['alive_at', 'aliveAt', 'BIGINT'], ['thinking', 'thinking', 'INTEGER']],
+});
+export const UPDATE_ATTENTION = patchWrite({
+  table: 'sessions',
+  key: SESSION_KEY,
+  columns: [['attention_kind', 'kind', 'TEXT'], ['attention_since', 'since', 'BIGINT'], ['attention_message', 'message', 'TEXT'], ['attention_tool', 'tool', 'TEXT']],
+});
+/** Every column a session patch sets (their folded UPDATE's plan is checked: query-plans.ts). */
+export const SESSION_PATCH_COLUMNS = [...new Map([OPEN_PROMPT_TURN, TOUCH_ACTIVITY, UPDATE_PRESENCE, UPDATE_ATTENTION].flatMap((write) => write.patch.columns).map((column) => [column[0], column])).values()];
 export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
 export const SELECT_RUNNING_WITHOUT_ACTIVITY = `
   SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;
@@ -463,11 +441,11 @@ const PROMPT_CHARS_KEPT = 800;
 /**
  * A turn opened by `prompt` at `now` is the session's current one; the prompt is also its first
  * unless one opened earlier is kept, and its latest unless one opened later is. `session` (the
- * caller's copy) is brought up to date, so the write's `update-session` view needs no read.
+ * caller's copy, read in this transaction: current) is brought up to date, so the write's
+ * `update-session` view needs no read, and the write sets what it now holds.
  */
 export async function openPromptTurn(sql: Sql, session: StoredSession, input: { turnId: string; prompt: string; now: number }): Promise<void> {
   const prompt = Array.from(input.prompt).slice(0, PROMPT_CHARS_KEPT).join('');
-  await sql.write(OPEN_PROMPT_TURN, { sid: session.sid, turnId: input.turnId, now: input.now, prompt });
   const apply = (target: StoredSession) => {
     target.currentTurnId = input.turnId;
     target.updatedAt = input.now;
@@ -481,6 +459,8 @@ export async function openPromptTurn(sql: Sql, session: StoredSession, input: { 
     }
   };
   apply(session);
+  const { sid, firstPrompt, firstPromptAt, lastPrompt, lastPromptAt } = session;
+  await sql.write(OPEN_PROMPT_TURN, { sid, turnId: input.turnId, now: input.now, firstPrompt, firstPromptAt, lastPrompt, lastPromptAt });
   afterWrite(sql, session.sid, apply);
 }
 

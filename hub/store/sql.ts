@@ -34,6 +34,47 @@ export interface RowsWrite {
   readonly one: Query;
   readonly many?: string;
   readonly merge: 'append' | { readonly key: string } | { readonly touches: readonly string[] };
+  /** Set by patchWrite: its rows fold with other patches of the table instead of `many`. */
+  readonly patch?: RowPatch;
+}
+
+/**
+ * A write that only sets columns of one row to values it carries, reading none. In a PostgreSQL
+ * transaction's deferred writes the patches of a table fold, row by row, into one UPDATE that sets
+ * each column its last value, wherever the `touches` rule lets a later patch move up to an earlier
+ * one: a batch writes a session's row once (one row version, one set of index entries), not once
+ * per kind of change (its activity, presence, attention, current turn).
+ */
+export interface RowPatch {
+  readonly table: string;
+  /** The row's key column. */
+  readonly key: PatchColumn;
+  readonly columns: readonly PatchColumn[];
+}
+/** A column, the parameter that carries its value, and its PostgreSQL type. */
+export type PatchColumn = readonly [column: string, param: string, type: string];
+
+/** The write of a patch: `one` sets its columns on its row; `touches` are those columns. */
+export function patchWrite(patch: RowPatch): RowsWrite & { readonly patch: RowPatch } {
+  return {
+    one: `UPDATE ${patch.table} SET ${patch.columns.map(([column, param]) => `${column} = @${param}`).join(', ')} WHERE ${patch.key[0]} = @${patch.key[1]}`,
+    merge: { touches: patch.columns.map(([column]) => `${patch.table}.${column}`) },
+    patch,
+  };
+}
+
+/**
+ * The UPDATE (PostgreSQL) that writes folded patches of `table`, every row setting `columns`: the
+ * key bound as `@key`, the columns as `@v0`, `@v1`…; arrays of them for `many` rows (keys distinct).
+ */
+export function foldedPatchText(table: string, key: PatchColumn, columns: readonly PatchColumn[], rows: 'one' | 'many'): string {
+  if (rows === 'one') return `UPDATE ${table} SET ${columns.map(([column], i) => `${column} = @v${i}`).join(', ')} WHERE ${key[0]} = @key`;
+  const arrays = [`CAST(@key AS ${key[2]}[])`, ...columns.map(([, , type], i) => `CAST(@v${i} AS ${type}[])`)].join(', ');
+  const names = ['key', ...columns.map((_, i) => `v${i}`)].join(', ');
+  return `
+  UPDATE ${table} t SET ${columns.map(([column], i) => `${column} = r.v${i}`).join(', ')}
+  FROM unnest(${arrays}) AS r(${names})
+  WHERE t.${key[0]} = ANY (CAST(@key AS ${key[2]}[])) AND t.${key[0]} = r.key`;
 }
 
 /** The query a write runs for one row. */

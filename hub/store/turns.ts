@@ -41,13 +41,29 @@ const INSERT_TURN: RowsWrite = {
   one: `
   INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at)
   VALUES (@turnId, @sid, @kind, @prompt, @promptTruncated, @promptId, @status, @openedAt, @closedAt, @lastActivityAt)`,
+  // a batch's new turns in one statement, inserted in the order written (created_order breaks ties)
+  many: `
+  INSERT INTO turns (turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at)
+  SELECT turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at
+  FROM unnest(CAST(@turnId AS TEXT[]), CAST(@sid AS TEXT[]), CAST(@kind AS TEXT[]), CAST(@prompt AS TEXT[]), CAST(@promptTruncated AS INTEGER[]),
+    CAST(@promptId AS TEXT[]), CAST(@status AS TEXT[]), CAST(@openedAt AS BIGINT[]), CAST(@closedAt AS BIGINT[]), CAST(@lastActivityAt AS BIGINT[]))
+    WITH ORDINALITY AS u(turn_id, sid, kind, prompt, prompt_truncated, prompt_id, status, opened_at, closed_at, last_activity_at, n)
+  ORDER BY n`,
   merge: { touches: ['turns'] },
 };
 const SELECT_TURN = `SELECT * FROM turns WHERE turn_id = @turnId`;
-const CLOSE_TURN: RowsWrite = {
+export const CLOSE_TURN: RowsWrite = {
   one: `
   UPDATE turns SET status = @status, closed_at = @closedAt, response = COALESCE(@response, response)
   WHERE turn_id = @turnId AND status = 'open'`,
+  // a batch's closes in one statement: a turn closed twice keeps the first (the second found it closed)
+  many: `
+  UPDATE turns t SET status = r.status, closed_at = r.closed_at, response = COALESCE(r.response, t.response)
+  FROM (SELECT DISTINCT ON (turn_id) turn_id, status, closed_at, response
+    FROM unnest(CAST(@turnId AS TEXT[]), CAST(@status AS TEXT[]), CAST(@closedAt AS BIGINT[]), CAST(@response AS TEXT[]))
+      WITH ORDINALITY AS u(turn_id, status, closed_at, response, n)
+    ORDER BY turn_id, n) r
+  WHERE t.turn_id = ANY (CAST(@turnId AS TEXT[])) AND t.turn_id = r.turn_id AND t.status = 'open'`,
   merge: { touches: ['turns.status', 'turns.closed_at', 'turns.response'] },
 };
 // a stop that came after the sweep timed its turn out: the stop's status, end and response win
@@ -99,25 +115,51 @@ const BUMP_ACTIVITY_COUNT: RowsWrite = {
   WHERE t.turn_id = ANY (CAST(@turnId AS TEXT[])) AND t.turn_id = r.turn_id`,
   merge: { touches: ['turns.activity_count'] },
 };
-// its place in the turn reads the turn's other tools: their rows stay one statement each
-const INSERT_ACTIVITY: RowsWrite = {
+// its place in the turn follows the turn's other tools: in a batch's statement, after those stored
+// (the statement sees the table as it was before it) and those before it in the statement
+export const INSERT_ACTIVITY: RowsWrite = {
   one: `
   INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
   VALUES (@activityId, @turnId, @sid, @toolUseId, @tool, @input, @output, @at, @truncated, @status, @endedAt,
     (SELECT COALESCE(MAX(ord), 0) + 1 FROM activities WHERE turn_id = @turnId))`,
+  many: `
+  INSERT INTO activities (activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, ord)
+  SELECT u.activity_id, u.turn_id, u.sid, u.tool_use_id, u.tool, u.input, u.output, u.at, u.truncated, u.status, u.ended_at,
+    (SELECT COALESCE(MAX(a.ord), 0) FROM activities a WHERE a.turn_id = u.turn_id) + row_number() OVER (PARTITION BY u.turn_id ORDER BY u.n)
+  FROM unnest(CAST(@activityId AS TEXT[]), CAST(@turnId AS TEXT[]), CAST(@sid AS TEXT[]), CAST(@toolUseId AS TEXT[]), CAST(@tool AS TEXT[]),
+    CAST(@input AS TEXT[]), CAST(@output AS TEXT[]), CAST(@at AS BIGINT[]), CAST(@truncated AS INTEGER[]), CAST(@status AS TEXT[]), CAST(@endedAt AS BIGINT[]))
+    WITH ORDINALITY AS u(activity_id, turn_id, sid, tool_use_id, tool, input, output, at, truncated, status, ended_at, n)
+  ORDER BY u.n`,
   merge: { touches: ['activities'] },
 };
 // a finished tool: its output, status and end; truncated stays set once an input was cut. A tool
 // abandoned when its turn closed still takes its result when that comes later
-const COMPLETE_ACTIVITY: RowsWrite = {
+export const COMPLETE_ACTIVITY: RowsWrite = {
   one: `
   UPDATE activities SET status = @status, output = @output, ended_at = @endedAt, truncated = CASE WHEN @truncated = 1 THEN 1 ELSE truncated END
   WHERE activity_id = @activityId AND status IN ('running', 'abandoned')`,
+  // a batch's ends in one statement: a tool ended twice keeps the first (the second found it ended)
+  many: `
+  UPDATE activities a SET status = r.status, output = r.output, ended_at = r.ended_at, truncated = CASE WHEN r.truncated = 1 THEN 1 ELSE a.truncated END
+  FROM (SELECT DISTINCT ON (activity_id) activity_id, status, output, ended_at, truncated
+    FROM unnest(CAST(@activityId AS TEXT[]), CAST(@status AS TEXT[]), CAST(@output AS TEXT[]), CAST(@endedAt AS BIGINT[]), CAST(@truncated AS INTEGER[]))
+      WITH ORDINALITY AS u(activity_id, status, output, ended_at, truncated, n)
+    ORDER BY activity_id, n) r
+  WHERE a.activity_id = ANY (CAST(@activityId AS TEXT[])) AND a.activity_id = r.activity_id AND a.status IN ('running', 'abandoned')`,
   merge: { touches: ['activities'] },
 };
 /** The statuses COMPLETE_ACTIVITY completes. */
 const COMPLETABLE: ReadonlySet<string> = new Set(['running', 'abandoned']);
-const ABANDON_RUNNING_OF_TURN = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`;
+export const ABANDON_RUNNING_OF_TURN: RowsWrite = {
+  one: `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE turn_id = @turnId AND status = 'running'`,
+  // a batch's closed turns' tools in one statement; a turn's first close abandons them
+  many: `
+  UPDATE activities a SET status = 'abandoned', ended_at = r.ended_at
+  FROM (SELECT DISTINCT ON (turn_id) turn_id, ended_at FROM unnest(CAST(@turnId AS TEXT[]), CAST(@endedAt AS BIGINT[])) WITH ORDINALITY AS u(turn_id, ended_at, n)
+    ORDER BY turn_id, n) r
+  WHERE a.turn_id = ANY (CAST(@turnId AS TEXT[])) AND a.turn_id = r.turn_id AND a.status = 'running'`,
+  merge: { touches: ['activities.status', 'activities.ended_at'] },
+};
 const TURNS_WITH_RUNNING_OF_SESSION = `SELECT DISTINCT turn_id FROM activities WHERE sid = @sid AND status = 'running'`;
 const ABANDON_RUNNING_OF_SESSION = `UPDATE activities SET status = 'abandoned', ended_at = @endedAt WHERE sid = @sid AND status = 'running'`;
 

@@ -77,11 +77,22 @@ describe('PostgreSQL batch statements: primary-key lookups in their cached plans
     const events = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.events!)).join('\n');
     expect(events).not.toMatch(/Seq Scan on namespaces/);
     expect(events).toMatch(/Bitmap Index Scan on namespaces_pkey|Index Scan using namespaces_pkey/);
-    // the per-event columns of a batch's sessions (activity, presence, attention): by key too
-    for (const name of ['sessionActivity', 'sessionPresence', 'sessionAttention']) {
-      const perEvent = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES[name]!)).join('\n');
-      expect(perEvent, name).not.toMatch(/Seq Scan on sessions/);
-      expect(perEvent, name).toMatch(/Bitmap Index Scan on sessions_pkey|Index Scan using sessions_pkey/);
+    // the per-event columns of a batch's sessions (activity, presence, attention, current turn), folded: by key too
+    const patches = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.sessionPatches!)).join('\n');
+    expect(patches).not.toMatch(/Seq Scan on sessions/);
+    expect(patches).toMatch(/Bitmap Index Scan on sessions_pkey|Index Scan using sessions_pkey/);
+    // a batch's turns closed, and their tools still running abandoned: by key, or through the index of
+    // open turns only (at most one a session)
+    const closes = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.turnsClosed!)).join('\n');
+    expect(closes).not.toMatch(/Seq Scan on turns/);
+    expect(closes).toMatch(/Index Scan using turns_pkey|Bitmap Index Scan on turns_pkey|Index Scan using turns_open_by_\w+ on turns/);
+    const abandons = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES.runningToolsAbandoned!)).join('\n');
+    expect(abandons).not.toMatch(/Seq Scan on activities/);
+    // a batch's tools started (each numbered after its turn's others) and ended: by key
+    for (const name of ['toolsStarted', 'toolsEnded']) {
+      const plan = (await postgresGenericPlan(store, BATCH_WRITE_QUERIES[name]!)).join('\n');
+      expect(plan, name).not.toMatch(/Seq Scan on activities/);
+      expect(plan, name).toMatch(/Index (Only )?Scan (Backward )?(using|on) activities_(pkey|by_turn)|Bitmap Index Scan on activities_(pkey|by_turn)/);
     }
     // the batch's other reads (hook rows, turns, tools, approvals, messages, usage): through indexes,
     // never every row of a table (the applied hook event ids were read by a scan of all of them)

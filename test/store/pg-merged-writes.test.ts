@@ -1,14 +1,16 @@
 /**
  * A PostgreSQL batch's per-event writes (a session's activity, presence and attention, a turn's
  * activity and tool count, hook sessions and applied hook event ids) go in one statement per kind,
- * past the other writes of their events (sql.ts, RowsWrite `touches`). What they store must be what
- * the same writes run one statement at a time store: repeated keys, a turn closed between two
- * touches, tools of one turn numbered in order.
+ * past the other writes of their events (sql.ts, RowsWrite `touches`), and a session's patches
+ * (activity, presence, attention, current turn) in one write of its row. What they store must be
+ * what the same writes run one statement at a time store: repeated keys, a turn closed between two
+ * touches, tools of one turn numbered in order, a prompt's turn and a lifecycle change (writes that
+ * read or write the session's row otherwise) between a session's patches.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { PgStore } from '../../hub/store/postgres/pg-store.js';
 import { recordAppliedHookEvent, saveHookSession } from '../../hub/store/hook-events.js';
-import { insertSession, touchActivity, updateAttention, updatePresence } from '../../hub/store/sessions.js';
+import { getSession, insertSession, openPromptTurn, touchActivity, updateAttention, updateCurrentTurn, updateLifecycle, updatePresence } from '../../hub/store/sessions.js';
 import type { Tx } from '../../hub/store/sql.js';
 import { closeTurn, completeActivity, getTurn, insertActivity, insertTurn, touchTurn } from '../../hub/store/turns.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -57,6 +59,10 @@ async function traffic(tx: Tx): Promise<void> {
         input: { round }, output: null, at, truncated: false, status: 'running', endedAt: null,
       });
       if (round > 0) await completeActivity(tx, { activityId: `act-${sid}-${round - 1}`, status: 'done', output: { ok: round }, endedAt: at, outputTruncated: false });
+      await updateCurrentTurn(tx, { sid, turnId: round === 3 ? null : `turn-${sid}`, now: at });
+      // writes of the row that are no patches: the patches after them must not move up past them
+      if (round === 1 && sid === 'sa') await openPromptTurn(tx, (await getSession(tx, { namespace: 'default', sid }))!, { turnId: 'turn-sa-2', prompt: 'again', now: at });
+      if (round === 2 && sid === 'sb') await updateLifecycle(tx, { sid, state: 'idle', since: at, reason: 'quiet', by: 'hub' });
       await updateAttention(tx, { sid, attention: round === 1 ? { kind: 'permission', since: at, message: `may I ${sid}`, tool: 'Bash' } : round === 3 && sid === 'sb' ? null : { kind: 'done', since: at, message: null, tool: null } });
       await saveHookSession(tx, { namespace: 'default', tag: `tag-${sid}`, turnsEnded: round, lastAt: at, lastSeq: round * 3 + i });
       await recordAppliedHookEvent(tx, { namespace: 'default', eventId: `event-${sid}-${round}`, outcome: 'applied', at });
@@ -69,7 +75,7 @@ async function traffic(tx: Tx): Promise<void> {
 async function rowsOf(store: PgStore) {
   return {
     sessions: await store.all(`SELECT sid, last_activity_at, active, active_at, alive_at, thinking, attention_kind, attention_since,
-      attention_message, attention_tool, current_turn_id, updated_at FROM sessions ORDER BY sid`),
+      attention_message, attention_tool, current_turn_id, updated_at, first_prompt, last_prompt, lifecycle_state FROM sessions ORDER BY sid`),
     turns: await store.all(`SELECT turn_id, status, closed_at, response, last_activity_at, activity_count FROM turns ORDER BY turn_id`),
     activities: await store.all(`SELECT activity_id, turn_id, ord, status, output, ended_at FROM activities ORDER BY activity_id`),
     hookSessions: await store.all(`SELECT tag, turns_ended, last_at, last_seq FROM hook_sessions ORDER BY tag`),
@@ -82,10 +88,15 @@ describe('PostgreSQL: a batch\'s per-event writes merged into one statement per 
     const merged = await openStore();
     const oneByOne = await openStore();
     const before = [merged.relay.statements(), oneByOne.relay.statements()];
+    const sessionWritesBefore = [merged.relay.statementsMatching(/^\s*UPDATE sessions/), oneByOne.relay.statementsMatching(/^\s*UPDATE sessions/)];
     await merged.store.transaction(traffic);
     // 'always': every write its own statement, sent when written (the path that finds a failing write)
     await oneByOne.store.transaction(traffic, { savepoints: 'always' });
     const sent = { merged: merged.relay.statements() - before[0]!, oneByOne: oneByOne.relay.statements() - before[1]! };
+    const sessionWrites = {
+      merged: merged.relay.statementsMatching(/^\s*UPDATE sessions/) - sessionWritesBefore[0]!,
+      oneByOne: oneByOne.relay.statementsMatching(/^\s*UPDATE sessions/) - sessionWritesBefore[1]!,
+    };
 
     const expected = await rowsOf(oneByOne.store);
     expect(await rowsOf(merged.store)).toEqual(expected);
@@ -93,11 +104,54 @@ describe('PostgreSQL: a batch\'s per-event writes merged into one statement per 
     expect(expected.turns).toContainEqual(expect.objectContaining({ turn_id: 'turn-sa', last_activity_at: 5000, activity_count: ROUNDS }));
     expect(expected.turns).toContainEqual(expect.objectContaining({ turn_id: 'turn-sc', status: 'completed', last_activity_at: 1022 }));
     expect(expected.activities.filter((row) => (row as { turn_id: string }).turn_id === 'turn-sb').map((row) => (row as { ord: number }).ord)).toEqual([1, 2, 3, 4]);
-    expect(expected.sessions).toContainEqual(expect.objectContaining({ sid: 'sb', attention_kind: null, last_activity_at: 1031 }));
+    expect(expected.sessions).toContainEqual(expect.objectContaining({ sid: 'sb', attention_kind: null, last_activity_at: 1031, current_turn_id: null, lifecycle_state: 'idle' }));
+    expect(expected.sessions).toContainEqual(expect.objectContaining({ sid: 'sa', first_prompt: 'again', current_turn_id: null, updated_at: 1030 }));
     expect(expected.hookSessions).toContainEqual(expect.objectContaining({ tag: 'tag-sc', turns_ended: 3, last_seq: 11 }));
     expect(expected.hookEvents).toHaveLength(SIDS.length * ROUNDS);
     // 12 events of ~8 writes each: one statement per write one by one, a few per kind merged
     expect(sent.oneByOne).toBeGreaterThan(100);
     expect(sent.merged).toBeLessThan(sent.oneByOne / 2);
+    // a session's patches folded into one write of its row wherever nothing else wrote it in between:
+    // three folds (before sa's prompt turn, up to sb's lifecycle change, after it), each a statement per
+    // set of columns its rows set (at most three here), and the two writes that are no patches; one by
+    // one, four a session and round (merged by kind only, the current turns alone were 12)
+    expect(sessionWrites.oneByOne).toBe(SIDS.length * ROUNDS * 4 + 2);
+    expect(sessionWrites.merged).toBeLessThanOrEqual(3 * 3 + 2);
+  });
+
+  it('tools started, several of one turn, and turns closed in one batch: numbered and ended as one at a time would', async () => {
+    const merged = await openStore();
+    const oneByOne = await openStore();
+    const batch = async (tx: Tx) => {
+      for (let k = 0; k < 3; k++) {
+        for (const sid of ['sa', 'sb']) {
+          await insertActivity(tx, {
+            activityId: `x-${sid}-${k}`, turnId: `turn-${sid}`, sid, toolUseId: `x-${sid}-${k}`, tool: 'Read',
+            input: { k }, output: null, at: 3000 + k, truncated: false, status: 'running', endedAt: null,
+          });
+        }
+      }
+      // sb's turn closes (its three tools abandoned); sa's first tool ends, twice (the second changes nothing)
+      await getTurn(tx, 'turn-sb');
+      expect(await closeTurn(tx, { turnId: 'turn-sb', status: 'aborted', closedAt: 3100, response: null })).toBe(true);
+      for (const status of ['done', 'failed'] as const) {
+        await completeActivity(tx, { activityId: 'x-sa-0', status, output: { status }, endedAt: 3200, outputTruncated: false });
+      }
+    };
+    const statementsBefore = [merged.relay.statements(), oneByOne.relay.statements()];
+    await merged.store.transaction(batch);
+    await oneByOne.store.transaction(batch, { savepoints: 'always' });
+    const sent = { merged: merged.relay.statements() - statementsBefore[0]!, oneByOne: oneByOne.relay.statements() - statementsBefore[1]! };
+    const expected = await rowsOf(oneByOne.store);
+    expect(await rowsOf(merged.store)).toEqual(expected);
+    const tools = (expected.activities as { activity_id: string; ord: number; status: string }[]).filter((row) => row.activity_id.startsWith('x-'));
+    expect(tools.map((row) => [row.activity_id, row.ord, row.status])).toEqual([
+      ['x-sa-0', 1, 'done'], ['x-sa-1', 2, 'running'], ['x-sa-2', 3, 'running'],
+      ['x-sb-0', 1, 'abandoned'], ['x-sb-1', 2, 'abandoned'], ['x-sb-2', 3, 'abandoned'],
+    ]);
+    // the six starts one statement, their counts another; with the close, the abandon, the ends, the
+    // turn's read, BEGIN, the locks and COMMIT, a dozen at most, where one at a time sends two a start alone
+    expect(sent.oneByOne).toBeGreaterThan(20);
+    expect(sent.merged).toBeLessThanOrEqual(12);
   });
 });

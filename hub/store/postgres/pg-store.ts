@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createLogger, withoutPassword, type Logger } from '../../log.js';
-import { CarriedRowsStale, CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, touchOverlap, type Params, type Query, type RowsWrite, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { CarriedRowsStale, CommitOutcomeUnknown, oneRow, queryText, SavepointsNeeded, type Params, type Query, type Sql, type Store, type TransactionOptions, type Tx } from '../sql.js';
+import { deferRows, takeDeferred, type Deferred, type Statement } from './deferred-writes.js';
 import { exclusiveLockKey, NAMESPACE_LOCK_CLASS, WRITE_LOCK_KEY } from './advisory-locks.js';
 import { NamespaceConnections } from './namespace-connections.js';
 import { WriteTurns } from './write-turns.js';
@@ -62,26 +63,6 @@ type PgTx = Tx & {
   /** A statement that may change rows was sent or deferred. */
   wrote: boolean;
 };
-
-/** One statement of a transaction: a named prepared statement and its values. */
-interface Statement {
-  name: string;
-  text: string;
-  values: unknown[];
-  /** Its rows, as soon as it is answered (a statement sent with others whose answer someone reads). */
-  onRows?: (rows: pg.QueryResultRow[]) => void;
-}
-
-/** Rows of one RowsWrite deferred until the same round trip: one statement for all of them. */
-interface DeferredRows {
-  write: RowsWrite;
-  /** Each row's params, and its values in the order of `many`'s parameters (bound when written: a missing one fails there). */
-  rows: { params: Params | undefined; values: unknown[] }[];
-  /** The rows' keys (`merge: { key }`). */
-  keys: Set<unknown>;
-}
-
-type Deferred = Statement | DeferredRows;
 
 interface StatementResult {
   rows: pg.QueryResultRow[];
@@ -330,7 +311,7 @@ export class PgStore implements Store {
       const claims = namespace === undefined && this.carryRows && tx.wrote ? [claimAll(mine)] : [];
       if (claims.length > 0) this.forgetCarriedRows();
       await firstSend;
-      const statements = [...this.takeDeferred(tx), ...claims, COMMIT];
+      const statements = [...takeDeferred(tx.deferred, this.compile), ...claims, COMMIT];
       let committed: StatementResult;
       try {
         const sending = this.send(client, statements);
@@ -477,7 +458,7 @@ export class PgStore implements Store {
         tx.wrote = true;
         // 'always' (finding which write fails): each statement on its own, as before
         if (savepoints === 'always') return void (await execute(oneRow(query), params));
-        if (typeof query === 'object' && 'merge' in query) return this.deferRows(tx.deferred, query, params);
+        if (typeof query === 'object' && 'merge' in query) return deferRows(tx.deferred, this.compile, query, params);
         tx.deferred.push({ name: one.name, text: one.text, values: bindValues(one, params) });
       },
       savepoint: async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -524,7 +505,7 @@ export class PgStore implements Store {
       const statement = this.statement(query);
       // statements issued together resume in order, the first with BEGIN and the locks
       if (firstSend) await firstSend;
-      const deferred = this.takeDeferred(tx);
+      const deferred = takeDeferred(tx.deferred, this.compile);
       try {
         // the writes deferred so far go out with this statement, in one round trip
         return await this.send(client, [...deferred, { name: statement.name, text: statement.text, values: bindValues(statement, params) }]);
@@ -584,61 +565,15 @@ export class PgStore implements Store {
     for (const rows of this.carriedRows.values()) rows.valid = false;
   }
 
-  /**
-   * Defers one row of a RowsWrite: into the statement of the rows already deferred with it when its
-   * `merge` allows (sql.ts), else as a new one at the end.
-   */
-  private deferRows(deferred: Deferred[], write: RowsWrite, params: Params | undefined): void {
-    const row = { params, values: write.many === undefined ? [] : bindValues(this.statement(write.many), params) };
-    const key = typeof write.merge === 'object' && 'key' in write.merge ? (params as Record<string, unknown> | undefined)?.[write.merge.key] : undefined;
-    const joined = write.many === undefined ? undefined : this.joinable(deferred, write, key);
-    if (joined) {
-      joined.rows.push(row);
-      joined.keys.add(key);
-      return;
-    }
-    deferred.push({ write, rows: [row], keys: new Set([key]) });
-  }
-
-  /** The deferred rows of `write` that a new row may join (sql.ts, RowsWrite.merge), if any. */
-  private joinable(deferred: Deferred[], write: RowsWrite, key: unknown): DeferredRows | undefined {
-    const { merge } = write;
-    const isAppend = (entry: Deferred) => 'rows' in entry && entry.write.merge === 'append';
-    if (merge === 'append') return deferred.find((entry): entry is DeferredRows => 'rows' in entry && entry.write === write);
-    if ('key' in merge) {
-      // the last deferred entry that is not an append, if its key is new there
-      const last = deferred.findLast((entry) => !isAppend(entry));
-      return last && 'rows' in last && last.write === write && !last.keys.has(key) ? last : undefined;
-    }
-    for (let i = deferred.length - 1; i >= 0; i--) {
-      const entry = deferred[i]!;
-      if (!('rows' in entry)) return undefined;
-      if (entry.write === write) return entry;
-      const other = entry.write.merge;
-      if (other !== 'append' && !('touches' in other && !touchOverlap(other.touches, merge.touches))) return undefined;
-    }
-    return undefined;
-  }
-
-  /** The deferred writes as statements to send, emptying the list: one per RowsWrite's rows. */
-  private takeDeferred(tx: PgTx): Statement[] {
-    return tx.deferred.splice(0).map((entry) => {
-      if (!('rows' in entry)) return entry;
-      if (entry.rows.length === 1) {
-        const one = this.statement(oneRow(entry.write));
-        return { name: one.name, text: one.text, values: bindValues(one, entry.rows[0]!.params) };
-      }
-      const many = this.statement(entry.write.many!);
-      return { name: many.name, text: many.text, values: many.names.map((_, i) => entry.rows.map((row) => row.values[i])) };
-    });
-  }
-
   private execute<Row>(runner: pg.Pool | pg.PoolClient, query: Query, params?: Params): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
     const statement = this.statement(query);
     return runner.query<Row & pg.QueryResultRow>({ name: statement.name, text: statement.text, values: bindValues(statement, params) });
   }
 
   /** The query rewritten to `$n` (once per text) and the prepared statement name for it. */
+  /** statement() as a function the deferred writes compile with. */
+  private readonly compile = (query: Query) => this.statement(query);
+
   private statement(query: Query): Positional & { name: string; readOnly: boolean } {
     const sql = queryText(query, 'postgres');
     let statement = this.positional.get(sql);
