@@ -53,7 +53,7 @@ export async function startKeeper(entry: string, flavor: string, tag: string, en
 
 type Report = { kind: 'answer'; answer: HookAgentReportResponse } | { kind: 'refused' } | { kind: 'unreachable' };
 
-async function report(target: HubTarget, body: { flavor: string; tag: string; agent: 'alive' | 'gone' }): Promise<Report> {
+async function report(target: HubTarget, body: { flavor: string; tag: string; agent: 'alive' | 'gone'; pid: number }): Promise<Report> {
   try {
     const answer = await postJson(new URL('/api/hooks/agent', target.url), { authorization: `Bearer ${target.token}` }, JSON.stringify(body), REQUEST_TIMEOUT_MS);
     if (answer.status === 200) return { kind: 'answer', answer: JSON.parse(answer.body) as HookAgentReportResponse };
@@ -84,13 +84,13 @@ export async function runKeeper(flavor: string, tag: string, agentPid: number, e
     let everyMs = FIRST_EVERY_MS;
     // a spool directory removed (the hub's spool cleared): nothing left to keep for
     while (!agentGone && existsSync(dir)) {
-      const said = await report(target, { flavor, tag, agent: 'alive' });
+      const said = await report(target, { flavor, tag, agent: 'alive', pid: agentPid });
       if (said.kind === 'refused' || (said.kind === 'answer' && !said.answer.live)) return;
       if (said.kind === 'answer') everyMs = said.answer.everyMs;
       await Promise.race([sleep(everyMs), new Promise<void>((resolve) => (wake = resolve))]);
     }
     for (let attempt = 0; agentGone && attempt < GONE_TRIES; attempt++) {
-      if ((await report(target, { flavor, tag, agent: 'gone' })).kind !== 'unreachable') return;
+      if ((await report(target, { flavor, tag, agent: 'gone', pid: agentPid })).kind !== 'unreachable') return;
       await sleep(1000 * 2 ** attempt);
     }
   } finally {

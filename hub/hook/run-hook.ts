@@ -13,6 +13,7 @@ import { FLAVORS, getFlavor, hookFieldsOf, isApprovalHook, isQuestionCall, messa
 import { readText } from '../../shared/json-path.js';
 import { DOCUMENT_LEVELS, nestingProblem } from '../../shared/protocol/json-depth.js';
 import { startKeeper } from './agent-keeper.js';
+import { agentPidOfHook } from './agent-watch.js';
 import { askHub } from './approval-hook.js';
 import { recordBadCall } from './bad-calls.js';
 import { deliverSpool, type DeliveryReport } from './deliver.js';
@@ -57,10 +58,11 @@ function badCall(flavor: string, payload: Record<string, unknown> | null): strin
 }
 
 /** This computer, and the machine runner installed on it if any: a runner there can continue the session. */
-function whereItRuns(env: NodeJS.ProcessEnv): { host?: string; machineId?: string } {
+function whereItRuns(env: NodeJS.ProcessEnv): { host?: string; machineId?: string; agentPid?: number } {
   const host = hostname();
   const machineId = readMachineId(env);
-  return { ...(host ? { host } : {}), ...(machineId ? { machineId } : {}) };
+  const agentPid = agentPidOfHook();
+  return { ...(host ? { host } : {}), ...(machineId ? { machineId } : {}), ...(agentPid !== undefined ? { agentPid } : {}) };
 }
 
 /** `entry`: the bridge's own file, which a drainer is started from. `firedAt`: when the hook process started. */

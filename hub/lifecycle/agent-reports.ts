@@ -4,7 +4,8 @@
  * on ends when the reports stop (the sweep: `agent_silent` after SESSION_HUB_AGENT_ALIVE_MS) instead
  * of after the idle window; `gone` ends it at once as lost (`agent_gone`): its open turn aborted, its
  * attention cleared, its approvals superseded, as any run the hub ends. Queued messages stay queued.
- * A later hook event of the same agent session reopens it (hook-events.ts, `lostByHub`).
+ * A later hook event of the same agent session reopens it (hook-events.ts, `lostByHub`). A report
+ * names the agent's pid: only the run that process opened (its pid stored from the hook events) is its.
  */
 import type { HookAgentReport, HookAgentReportResponse } from '../../shared/protocol/hooks.js';
 import { runWrite } from '../services/changes.js';
@@ -22,6 +23,9 @@ export async function reportAgent(deps: HubDeps, actor: Actor, report: HookAgent
     const run = await getRun(tx, session.lastRun.runId);
     // a runner's socket run has its own presence; only hook (detached) runs are kept by a keeper
     if (!run?.detached) return false;
+    // the agent resumed in another process (claude --resume after claude -p exited) runs the same
+    // session: the first process's keeper, reporting late, must not end the second's run
+    if (report.pid !== undefined && run.pid !== null && run.pid !== report.pid) return false;
     if (report.agent === 'alive') {
       await noteAgentAlive(tx, { runId: run.runId, at: now });
       return true;

@@ -68,7 +68,8 @@ function lostByHub(session: StoredSession): boolean {
 
 async function start(deps: HubDeps, actor: Actor, hook: MappedHook, source: SessionSource, tx: Tx, changes: ChangeSet, at: number): Promise<string> {
   // detached: no socket stays on the run between hooks; it ends when silent for the idle time
-  const work = startSessionWork(deps, actor, { tag: hook.tag, flavor: hook.flavor, source, metadata: startMetadata(hook), detached: true });
+  // the run is the agent process's: its keeper's reports name that pid (agent-reports.ts)
+  const work = startSessionWork(deps, actor, { tag: hook.tag, flavor: hook.flavor, source, metadata: startMetadata(hook), detached: true, ...(hook.agentPid !== undefined ? { pid: hook.agentPid } : {}) });
   return (await work(tx, changes, at)).session.sid;
 }
 
@@ -189,6 +190,7 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
       ...(event.usage ? { usage: event.usage } : {}),
       ...(event.host ? { host: event.host } : {}),
       ...(event.machineId ? { machineId: event.machineId } : {}),
+      ...(event.agentPid !== undefined ? { agentPid: event.agentPid } : {}),
     };
     const existing = await getSessionByTag(tx, { namespace: actor.namespace, tag: hook.tag });
     // shown and ordered at its firing time (docs/reliability.md), not before the session's previous

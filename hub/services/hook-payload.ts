@@ -41,6 +41,8 @@ export interface MappedHook {
   /** The agent's computer and its machine runner's id, as the bridge reported them (the event's). */
   host?: string;
   machineId?: string;
+  /** The agent process that ran the hook (the event's): the pid of a run it opens. */
+  agentPid?: number;
 }
 
 /** A dot path into the payload (`a.b.c`; a number steps into an array: `workspace_roots.0`). */

@@ -84,6 +84,11 @@ export const HookEventSchema = z.object({
    */
   host: idSchema(255).optional(),
   machineId: MachineIdSchema.optional(),
+  /**
+   * The agent process that ran the hook (Linux, where the bridge can tell it from a shell): the pid
+   * a run the event opens is the run of, which its keeper's reports name (HookAgentReport.pid).
+   */
+  agentPid: z.number().int().positive().optional(),
 });
 export type HookEvent = z.infer<typeof HookEventSchema>;
 
@@ -131,6 +136,12 @@ export const HookAgentReportSchema = z
     flavor: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
     tag: z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
     agent: z.enum(['alive', 'gone']),
+    /**
+     * The agent process the keeper watches. A report names the session by its tag, and the agent
+     * resumed in a new process is the same session: a run opened by another process (its pid stored)
+     * is not this keeper's, and `gone` does not end it.
+     */
+    pid: z.number().int().positive().optional(),
   })
   .strict();
 export type HookAgentReport = z.infer<typeof HookAgentReportSchema>;

@@ -5,6 +5,8 @@
  * - reports that stop: the sweep ends the run `agent_silent` once the window has passed since the
  *   last one (activity `lost`, a queued message still queued);
  * - `gone`: the run ends `agent_gone` at once; the next hook event reopens the session;
+ * - a keeper names its agent's pid: the first process's late `gone` leaves the run of the agent
+ *   resumed in a second process (the same session) alone;
  * - what the route refuses: a dashboard token, a body naming no session.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +96,28 @@ describe('the agent keeper on the hub', () => {
     const back = await post(hub, '/api/hooks', { events: [{ id: 'e-back', flavor: 'claude', firedAt: clock.now(), seq: 0, payload: { hook_event_name: 'UserPromptSubmit', session_id: session.tag, prompt: 'again' } }] });
     expect(back.body).toMatchObject({ results: [{ outcome: 'applied', sid: session.sid }] });
     expect((await fetchSession(hub, session.sid)).activity).toBe('working');
+  });
+
+  it('a late gone from the keeper of an agent that exited leaves the run the resumed agent (another process, the same session) opened', async () => {
+    const hub = await start();
+    const tag = 'resumed-agent';
+    let seq = 0;
+    const hooks = (agentPid: number, payloads: object[]) =>
+      post(hub, '/api/hooks', { events: payloads.map((payload) => ({ id: `e-${seq}`, flavor: 'claude', firedAt: clock.now(), seq: seq++, agentPid, payload: { session_id: tag, cwd: '/p', ...payload } })) });
+    // claude -p (pid 2001), its keeper's alive; then it ends and claude --resume (pid 2002) starts
+    await hooks(2001, [{ hook_event_name: 'SessionStart', source: 'startup' }, { hook_event_name: 'UserPromptSubmit', prompt: 'first' }]);
+    expect(await post(hub, '/api/hooks/agent', { flavor: 'claude', tag, agent: 'alive', pid: 2001 })).toMatchObject({ status: 200, body: { live: true } });
+    await hooks(2001, [{ hook_event_name: 'Stop', last_assistant_message: 'done' }, { hook_event_name: 'SessionEnd', reason: 'other' }]);
+    const started = await hooks(2002, [{ hook_event_name: 'SessionStart', source: 'resume' }, { hook_event_name: 'UserPromptSubmit', prompt: 'again' }]);
+    const sid = (started.body as { results: { sid: string }[] }).results[0]!.sid;
+    // the first keeper's gone, late: not the running agent's
+    expect(await post(hub, '/api/hooks/agent', { flavor: 'claude', tag, agent: 'gone', pid: 2001 })).toMatchObject({ status: 200, body: { live: false } });
+    expect((await fetchSession(hub, sid)).lifecycle).toMatchObject({ state: 'running' });
+    expect((await fetchTurns(hub, sid)).at(-1)).toMatchObject({ prompt: 'again', status: 'open' });
+    // the second keeper's gone ends it
+    expect(await post(hub, '/api/hooks/agent', { flavor: 'claude', tag, agent: 'gone', pid: 2002 })).toMatchObject({ status: 200, body: { live: false } });
+    expect((await fetchSession(hub, sid)).lifecycle).toMatchObject({ state: 'ended', reason: 'agent_gone' });
+    expect((await fetchTurns(hub, sid)).at(-1)).toMatchObject({ prompt: 'again', status: 'aborted' });
   });
 
   it('a run no keeper reported for keeps the idle window; a session unknown or run by a socket runner is nothing to keep', async () => {
