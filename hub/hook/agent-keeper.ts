@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getFlavor } from '../../shared/flavors.js';
 import type { HookAgentReportResponse } from '../../shared/protocol/hooks.js';
-import { agentPidOfHook, watchPid } from './agent-watch.js';
+import { watchPid } from './agent-watch.js';
 import { targetOf } from './drainer.js';
 import { postJson } from './http-post.js';
 import { acquireLock, liveHolder } from './spool-lock.js';
@@ -36,13 +36,12 @@ function keeperLock(dir: string, agentPid: number, tag: string): string {
 }
 
 /**
- * Starts the keeper of the agent running this hook, for session `tag`, unless the flavor has none
- * or one is alive. `entry`: the bridge's own file.
+ * Starts the keeper of the agent running this hook (`agentPid`, the one its events name), for
+ * session `tag`, unless the flavor has none or one is alive. `entry`: the bridge's own file.
  */
-export async function startKeeper(entry: string, flavor: string, tag: string, env: NodeJS.ProcessEnv): Promise<void> {
+export async function startKeeper(entry: string, flavor: string, tag: string, agentPid: number | undefined, env: NodeJS.ProcessEnv): Promise<void> {
   const target = targetOf(env);
   if (!target || getFlavor(flavor)?.hookConfig?.agentKeeper !== true) return;
-  const agentPid = agentPidOfHook();
   // no /proc to tell the agent from a shell: no keeper, the idle-window rule stays
   if (agentPid === undefined) return;
   if (liveHolder(keeperLock(targetDir(defaultSpoolDir(env), target), agentPid, tag)) !== undefined) return;

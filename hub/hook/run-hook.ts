@@ -181,7 +181,7 @@ export async function runHook(
     return outcome;
   }
   // the hub has the session now: the agent's keeper tells it the agent lives, and when it died
-  if (tag !== null && !sent.value.refused) await startKeeper(options.entry, flavor, tag, env);
+  if (tag !== null && !sent.value.refused) await startKeeper(options.entry, flavor, tag, event.agentPid, env);
   return await settle(outcome, sent.value, { spool, flavor, event, tell, entry: options.entry, env });
 }
 

@@ -141,7 +141,7 @@ export const UPDATE_ATTENTION = patchWrite({
   columns: [['attention_kind', 'kind', 'TEXT'], ['attention_since', 'since', 'BIGINT'], ['attention_message', 'message', 'TEXT'], ['attention_tool', 'tool', 'TEXT']],
 });
 /** Every column a session patch sets (their folded UPDATE's plan is checked: query-plans.ts). */
-export const SESSION_PATCH_COLUMNS = [...new Map([OPEN_PROMPT_TURN, TOUCH_ACTIVITY, UPDATE_PRESENCE, UPDATE_ATTENTION].flatMap((write) => write.patch.columns).map((column) => [column[0], column])).values()];
+export const SESSION_PATCH_COLUMNS = [...new Map([UPDATE_CURRENT_TURN, OPEN_PROMPT_TURN, TOUCH_ACTIVITY, UPDATE_PRESENCE, UPDATE_ATTENTION].flatMap((write) => write.patch.columns).map((column) => [column[0], column])).values()];
 export const SELECT_STALE_ACTIVE = `SELECT * FROM sessions WHERE active = 1 AND alive_at <= @before ORDER BY alive_at LIMIT @limit`;
 export const SELECT_RUNNING_WITHOUT_ACTIVITY = `
   SELECT * FROM sessions WHERE lifecycle_state = 'running' AND last_activity_at <= @before ORDER BY last_activity_at LIMIT @limit`;
