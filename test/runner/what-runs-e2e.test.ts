@@ -2,7 +2,8 @@
  * What runs on a machine (issue 45), end to end: a real hub process, a real `session-hub runner`
  * process and the real Claude Code CLI against a scripted model server. An option planted as a
  * session id by an agent token (hooks) or a runner token (update-metadata) never reaches a command
- * line and its command never runs; three Continues at once start one agent, and Stop leaves none.
+ * line and its command never runs; three Continues at once start one agent, and Stop leaves none;
+ * the runner itself refuses a second spawn of a session it drives (a hub that sent two).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -14,6 +15,7 @@ import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { closeAllClients, connectRunner, waitFor } from '../helpers/clients.js';
+import { closeTestHubsAfterEach, startTestHub } from '../helpers/hub.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { alive } from '../helpers/process-alive.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
@@ -21,6 +23,7 @@ import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
 import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
 
 stopHubsAfterEach();
+closeTestHubsAfterEach();
 let model: ModelServer | undefined;
 let home: ClaudeHome | undefined;
 let runner: RunnerProcess | undefined;
@@ -42,11 +45,12 @@ function api(hub: HubProcess) {
   };
 }
 
-async function setup() {
+/** A hub process, or (`inProcess`) the hub in this process, whose own calls to the machine a test can make. */
+async function setup(options: { inProcess?: boolean } = {}) {
   model = await startAnthropicServer({ tools: [], finalText: 'All done.' });
   home = claudeHome(model.url);
-  const hub = await spawnHub();
-  const call = api(hub);
+  const hub = options.inProcess ? await startTestHub() : await spawnHub();
+  const call = api(hub as HubProcess);
   runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
   let machine: ListedMachine | undefined;
   await waitFor(async () => {
@@ -136,5 +140,22 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     expect(commandLinesWith(`--resume=${token}`)).toEqual([]);
     // a second Stop has nothing to stop: no agent of this session runs anywhere
     expect(await call('POST', `/api/sessions/${sid}/stop`)).toMatchObject({ status: 409, body: { error: 'not_runner_driven' } });
+  }, 180_000);
+
+  it('the runner itself refuses a second spawn of a session it drives or is starting (a hub that sent two)', async () => {
+    const { hub, call, machineId } = await setup({ inProcess: true });
+    const sid = await stoppedAfterOneTurn(call, machineId);
+    const token = (await snapshot(call, sid)).metadata.value.claudeSessionId as string;
+    const { deps } = hub as Awaited<ReturnType<typeof startTestHub>>;
+    // what a hub without the claim would send for two Continues: the same resume, twice at once
+    const spawn = () => deps.machines!.ask(machineId, 'machine-spawn', { requestId: randomUUID(), flavor: 'claude', path: home!.dir, prompt: 'go on', resume: { sid, tokenKey: 'claudeSessionId', token }, requestedBy: 'test' }, 30_000);
+    const answers = await Promise.all([spawn(), spawn()]);
+    expect(answers.filter((answer) => answer?.ok === true)).toHaveLength(1);
+    expect(answers.find((answer) => answer?.ok === false)).toMatchObject({ ok: false, error: { code: 'session_running' } });
+    expect(runner!.logs().filter((l) => l.msg === 'agent started' && l.resume === true)).toHaveLength(1);
+    expect(commandLinesWith(`--resume=${token}`)).toHaveLength(1);
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => (await snapshot(call, sid)).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
+    expect(commandLinesWith(`--resume=${token}`)).toEqual([]);
   }, 180_000);
 });
