@@ -102,6 +102,14 @@ function originOf(who: Requester, deps: HubDeps, sid: string, machine: StoredMac
   return { namespace: who.namespace, sid, machineId: machine.machineId, path, permissionMode: permissionMode ?? null, byToken: who.tokenId, at: deps.clock.now() };
 }
 
+/**
+ * Records where and how a person ran the session. The agent runs already: a failure here is logged,
+ * not answered (the session's next Continue then goes by its reported place, as a terminal's).
+ */
+async function keepOrigin(deps: HubDeps, origin: SessionOrigin): Promise<void> {
+  await recordSessionOrigin(deps.store, origin).catch((error: unknown) => deps.log.error({ err: error, sid: origin.sid }, 'could not record where a person ran a session'));
+}
+
 /** POST /api/machines/:machineId/sessions: a new agent, 201 once its session exists on the hub. */
 export async function startOnMachine(deps: HubDeps, who: Requester, machineId: string, request: StartSessionRequest) {
   const machine = await requireMachine(deps, who, machineId);
@@ -112,7 +120,7 @@ export async function startOnMachine(deps: HubDeps, who: Requester, machineId: s
     requireMode(machine, request.permissionMode);
     await requireOnline(deps, machine);
     sid = await spawn(deps, who, machine, request);
-    await recordSessionOrigin(deps.store, originOf(who, deps, sid, machine, request.path, request.permissionMode));
+    await keepOrigin(deps, originOf(who, deps, sid, machine, request.path, request.permissionMode));
     return { sid, machineId };
   });
 }
@@ -175,10 +183,11 @@ export async function continueOnMachine(deps: HubDeps, who: Requester, sid: stri
         },
         requestId,
       );
-      await recordSessionOrigin(deps.store, originOf(who, deps, sid, place.machine, place.path, permissionMode));
+      await keepOrigin(deps, originOf(who, deps, sid, place.machine, place.path, permissionMode));
       return { sid, machineId: place.machine.machineId };
     } finally {
-      await releaseSessionRun(deps.store, claim);
+      // the agent runs (or did not start) whatever this write does: a claim not removed expires
+      await releaseSessionRun(deps.store, claim).catch((error: unknown) => deps.log.error({ err: error, sid }, 'could not release a continue claim; it expires'));
     }
   });
 }

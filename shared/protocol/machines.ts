@@ -19,7 +19,7 @@ import { EpochMsSchema, SidSchema } from './session.js';
 export const MACHINE_ERRORS = {
   machine_not_found: { status: 404, meaning: 'no machine with that id in this namespace: see GET /api/machines' },
   machine_offline: { status: 409, meaning: 'the machine is not connected now: start its runner (session-hub runner) and retry' },
-  no_machine: { status: 409, meaning: 'no online machine can run this session: the message names the host and path it needs' },
+  no_machine: { status: 409, meaning: 'no online machine can run this session (the message names the host and path it needs), or several can (the message names them: choose one with machineId)' },
   path_outside_roots: { status: 400, meaning: 'the directory is not under any root of the machine: pick one under its roots, or restart the runner with --root' },
   agent_unavailable: { status: 400, meaning: 'the machine did not find that agent\'s CLI on its PATH: install it and restart the runner' },
   session_running: { status: 409, meaning: 'the session has a live run: send it a message, or interrupt or stop it first' },
