@@ -127,12 +127,13 @@ export async function startOnMachine(deps: HubDeps, who: Requester, machineId: s
 
 /**
  * The mode of a Continue that names none: the one the person last ran the session with, as the hub
- * recorded it; bypass never, it is used only when asked for again; none recorded (a terminal's
- * session): none, the agent's own default. Never metadata's `permissionMode`: runners write it.
+ * recorded it; never bypass, which is used only when asked for again (`default` then, said so in
+ * the spawn and the session's metadata); none recorded (a terminal's session): none, the agent's own
+ * default. Never metadata's `permissionMode`: runners write it.
  */
 function carriedMode(origin: SessionOrigin | undefined): PermissionMode | undefined {
   const mode = PermissionModeSchema.safeParse(origin?.permissionMode).data;
-  return mode === 'bypassPermissions' ? undefined : mode;
+  return mode === 'bypassPermissions' ? 'default' : mode;
 }
 
 const running = (sid: string) => new MachineRefused('session_running', `session ${sid} has a live run, or a continue of it is starting: send it a message instead, or interrupt or stop it first`);

@@ -128,7 +128,7 @@ describe('a Continue goes by what a person asked and what the hub recorded', () 
     // started in bypass by a person: a Continue without a mode does not imply it again
     const bypassed = await startedThenEnded(peer, { permissionMode: 'bypassPermissions' });
     expect(await call('POST', `/api/sessions/${bypassed}/continue`, { body: {} })).toMatchObject({ status: 202 });
-    expect(spawns(peer)[0]!.permissionMode).toBeUndefined();
+    expect(spawns(peer)[0]).toMatchObject({ permissionMode: 'default' });
     await peer.socket.emitWithAck('session-end', { sid: bypassed, reason: 'completed', status: 'success' });
     peer.received.length = 0;
     expect(await call('POST', `/api/sessions/${bypassed}/continue`, { body: { permissionMode: 'bypassPermissions' } })).toMatchObject({ status: 202 });

@@ -46,12 +46,12 @@ function api(hub: HubProcess) {
 }
 
 /** A hub process, or (`inProcess`) the hub in this process, whose own calls to the machine a test can make. */
-async function setup(options: { inProcess?: boolean } = {}) {
+async function setup(options: { inProcess?: boolean; runnerArgs?: string[] } = {}) {
   model = await startAnthropicServer({ tools: [], finalText: 'All done.' });
   home = claudeHome(model.url);
   const hub = options.inProcess ? await startTestHub() : await spawnHub();
   const call = api(hub as HubProcess);
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
+  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root }, ...(options.runnerArgs ? { args: options.runnerArgs } : {}) });
   let machine: ListedMachine | undefined;
   await waitFor(async () => {
     machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
@@ -119,6 +119,25 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     expect(commandLinesWith(`--resume=${own}`)).toHaveLength(1);
     expect(commandLinesWith('--settings')).toEqual([]);
     expect(existsSync(proof)).toBe(false);
+  }, 180_000);
+
+  it('a mode and a directory a runner token wrote into metadata do not reach the agent: the Continue runs in the recorded mode and directory', async () => {
+    const { hub, call, machineId } = await setup({ runnerArgs: ['--allow-bypass'] });
+    const sid = await stoppedAfterOneTurn(call, machineId);
+    const token = (await snapshot(call, sid)).metadata.value.claudeSessionId as string;
+    const other = await connectRunner(hub.url, TEST_TOKENS.runner);
+    const planted = await other.emitWithAck('update-metadata', { sid, expectedVersion: (await snapshot(call, sid)).metadata.version, patch: { permissionMode: 'bypassPermissions', path: home!.root } });
+    expect(planted).toMatchObject({ result: 'success' });
+    const continued = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
+    expect(continued.status, JSON.stringify(continued.body)).toBe(202);
+    const lines = commandLinesWith(token);
+    expect(lines).toHaveLength(1);
+    const line = lines[0]!;
+    expect(line).toContain(`--resume=${token}`);
+    expect(line).toContain('--permission-mode=default');
+    expect(line).not.toContain('bypassPermissions');
+    const started = runner!.logs().filter((l) => l.msg === 'agent started' && l.resume === true);
+    expect(started).toMatchObject([{ path: home!.dir, permissionMode: 'default' }]);
   }, 180_000);
 
   it('three Continues at once start one agent; Stop then leaves none', async () => {
