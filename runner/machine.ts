@@ -116,6 +116,11 @@ export class Machine {
     }
     if (this.shuttingDown) return { ok: false, error: { code: 'spawn_failed', message: 'the runner is shutting down' } };
     const { request } = checked.plan;
+    // one agent per session: the hub claims a continue, and this runner never starts a second one
+    if (request.resume && this.drives(request.resume.sid)) {
+      this.log.warn('spawn refused', { requestedBy, code: 'session_running', sid: request.resume.sid });
+      return { ok: false, error: { code: 'session_running', message: `this runner already drives session ${request.resume.sid}: send it a message, or stop it first` } };
+    }
     const env = agentEnv(process.env, [this.config.token]);
     const run = new AgentRun(checked.plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log });
     this.pending.set(request.requestId, run);
@@ -133,6 +138,11 @@ export class Machine {
     } finally {
       this.pending.delete(request.requestId);
     }
+  }
+
+  /** A live agent of this session, or one starting for it. */
+  private drives(sid: string): boolean {
+    return this.runs.has(sid) || [...this.pending.values()].some((run) => run.plan.request.resume?.sid === sid);
   }
 
   private dirs(payload: unknown): MachineDirsAck {

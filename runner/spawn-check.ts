@@ -1,8 +1,9 @@
 /**
- * What a `machine-spawn` must pass before anything starts (spec section 14): a known payload, an
- * agent this machine has, a permission mode this runner allows, a path under its roots.
+ * What a `machine-spawn` must pass before anything starts (spec section 14): a known payload (its
+ * model a model name), an agent this machine has, a permission mode this runner allows, a path
+ * under its roots, a resume token of the flavor's own format (shared/flavors.ts).
  */
-import { getFlavor, type RunnerDeclaration } from '../shared/flavors.js';
+import { getFlavor, resumeTokenProblem, type RunnerDeclaration } from '../shared/flavors.js';
 import { MachineSpawnPayloadSchema, type MachineAgent, type MachineFailedAck, type MachineSpawnPayload } from '../shared/protocol/machines.js';
 import { resolveUnderRoots } from './roots.js';
 
@@ -46,5 +47,8 @@ export function checkSpawn(payload: unknown, policy: MachinePolicy): { ok: true;
   if (request.resume && request.resume.tokenKey !== flavor.resumeTokenKey) {
     return refuse('invalid_payload', `resume.tokenKey: ${request.resume.tokenKey} is not ${flavor.id}'s resume-token key (${flavor.resumeTokenKey})`);
   }
+  // the token reaches the agent's command line: only what the agent itself makes (the hub checked it too)
+  const tokenProblem = request.resume ? resumeTokenProblem(flavor.id, request.resume.token) : null;
+  if (tokenProblem !== null) return refuse('invalid_payload', `resume.token ${tokenProblem}: nothing was started`);
   return { ok: true, plan: { request, agent, runner: flavor.runner, cwd: resolved.path, tokenKey: flavor.resumeTokenKey } };
 }

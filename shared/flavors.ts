@@ -119,7 +119,36 @@ export interface FlavorDeclaration {
   payloadUsage?: { field: string };
   /** The machine runner can start and drive this agent (section 14). */
   runner?: RunnerDeclaration;
+  /**
+   * What the agent's own session id (its resume token) looks like, exactly; absent: SAFE_TOKEN.
+   * Checked where the token is used: before a Continue sends it and by the runner before it starts
+   * anything (resumeTokenProblem), so no value a hook or runner wrote reaches a command line unless
+   * it is what the agent itself would have made.
+   */
+  resumeToken?: ResumeTokenFormat;
 }
+
+/** A resume token's format: the pattern, and how an error message names it. */
+export interface ResumeTokenFormat {
+  pattern: RegExp;
+  description: string;
+}
+
+/** Claude Code's session ids (`--session-id` takes only a UUID) and Codex's thread ids (UUID v7). */
+export const UUID_TOKEN: ResumeTokenFormat = {
+  pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  description: 'a UUID (8-4-4-4-12 hexadecimal digits)',
+};
+
+/**
+ * Every resume token, of any flavor, whoever writes it (the hub refuses others at every write): it
+ * can never be read as a command-line option (no leading `-`) and holds no whitespace, control,
+ * quote or shell character.
+ */
+export const SAFE_TOKEN: ResumeTokenFormat = {
+  pattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/,
+  description: 'a letter or digit, then at most 255 letters, digits, ".", "_", ":" or "-"',
+};
 
 /**
  * Transcript formats the hook bridge reads: Claude Code's JSONL (a line per content block, usage
@@ -396,6 +425,8 @@ const declarations: FlavorDeclaration[] = [
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true, texts: true },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
     runner: { cli: 'claude', driver: 'claude-stream-json' },
+    // `--session-id` must be a valid UUID (Claude Code 2.1.x); its hooks' session_id is the same id
+    resumeToken: UUID_TOKEN,
   },
   {
     id: 'codex', displayName: 'Codex', resumeTokenKey: 'codexSessionId', pairedKeys: [], sessionEndIsTurnBoundary: false,
@@ -432,6 +463,8 @@ const declarations: FlavorDeclaration[] = [
     transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
     // `codex app-server`, JSON-RPC over stdio: threads, turns, interrupts, approvals (runner/drivers/codex-app-server.ts)
     runner: { cli: 'codex', driver: 'codex-app-server' },
+    // thread ids are UUIDs (v7: codex-rs ThreadId::new), hooks' session_id and notify's thread-id the same
+    resumeToken: UUID_TOKEN,
   },
   {
     id: 'cursor', displayName: 'Cursor', resumeTokenKey: 'cursorSessionId', pairedKeys: ['cursorSessionProtocol'], sessionEndIsTurnBoundary: false,
@@ -568,8 +601,28 @@ function hasPath(payload: object, path: string): boolean {
   return value !== undefined;
 }
 
+/**
+ * Why this value is not a resume token of the flavor (its declared format, else SAFE_TOKEN; a value
+ * must also pass SAFE_TOKEN), or null when it is one.
+ */
+export function resumeTokenProblem(flavorId: string | null | undefined, token: unknown): string | null {
+  const format = getFlavor(flavorId)?.resumeToken ?? SAFE_TOKEN;
+  const name = getFlavor(flavorId)?.displayName ?? 'an agent';
+  if (typeof token !== 'string') return `must be a string: ${name}'s session id, ${format.description}`;
+  if (!SAFE_TOKEN.pattern.test(token) || !format.pattern.test(token)) return `must be ${name}'s session id, ${format.description}`;
+  return null;
+}
+
+/** Why a value written under a resume-token key could never be one (SAFE_TOKEN), or null; null itself clears the key. */
+export function storedTokenProblem(key: string, value: unknown): string | null {
+  if (value === null || !TOKEN_KEY_FLAVORS.has(key)) return null;
+  if (typeof value === 'string' && SAFE_TOKEN.pattern.test(value)) return null;
+  return `${key} must be ${TOKEN_KEY_FLAVORS.get(key)!.displayName}'s session id: ${SAFE_TOKEN.description}`;
+}
+
 /** Every flavor's resume-token key. */
 export const RESUME_TOKEN_KEYS: readonly string[] = declarations.map((d) => d.resumeTokenKey);
+const TOKEN_KEY_FLAVORS: ReadonlyMap<string, FlavorDeclaration> = new Map(declarations.map((d) => [d.resumeTokenKey, d]));
 
 /** Paired key → the token key it belongs to (cursorSessionProtocol → cursorSessionId). */
 export const PAIRED_KEYS: ReadonlyMap<string, string> = new Map(

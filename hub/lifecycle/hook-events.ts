@@ -11,8 +11,8 @@
  * the registry in the same unit of work; an approval hook the bridge waits on (`sync`) opens an
  * approval, and its result carries the decision (`answer`) once made, or none after the wait.
  */
-import { getFlavor } from '../../shared/flavors.js';
-import { HubError } from '../../shared/errors.js';
+import { getFlavor, storedTokenProblem } from '../../shared/flavors.js';
+import { HubError, hubError } from '../../shared/errors.js';
 import type { AgentTextReport, HookEvent, HookResult } from '../../shared/protocol/hooks.js';
 import type { JsonObject } from '../../shared/protocol/json.js';
 import { DRIVEN_BY_KEY, type DrivenBy } from '../../shared/protocol/machines.js';
@@ -185,6 +185,9 @@ function applyOne(deps: HubDeps, actor: Actor, event: HookEvent): UnitOfWork<App
       await recordAppliedHookEvent(tx, { ...key, outcome: 'ignored', at: hubNow });
       return { result: { id: event.id, outcome: 'ignored', detail: mapped.why }, superseded: [] };
     }
+    // the agent's session id becomes the session's resume token: one that no agent makes is refused
+    const tokenProblem = storedTokenProblem(getFlavor(event.flavor)?.resumeTokenKey ?? '', mapped.hook.tag);
+    if (tokenProblem !== null) throw hubError.invalidPayload(`the hook's session id is refused: ${tokenProblem}`);
     const hook: MappedHook = {
       ...mapped.hook,
       ...(event.usage ? { usage: event.usage } : {}),

@@ -6,7 +6,7 @@ import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { actorWrite, runWrite, type ChangeSet, type UnitOfWork } from '../services/changes.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
-import { assertDocumentSize, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
+import { assertDocumentSize, assertResumeTokens, commitMetadataVersion, trackResumeTokenChanges } from '../services/metadata-writes.js';
 import { toSnapshot } from '../services/snapshots.js';
 import { insertHistory } from '../store/history.js';
 import { getSession, getSessionByTag, insertSession, updateFlavor, type StoredSession } from '../store/sessions.js';
@@ -50,6 +50,7 @@ export function startSession(deps: HubDeps, actor: Actor, payload: SessionStartP
  */
 export function startSessionWork(deps: HubDeps, actor: Actor, payload: SessionStartPayload): UnitOfWork<{ session: SessionSnapshot; created: boolean }> {
   if (payload.metadata) assertDocumentSize(payload.metadata, 'metadata');
+  if (payload.metadata) assertResumeTokens(payload.metadata, 'metadata');
   return async (tx, changes, now) => {
     const linking = LINKING_SOURCES.has(payload.source) && payload.parentSid !== undefined;
     const parent = linking ? await getSession(tx, { namespace: actor.namespace, sid: payload.parentSid! }) : undefined;

@@ -12,7 +12,7 @@ import { updateAgentState, type StoredSession } from '../store/sessions.js';
 import type { Tx } from '../store/sql.js';
 import type { Actor, HubDeps } from '../services/deps.js';
 import { applyMetadataPatch, mergeWholeDocument } from '../services/metadata-merge.js';
-import { assertDocumentSize, commitMetadataVersion } from '../services/metadata-writes.js';
+import { assertDocumentSize, assertResumeTokens, commitMetadataVersion } from '../services/metadata-writes.js';
 import { actorWrite, runWrite, type UnitOfWork } from '../services/changes.js';
 import type { Contention } from '../services/loser-first.js';
 
@@ -87,6 +87,7 @@ function writeOptions(actor: Actor, payload: { sid: string; requestId?: string }
 function metadataWrite(actor: Actor, payload: UpdateMetadataPayload): UnitOfWork<UpdateMetadataAck> {
   const incoming = (payload.patch ?? payload.metadata)!;
   assertDocumentSize(incoming, payload.patch ? 'patch' : 'metadata');
+  assertResumeTokens(incoming, payload.patch ? 'patch' : 'metadata');
   return async (tx, changes, now) => {
     const { result, version, value } = await compareAndSet(
       tx,

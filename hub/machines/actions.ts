@@ -18,6 +18,8 @@ import {
 import type { HubDeps } from '../services/deps.js';
 import { requireSession } from '../services/require-session.js';
 import { resumeSession } from '../services/resume.js';
+import { resumeTokenProblem } from '../../shared/flavors.js';
+import { claimSessionRun, getSessionOrigin, recordSessionOrigin, releaseSessionRun, type SessionOrigin } from '../store/machine-session-runs.js';
 import { getMachine, listMachines, recentMachinePaths, type StoredMachine } from '../store/machines.js';
 import { askMachine, recorded } from './ask.js';
 import { machineFor, placeOf } from './choose.js';
@@ -85,8 +87,7 @@ export async function machineDirs(deps: HubDeps, who: Requester, machineId: stri
  * Sends a spawn and waits for the runner's ack (the agent's session stored on the hub). Past the
  * spawn timeout, what it started is stopped by its request id and the answer is `spawn_timeout`.
  */
-async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payload: Omit<MachineSpawnPayload, 'requestId' | 'requestedBy'>): Promise<string> {
-  const requestId = randomUUID();
+async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payload: Omit<MachineSpawnPayload, 'requestId' | 'requestedBy'>, requestId: string = randomUUID()): Promise<string> {
   const waitMs = deps.config.spawnTimeoutMs;
   const timedOut = async () => {
     await deps.machines?.ask(machine.machineId, 'machine-stop', { requestId, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS).catch(() => undefined);
@@ -94,6 +95,19 @@ async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payl
   };
   const answer = await askMachine(deps, machine.machineId, 'machine-spawn', { ...payload, requestId, requestedBy: who.name }, waitMs, timedOut);
   return answer.sid;
+}
+
+/** What a person ran the session with, as the hub records it once the runner acknowledged the spawn. */
+function originOf(who: Requester, deps: HubDeps, sid: string, machine: StoredMachine, path: string, permissionMode: PermissionMode | undefined): SessionOrigin {
+  return { namespace: who.namespace, sid, machineId: machine.machineId, path, permissionMode: permissionMode ?? null, byToken: who.tokenId, at: deps.clock.now() };
+}
+
+/**
+ * Records where and how a person ran the session. The agent runs already: a failure here is logged,
+ * not answered (the session's next Continue then goes by its reported place, as a terminal's).
+ */
+async function keepOrigin(deps: HubDeps, origin: SessionOrigin): Promise<void> {
+  await recordSessionOrigin(deps.store, origin).catch((error: unknown) => deps.log.error({ err: error, sid: origin.sid }, 'could not record where a person ran a session'));
 }
 
 /** POST /api/machines/:machineId/sessions: a new agent, 201 once its session exists on the hub. */
@@ -106,41 +120,86 @@ export async function startOnMachine(deps: HubDeps, who: Requester, machineId: s
     requireMode(machine, request.permissionMode);
     await requireOnline(deps, machine);
     sid = await spawn(deps, who, machine, request);
+    await keepOrigin(deps, originOf(who, deps, sid, machine, request.path, request.permissionMode));
     return { sid, machineId };
   });
 }
 
-const modeOf = (value: unknown): PermissionMode | undefined => PermissionModeSchema.safeParse(value).data;
+/**
+ * The mode of a Continue that names none: the one the person last ran the session with, as the hub
+ * recorded it; never bypass, which is used only when asked for again (`default` then, said so in
+ * the spawn and the session's metadata); none recorded (a terminal's session): none, the agent's own
+ * default. Never metadata's `permissionMode`: runners write it.
+ */
+function carriedMode(origin: SessionOrigin | undefined): PermissionMode | undefined {
+  const mode = PermissionModeSchema.safeParse(origin?.permissionMode).data;
+  return mode === 'bypassPermissions' ? 'default' : mode;
+}
 
-/** POST /api/sessions/:sid/continue: the same session, a new run, on a machine that can run it; through the gate of section 7. */
+const running = (sid: string) => new MachineRefused('session_running', `session ${sid} has a live run, or a continue of it is starting: send it a message instead, or interrupt or stop it first`);
+
+/** Past the spawn's own timeout and the stop that follows it: a claim left by a hub process that died mid-spawn. */
+const claimLifetimeMs = (deps: HubDeps) => deps.config.spawnTimeoutMs + 2 * MACHINE_ACK_TIMEOUT_MS;
+
+/**
+ * POST /api/sessions/:sid/continue: the same session, a new run, on a machine that can run it;
+ * through the gate of section 7. One at a time per session: the spawn is claimed in the store
+ * first (any hub process), the session read again under the claim, the claim released once the
+ * runner answered (its run is then live, and refuses the next continue by itself).
+ */
 export async function continueOnMachine(deps: HubDeps, who: Requester, sid: string, request: ContinueSessionRequest) {
-  const session = await requireSession(deps.store, who, sid);
-  let machineId: string | null = placeOf(session).machineId ?? null;
-  return recorded(deps, who, () => ({ machineId, sid, action: 'continue', path: placeOf(session).path ?? null }), async () => {
-    if (session.lastRun?.status === 'running') {
-      throw new MachineRefused('session_running', `session ${sid} has a live run: send it a message instead, or interrupt or stop it first`);
+  const asked = await requireSession(deps.store, who, sid);
+  const origin = await getSessionOrigin(deps.store, { namespace: who.namespace, sid });
+  let machineId: string | null = request.machineId ?? origin?.machineId ?? null;
+  let path: string | null = origin?.path ?? placeOf(asked).path ?? null;
+  return recorded(deps, who, () => ({ machineId, sid, action: 'continue', path }), async () => {
+    const requestId = randomUUID();
+    const claim = { namespace: who.namespace, sid, requestId };
+    const now = deps.clock.now();
+    if (!(await claimSessionRun(deps.store, { ...claim, now, expiresAt: now + claimLifetimeMs(deps) }))) throw running(sid);
+    try {
+      const session = await requireSession(deps.store, who, sid);
+      if (session.lastRun?.status === 'running') throw running(sid);
+      const resume = await resumeSession(deps, { namespace: who.namespace, role: 'operator', by: 'user' }, sid, request.policy);
+      const tokenProblem = resumeTokenProblem(session.flavor, resume.token);
+      if (tokenProblem !== null) {
+        throw new MachineRefused('invalid_payload', `session ${sid} cannot be continued by a machine: its resume token (${resume.tokenKey}) ${tokenProblem}; it was not written by the agent`);
+      }
+      const place = await machineFor(deps, session, origin, request.machineId);
+      machineId = place.machine.machineId;
+      path = place.path;
+      const permissionMode = request.permissionMode ?? carriedMode(origin);
+      requireAgent(place.machine, session.flavor);
+      requireMode(place.machine, permissionMode);
+      await spawn(
+        deps,
+        who,
+        place.machine,
+        {
+          flavor: session.flavor,
+          path: place.path,
+          ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
+          ...(permissionMode !== undefined ? { permissionMode } : {}),
+          resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token) },
+        },
+        requestId,
+      );
+      await keepOrigin(deps, originOf(who, deps, sid, place.machine, place.path, permissionMode));
+      return { sid, machineId: place.machine.machineId };
+    } finally {
+      // the agent runs (or did not start) whatever this write does: a claim not removed expires
+      await releaseSessionRun(deps.store, claim).catch((error: unknown) => deps.log.error({ err: error, sid }, 'could not release a continue claim; it expires'));
     }
-    const resume = await resumeSession(deps, { namespace: who.namespace, role: 'operator', by: 'user' }, sid, request.policy);
-    const machine = await machineFor(deps, session, request.machineId);
-    machineId = machine.machineId;
-    const permissionMode = request.permissionMode ?? modeOf(session.metadata.permissionMode);
-    requireAgent(machine, session.flavor);
-    requireMode(machine, permissionMode);
-    await spawn(deps, who, machine, {
-      flavor: session.flavor,
-      path: resume.path ?? '',
-      ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
-      ...(permissionMode !== undefined ? { permissionMode } : {}),
-      resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token) },
-    });
-    return { sid, machineId: machine.machineId };
   });
 }
 
 /** POST /api/sessions/:sid/interrupt and /stop: to the machine runner that drives the session's live run. */
 export async function actOnRun(deps: HubDeps, who: Requester, sid: string, action: 'interrupt' | 'stop') {
   const session = await requireSession(deps.store, who, sid);
-  const { machineId, path } = placeOf(session);
+  // the machine the hub ran it on, where a person started or continued it; else what was reported
+  const origin = await getSessionOrigin(deps.store, { namespace: who.namespace, sid });
+  const machineId = origin?.machineId ?? placeOf(session).machineId;
+  const path = origin?.path ?? placeOf(session).path;
   return recorded(deps, who, { machineId: machineId ?? null, sid, action, path: path ?? null }, async () => {
     if (session.lastRun?.status !== 'running') throw new MachineRefused('not_runner_driven', `session ${sid} has no live run: nothing to ${action}; continue it instead`);
     const notDriven = () => new MachineRefused('not_runner_driven', `no machine runner drives session ${sid} (it was started in a terminal or by another runner): ${action} it where it runs`);

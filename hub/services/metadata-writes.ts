@@ -1,4 +1,4 @@
-import { RESUME_TOKEN_KEYS } from '../../shared/flavors.js';
+import { RESUME_TOKEN_KEYS, storedTokenProblem } from '../../shared/flavors.js';
 import { hubError } from '../../shared/errors.js';
 import { sameJson, utf8ByteLength, type JsonObject } from '../../shared/protocol/json.js';
 import { LIMITS } from '../../shared/protocol/limits.js';
@@ -15,6 +15,20 @@ export function assertDocumentSize(document: unknown, field: string): string {
   const json = JSON.stringify(document) ?? '';
   assertJsonSize(json, field);
   return json;
+}
+
+/**
+ * Refuses a metadata write (a patch, a document, a session-start's metadata) that sets a resume
+ * token no agent could have made: a resume token reaches an agent's command line on a Continue, so
+ * one that could be read as an option, or holds whitespace, quotes or shell characters, is never
+ * stored, whoever writes it (docs/security.md, "What runs").
+ */
+export function assertResumeTokens(incoming: JsonObject, field: string): void {
+  for (const key of RESUME_TOKEN_KEYS) {
+    if (!Object.hasOwn(incoming, key)) continue;
+    const problem = storedTokenProblem(key, incoming[key]);
+    if (problem !== null) throw hubError.invalidPayload(`${field}.${problem}`);
+  }
 }
 
 /** The same check on a document already serialized. */

@@ -19,11 +19,15 @@ type Json = Record<string, unknown>;
 /** Claude Code's answer to `--resume <id>` it does not know (2.1.x: "No conversation found with session ID: <id>"). */
 const RESUME_REJECTED = /No conversation found/i;
 
+/**
+ * Every value attached to its option (`--resume=<id>`): `--resume` takes an optional value, so a
+ * separate argument starting with `-` would be read as another option (issue 45).
+ */
 function argsFor(start: DriverStart, sessionId: string): string[] {
   const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
-  args.push(...(start.resumeToken ? ['--resume', start.resumeToken] : ['--session-id', sessionId]));
-  if (start.permissionMode) args.push('--permission-mode', start.permissionMode);
-  if (start.model) args.push('--model', start.model);
+  args.push(start.resumeToken ? `--resume=${start.resumeToken}` : `--session-id=${sessionId}`);
+  if (start.permissionMode) args.push(`--permission-mode=${start.permissionMode}`);
+  if (start.model) args.push(`--model=${start.model}`);
   return args;
 }
 

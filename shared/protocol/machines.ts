@@ -19,7 +19,7 @@ import { EpochMsSchema, SidSchema } from './session.js';
 export const MACHINE_ERRORS = {
   machine_not_found: { status: 404, meaning: 'no machine with that id in this namespace: see GET /api/machines' },
   machine_offline: { status: 409, meaning: 'the machine is not connected now: start its runner (session-hub runner) and retry' },
-  no_machine: { status: 409, meaning: 'no online machine can run this session: the message names the host and path it needs' },
+  no_machine: { status: 409, meaning: 'no online machine can run this session (the message names the host and path it needs), or several can (the message names them: choose one with machineId)' },
   path_outside_roots: { status: 400, meaning: 'the directory is not under any root of the machine: pick one under its roots, or restart the runner with --root' },
   agent_unavailable: { status: 400, meaning: 'the machine did not find that agent\'s CLI on its PATH: install it and restart the runner' },
   session_running: { status: 409, meaning: 'the session has a live run: send it a message, or interrupt or stop it first' },
@@ -52,6 +52,15 @@ export const MachineIdSchema = z.string().regex(MACHINE_ID_PATTERN, 'must be 8 t
 
 /** An absolute path on the machine (POSIX `/…` or Windows `C:\…`). */
 export const MachinePathSchema = idSchema(4096).refine((path) => path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path), 'must be an absolute path');
+
+/**
+ * A model name as the agent CLIs take it (`sonnet`, `claude-sonnet-4-5@20250929`, `gpt-5-codex`, a
+ * provider's `arn:…/…`): it reaches the agent's command line, so it never starts with `-` and holds
+ * no whitespace, quote or shell character.
+ */
+export const ModelNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,127}$/, 'must be a model name: a letter or digit, then at most 127 letters, digits or . _ : / @ [ ] -');
 
 /** The agent's own permission modes; `bypassPermissions` only on a machine whose runner allows it (`--allow-bypass`). */
 export const PermissionModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
@@ -126,7 +135,7 @@ export const MachineSpawnPayloadSchema = z.object({
   path: MachinePathSchema,
   prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
   permissionMode: PermissionModeSchema.optional(),
-  model: idSchema(128).optional(),
+  model: ModelNameSchema.optional(),
   /** Present on a `continue`: the same hub session continues (session-start with this sid, source `resume`). */
   resume: SpawnResumeSchema.optional(),
   requestedBy: RequestedBySchema,
@@ -174,7 +183,7 @@ export const StartSessionRequestSchema = z.object({
   path: MachinePathSchema,
   prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
   permissionMode: PermissionModeSchema.optional(),
-  model: idSchema(128).optional(),
+  model: ModelNameSchema.optional(),
 });
 export type StartSessionRequest = z.infer<typeof StartSessionRequestSchema>;
 export const StartSessionResponseSchema = z.object({ sid: SidSchema, machineId: MachineIdSchema });
@@ -185,7 +194,10 @@ export const ContinueSessionRequestSchema = z.object({
   prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
   policy: z.enum(['safe', 'force']).default('safe'),
   machineId: MachineIdSchema.optional(),
-  /** Kept from the session's metadata when left out (the mode it was started with). */
+  /**
+   * Left out: the mode the hub recorded when a person last started or continued the session on a
+   * machine (never bypassPermissions, which is used only when asked for again), else the agent's default.
+   */
   permissionMode: PermissionModeSchema.optional(),
 });
 export type ContinueSessionRequest = z.infer<typeof ContinueSessionRequestSchema>;
@@ -198,6 +210,6 @@ export const MACHINE_METADATA_KEYS = {
   host: 'host',
   /** The agent's working directory (already written by runners and hooks). */
   path: 'path',
-  /** The permission mode it was started with; a continue keeps it. */
+  /** The permission mode it was started with, as its runner reports it (shown; a Continue never reads it). */
   permissionMode: 'permissionMode',
 } as const;

@@ -62,8 +62,8 @@ export async function connectMachine(url: string, token: string, overrides: Part
         machineId: register.machineId,
         drivenBy: 'machine',
         ...(spawn.permissionMode ? { permissionMode: spawn.permissionMode } : {}),
-        // the agent's own session id, as a runner reports it once the agent says it
-        ...(!spawn.resume && tokenKey ? { [tokenKey]: `agent-${spawn.requestId}` } : {}),
+        // the agent's own session id (a UUID, as Claude Code's and Codex's), as a runner reports it once the agent says it
+        ...(!spawn.resume && tokenKey ? { [tokenKey]: spawn.requestId } : {}),
       },
     });
     if (!started.ok) return { ok: false, error: { code: 'spawn_failed', message: started.error.message } };

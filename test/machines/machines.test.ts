@@ -26,6 +26,9 @@ async function call(method: string, path: string, options: { token?: string; bod
 
 const machines = async (token: string = TEST_TOKENS.dashboard) => (await call('GET', '/api/machines', { token })).body.machines as ListedMachine[];
 const session = async (sid: string) => (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
+/** Claude Code session ids (UUIDs: a Continue sends nothing else). */
+const CLAUDE_ID = '3d2c3a8e-6f0b-4f43-9a57-0b6f3c1d2e11';
+const TERMINAL_ID = '7b1e9c4d-2a3f-4e5b-8c6d-9e0f1a2b3c4d';
 const spawns = (peer: MachinePeer) => peer.received.filter((entry) => entry.event === 'machine-spawn');
 
 /** A session the machine started and ended with `status`, its resume token stored. */
@@ -34,7 +37,7 @@ async function endedOnMachine(peer: MachinePeer, status: 'success' | 'failure' |
   expect(started.status).toBe(201);
   const sid = started.body.sid as string;
   const snapshot = await session(sid);
-  const written = await peer.socket.emitWithAck('update-metadata', { sid, expectedVersion: snapshot.metadata.version, patch: { claudeSessionId: 'claude-1' } });
+  const written = await peer.socket.emitWithAck('update-metadata', { sid, expectedVersion: snapshot.metadata.version, patch: { claudeSessionId: CLAUDE_ID } });
   expect(written.result).toBe('success');
   await peer.socket.emitWithAck('session-end', { sid, reason: status === 'success' ? 'completed' : 'error', status });
   peer.driving.delete(sid);
@@ -181,7 +184,7 @@ describe('continue', () => {
     const sid = await endedOnMachine(peer);
     const continued = await call('POST', `/api/sessions/${sid}/continue`, { body: { prompt: 'and now the docs' } });
     expect(continued).toMatchObject({ status: 202, body: { sid, machineId: peer.register.machineId } });
-    expect(spawns(peer)[0]!.payload).toMatchObject({ flavor: 'claude', path: '/home/alice/code/api', prompt: 'and now the docs', resume: { sid, tokenKey: 'claudeSessionId', token: 'claude-1' } });
+    expect(spawns(peer)[0]!.payload).toMatchObject({ flavor: 'claude', path: '/home/alice/code/api', prompt: 'and now the docs', resume: { sid, tokenKey: 'claudeSessionId', token: CLAUDE_ID } });
     const snapshot = await session(sid);
     expect(snapshot.lifecycle.lastRun?.status).toBe('running');
     // while that run lives, continue is refused
@@ -204,7 +207,7 @@ describe('continue', () => {
 
   it('finds a terminal-started session a machine by host and roots; no_machine names the host and path it needs', async () => {
     const runner = await connectRunner(hub.url, TEST_TOKENS.runner);
-    const terminal = await startSession(runner, { tag: 'terminal-1', flavor: 'claude', metadata: { path: '/home/alice/code/web', host: 'laptop.local', claudeSessionId: 'claude-terminal' } });
+    const terminal = await startSession(runner, { tag: 'terminal-1', flavor: 'claude', metadata: { path: '/home/alice/code/web', host: 'laptop.local', claudeSessionId: TERMINAL_ID } });
     await runner.emitWithAck('session-end', { sid: terminal.sid, reason: 'completed' });
     const nowhere = await call('POST', `/api/sessions/${terminal.sid}/continue`, { body: {} });
     expect(nowhere).toMatchObject({ status: 409, body: { error: 'no_machine' } });
@@ -214,7 +217,7 @@ describe('continue', () => {
     const laptop = await connectMachine(hub.url, TEST_TOKENS.machine2, { host: 'laptop.local' });
     const continued = await call('POST', `/api/sessions/${terminal.sid}/continue`, { body: {} });
     expect(continued).toMatchObject({ status: 202, body: { sid: terminal.sid, machineId: laptop.register.machineId } });
-    expect(spawns(laptop)[0]!.payload).toMatchObject({ resume: { sid: terminal.sid, token: 'claude-terminal' } });
+    expect(spawns(laptop)[0]!.payload).toMatchObject({ resume: { sid: terminal.sid, token: TERMINAL_ID } });
     expect(elsewhere.received).toEqual([]);
   });
 

@@ -109,6 +109,20 @@ describe('Claude Code stream-json driver (real CLI)', () => {
     await driver.stop(10_000);
   }, 120_000);
 
+  it('passes every value attached to its option: a resume token that is an option is never read as one (issue 45)', async () => {
+    model = await startAnthropicServer({ tools: [], finalText: 'x' });
+    home = claudeHome(model.url);
+    const proof = join(home.root, 'proof');
+    const rec = recorder(() => ({ allow: true }));
+    // the runner refuses this before any driver sees it (spawn-check.ts); the driver alone must not run it either
+    const hostile = `--settings={"apiKeyHelper":"touch ${proof}; echo k"}`;
+    const driver = startClaudeStreamJson({ command: agentBinaries().claude, cwd: home.dir, env: envOf(home), resumeToken: hostile }, rec.events);
+    driver.send('hello');
+    await rec.until(() => rec.seen.exit !== undefined);
+    expect(rec.seen.exit!.code).not.toBe(0);
+    expect(existsSync(proof)).toBe(false);
+  }, 60_000);
+
   it('reports an id it cannot resume as rejected', async () => {
     model = await startAnthropicServer({ tools: [], finalText: 'x' });
     home = claudeHome(model.url);

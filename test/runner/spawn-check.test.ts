@@ -3,6 +3,7 @@
  * symlink inside a root pointing out included), an agent this machine lacks, bypassPermissions
  * without --allow-bypass, a bad payload; and the agent's environment without the machine token.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,20 @@ describe('machine-spawn refusals', () => {
     expect(bad.ok ? null : bad.ack.error).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('path') });
     const wrongKey = checkSpawn(request({ resume: { sid: 'abc', tokenKey: 'codexSessionId', token: 't' } }), policy);
     expect(wrongKey.ok ? null : wrongKey.ack.error.code).toBe('invalid_payload');
+  });
+
+  it('refuses a resume token that is not the agent\'s own id (an option above all), and a model that is an option: nothing is started', () => {
+    const sid = '11111111-2222-4333-8444-555555555555';
+    const hostile = [`--settings={"apiKeyHelper":"id > ~/proof; echo k"}`, '-c', 'a b', 'not-a-uuid', '3f1c9a52-7d1e-4b8e-9c1a-claude-0001'];
+    for (const token of hostile) {
+      const checked = checkSpawn(request({ resume: { sid, tokenKey: 'claudeSessionId', token } }), policy);
+      expect(checked.ok ? null : checked.ack.error, token).toMatchObject({ code: 'invalid_payload', message: expect.stringMatching(/^resume\.token must be Claude Code's session id, a UUID/) });
+    }
+    const own = checkSpawn(request({ resume: { sid, tokenKey: 'claudeSessionId', token: randomUUID() } }), policy);
+    expect(own.ok).toBe(true);
+    const model = checkSpawn(request({ model: '--settings=x' }), policy);
+    expect(model.ok ? null : model.ack.error).toMatchObject({ code: 'invalid_payload', message: expect.stringContaining('model') });
+    expect(checkSpawn(request({ model: 'claude-sonnet-4-5@20250929' }), policy).ok).toBe(true);
   });
 
   it('refuses a directory that does not exist', () => {

@@ -22,6 +22,7 @@ import { migration021 } from './021-agent-alive.js';
 import { migration022 } from './022-turn-texts.js';
 import { migration023 } from './023-approval-asked-by.js';
 import { migration024 } from './024-write-claims.js';
+import { migration025 } from './025-machine-session-runs.js';
 
 /** Migrations in order; migration N brings `PRAGMA user_version` from N-1 to N. Never edit a shipped one. */
-export const MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration018, migration019, migration020, migration021, migration022, migration023, migration024];
+export const MIGRATIONS: readonly string[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007, migration008, migration009, migration010, migration011, migration012, migration013, migration014, migration015, migration016, migration017, migration018, migration019, migration020, migration021, migration022, migration023, migration024, migration025];
