@@ -16,7 +16,9 @@ import {
   type StartSessionRequest,
 } from '../../shared/protocol/machines.js';
 import type { HubDeps } from '../services/deps.js';
+import { runWrite } from '../services/changes.js';
 import { requireSession } from '../services/require-session.js';
+import { handTakerToContinue } from '../people/message-takers.js';
 import { resumeSession } from '../services/resume.js';
 import { getMachine, listMachines, recentMachinePaths, type StoredMachine } from '../store/machines.js';
 import { askMachine, recorded } from './ask.js';
@@ -126,12 +128,14 @@ export async function continueOnMachine(deps: HubDeps, who: Requester, sid: stri
     const permissionMode = request.permissionMode ?? modeOf(session.metadata.permissionMode);
     requireAgent(machine, session.flavor);
     requireMode(machine, permissionMode);
+    // the continued agent takes the session's messages, whoever took them before (docs/messages.md)
+    const takerKey = await runWrite(deps, (tx, _changes, now) => handTakerToContinue(tx, { namespace: who.namespace, sid }, `machine ${machine.name}: continue`, now), { namespace: who.namespace });
     await spawn(deps, who, machine, {
       flavor: session.flavor,
       path: resume.path ?? '',
       ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
       ...(permissionMode !== undefined ? { permissionMode } : {}),
-      resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token) },
+      resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token), takerKey },
     });
     return { sid, machineId: machine.machineId };
   });
