@@ -37,11 +37,11 @@ afterEach(async () => {
 
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
 
-function api(hub: { url: string }): Call {
+function api(hub: { url: string }, token: string = TEST_TOKENS.operator): Call {
   return async (method, path, body) => {
     const response = await fetch(`${hub.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${TEST_TOKENS.operator}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -113,14 +113,22 @@ describe('the machine token, as an agent sees the machine', () => {
   }
 
   let setupHub: { hub: HubProcess; call: Call } | undefined;
-  /** A machine token made on the hub for this test: in no environment but where the test puts it. */
+  /**
+   * A hub whose tokens are in no environment (the test tokens are in the hub's own, which an agent
+   * of the same user could read too): it makes its own on first start; a machine token made with
+   * the CLI, known only to this test until it puts it where the runner reads it.
+   */
   async function freshMachineToken(): Promise<string> {
-    setupHub = await setup({ tools: [{ name: 'Bash', input: { command: SCAN, description: 'scan' } }], finalText: 'Scanned.' });
-    const created = await runCli(['token', 'create', '--role', 'machine', '--label', 'scan test', '--data', setupHub.hub.dataDir]);
+    model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: SCAN, description: 'scan' } }], finalText: 'Scanned.' });
+    home = claudeHome(model.url);
+    const hub = await spawnHub({ env: { SESSION_HUB_TOKENS: '' } });
+    await waitFor(() => /admin\s+default\s+(shub_\S+)/.test(hub.output()), 10_000, 'the generated tokens');
+    setupHub = { hub, call: api(hub, /admin\s+default\s+(shub_\S+)/.exec(hub.output())![1]!) };
+    const created = await runCli(['token', 'create', '--role', 'machine', '--label', 'scan test', '--data', hub.dataDir]);
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
     // a running hub accepts a new token within seconds
-    await waitFor(async () => (await fetch(`${setupHub!.hub.url}/api/machines`, { headers: { authorization: `Bearer ${token}` } })).status !== 401, 10_000, 'the hub knows the new token');
+    await waitFor(async () => (await fetch(`${hub.url}/api/machines`, { headers: { authorization: `Bearer ${token}` } })).status !== 401, 10_000, 'the hub knows the new token');
     return token;
   }
 
