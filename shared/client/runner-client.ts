@@ -285,6 +285,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   async finalizeSession(payload: SessionEndPayload): Promise<SessionSnapshot> {
     const session = this.remember(unwrapOk(await this.request('session-finalize', payload), 'session-finalize').session);
     this.joined.delete(payload.sid);
+    this.sessionTakers.delete(payload.sid);
     return session;
   }
 

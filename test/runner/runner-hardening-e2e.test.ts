@@ -10,7 +10,7 @@
  *   is back on the same data the turn has its prompt and its answer.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -162,10 +162,17 @@ describe('a person\'s message to a continued session', () => {
     const sid = started.body.sid as string;
     await allowUntil(call, sid, async () => (await turnList(call, sid)).some((t) => t.status === 'completed'), 'first turn completed');
 
+    // the runner keeps its taker key beside its machine id, readable by its user alone
+    const machineFile = join(home!.root, 'session-hub', 'machine.json');
+    const kept = JSON.parse(readFileSync(machineFile, 'utf8')) as { machineId: string; takerKey: string };
+    expect(kept).toEqual({ machineId, takerKey: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/) });
+    expect(statSync(machineFile).mode & 0o777).toBe(0o600);
+
     await first.kill9();
     await waitFor(async () => (await session(call, sid)).lifecycle.lastRun?.status === 'interrupted', 30_000, 'run interrupted');
     const second = startRunner(hub);
     await onlineMachine(call, second);
+    expect(JSON.parse(readFileSync(machineFile, 'utf8'))).toEqual(kept);
     const forced = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
     expect(forced.status, JSON.stringify(forced.body)).toBe(202);
     await allowUntil(call, sid, async () => (await turnList(call, sid)).filter((t) => t.status === 'completed').length === 2, `the continued turn completed; runner:\n${second.output()}`);
