@@ -147,7 +147,9 @@ export class AgentRun {
           backoff: REPORT_BACKOFF,
           isFinal: isFinalError,
           giveUp: this.ctx.closing,
-          onRetry: (error, attempt) => attempt === 0 && this.ctx.log.warn('report not answered: retrying until the hub has it', { sid, what, error: error instanceof Error ? error.message : String(error) }),
+          onRetry: (error, attempt) => {
+            if (attempt === 0) this.ctx.log.warn('report not answered: retrying until the hub has it', { sid, what, error: error instanceof Error ? error.message : String(error) });
+          },
         });
       } catch (error) {
         this.ctx.log.warn('report failed', { sid, what, error: error instanceof Error ? error.message : String(error) });
