@@ -3,7 +3,10 @@
  * with its metadata, each turn once (prompt, tool calls, usage, closing message), its resume token,
  * approvals through the hub, and the run's true end. Reports go out in the order the agent did things.
  */
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { retrying, type BackoffOptions } from '../shared/client/backoff.js';
+import { isFinalError } from '../shared/client/errors.js';
 import type { RunnerClient } from '../shared/client/runner-client.js';
 import type { JsonObject } from '../shared/protocol/json.js';
 import type { RunEndStatus, TurnSummary } from '../shared/protocol/session.js';
@@ -21,7 +24,12 @@ export interface RunContext {
   machineId: string;
   env: Record<string, string>;
   log: RunnerLog;
+  /** The runner is exiting: a report that fails once more is given up (the hub ends the run by its grace). */
+  closing: () => boolean;
 }
+
+/** A report's retries while the hub is away (restarting, failing over): soon at first, then every few seconds. */
+const REPORT_BACKOFF: BackoffOptions = { baseMs: 200, maxMs: 5000 };
 
 /** How the run ended when the runner ended it; else from the agent's exit. */
 type Ending = { status: RunEndStatus; reason: string };
@@ -62,7 +70,16 @@ export class AgentRun {
       ...(request.permissionMode ? { permissionMode: request.permissionMode } : {}),
     };
     const { session } = await Promise.race([
-      this.ctx.client.startSession({ tag: id, flavor: request.flavor, source: request.resume ? 'resume' : 'startup', ...(request.resume ? { sid: request.resume.sid } : {}), metadata, pid: this.driver.pid }),
+      this.ctx.client.startSession({
+        tag: id,
+        flavor: request.flavor,
+        source: request.resume ? 'resume' : 'startup',
+        ...(request.resume ? { sid: request.resume.sid } : {}),
+        metadata,
+        pid: this.driver.pid,
+        // a continue: the key the hub made for it, so this agent takes the session's messages
+        ...(request.resume?.takerKey ? { taker: { key: request.resume.takerKey, process: `runner pid ${process.pid} on ${hostname()}`.slice(0, 128) } } : {}),
+      }),
       exitedFirst,
     ]);
     this.sid = session.sid;
@@ -114,14 +131,28 @@ export class AgentRun {
     return new Promise((resolve) => this.idWaiters.push(resolve));
   }
 
-  /** Reports in the agent's order; a failed report is logged, never thrown at the agent. */
+  /**
+   * Reports in the agent's order, each retried until the hub has it (a hub that crashed and came
+   * back gets what the agent did meanwhile), then the next: every report is safe to repeat (a
+   * promptId, a toolUseId, usage totals that never double, a turn-stop or end of what is already
+   * closed, a metadata write of one value). Given up only when the hub refuses it for good or the
+   * runner is exiting; a failure is logged, never thrown at the agent.
+   */
   private report(what: string, call: (sid: string) => Promise<unknown>): void {
     this.chain = this.chain.then(async () => {
-      if (this.sid === null) return;
+      const sid = this.sid;
+      if (sid === null) return;
       try {
-        await call(this.sid);
+        await retrying(() => call(sid), {
+          backoff: REPORT_BACKOFF,
+          isFinal: isFinalError,
+          giveUp: this.ctx.closing,
+          onRetry: (error, attempt) => {
+            if (attempt === 0) this.ctx.log.warn('report not answered: retrying until the hub has it', { sid, what, error: error instanceof Error ? error.message : String(error) });
+          },
+        });
       } catch (error) {
-        this.ctx.log.warn('report failed', { sid: this.sid, what, error: error instanceof Error ? error.message : String(error) });
+        this.ctx.log.warn('report failed', { sid, what, error: error instanceof Error ? error.message : String(error) });
       }
     });
   }
@@ -137,7 +168,8 @@ export class AgentRun {
       },
       turnStart: (prompt) => {
         this.turnOpen = true;
-        this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt }));
+        const promptId = randomUUID(); // one per prompt: a retried submit answers the same turn
+        this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt, promptId }));
       },
       toolUse: (tool) => {
         this.emitted = true;

@@ -6,10 +6,13 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { resolveRoots } from './roots.js';
 import { drivableClis } from './agents.js';
+import { machineTokenFrom, TokenFileError } from './machine-token.js';
 
 export interface RunnerConfig {
   hubUrl: string;
   token: string;
+  /** Said at start when the token came from the environment, where every agent can read it. */
+  tokenWarning?: string;
   roots: string[];
   name: string;
   allowBypass: boolean;
@@ -35,8 +38,13 @@ Options:
   -h, --help       this help
 
 Environment:
-  SESSION_HUB_MACHINE_TOKEN   a token of role machine (required):
+  SESSION_HUB_MACHINE_TOKEN_FILE  a file holding a token of role machine, mode 0600 (required,
+                              or the variable below): the token then is in no process environment
+                              an agent can read. Make one with
                               session-hub token create --role machine --label "my laptop"
+                              (runner install writes this file)
+  SESSION_HUB_MACHINE_TOKEN   the token itself: accepted with a warning, since every agent the runner
+                              starts can read the runner's environment (/proc/<pid>/environ)
   SESSION_HUB_ALIVE_EVERY_MS  how often each agent's session tells the hub it is alive
                               (default ${DEFAULT_ALIVE_EVERY_MS}; keep it well under the hub's
                               SESSION_HUB_ALIVE_TIMEOUT_MS, default 30000)
@@ -68,8 +76,14 @@ export function parseRunnerArgs(argv: string[], env: NodeJS.ProcessEnv = process
   }
   const { values } = parsed;
   if (values.help) return 'help';
-  const token = env.SESSION_HUB_MACHINE_TOKEN?.trim();
-  if (!token) throw new StartError('SESSION_HUB_MACHINE_TOKEN is not set: create a machine token on the hub (session-hub token create --role machine --label "my laptop") and export it');
+  let found;
+  try {
+    found = machineTokenFrom(env);
+  } catch (error) {
+    if (error instanceof TokenFileError) throw new StartError(error.message);
+    throw error;
+  }
+  if (!found) throw new StartError('neither SESSION_HUB_MACHINE_TOKEN_FILE nor SESSION_HUB_MACHINE_TOKEN is set: create a machine token on the hub (session-hub token create --role machine --label "my laptop"), write it to a file only you can read (chmod 600) and export SESSION_HUB_MACHINE_TOKEN_FILE=<that file>');
   const hubUrl = (values.hub ?? env.SESSION_HUB_URL ?? 'http://127.0.0.1:3737').replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(hubUrl)) throw new StartError(`--hub ${hubUrl} is not an http(s) URL`);
   const rootList = values.root && values.root.length > 0 ? values.root : (env.SESSION_HUB_ROOTS ?? '').split(':').filter(Boolean);
@@ -82,5 +96,5 @@ export function parseRunnerArgs(argv: string[], env: NodeJS.ProcessEnv = process
   const aliveEvery = env.SESSION_HUB_ALIVE_EVERY_MS?.trim();
   const aliveEveryMs = aliveEvery ? Number(aliveEvery) : DEFAULT_ALIVE_EVERY_MS;
   if (!Number.isInteger(aliveEveryMs) || aliveEveryMs < 100) throw new StartError(`SESSION_HUB_ALIVE_EVERY_MS=${aliveEvery} is not a whole number of milliseconds, 100 or more (default ${DEFAULT_ALIVE_EVERY_MS})`);
-  return { hubUrl, token, roots, name: values.name?.trim() || hostname(), allowBypass: values['allow-bypass'] === true, aliveEveryMs };
+  return { hubUrl, token: found.token, ...(found.warning ? { tokenWarning: found.warning } : {}), roots, name: values.name?.trim() || hostname(), allowBypass: values['allow-bypass'] === true, aliveEveryMs };
 }

@@ -45,8 +45,9 @@ export class Machine {
   ) {}
 
   /** Connects, registers (rejects with RegisterRefused when the hub says no), and starts answering. */
-  static async start(config: RunnerConfig, machineId: string, agents: MachineAgent[], log: RunnerLog): Promise<Machine> {
-    const client = await RunnerClient.connect({ url: config.hubUrl, token: config.token });
+  static async start(config: RunnerConfig, { machineId, takerKey }: { machineId: string; takerKey: string }, agents: MachineAgent[], log: RunnerLog): Promise<Machine> {
+    // the kept taker key: a restarted runner is still its sessions' taker of people's messages
+    const client = await RunnerClient.connect({ url: config.hubUrl, token: config.token, takerKey });
     const machine = new Machine(client, config, machineId, agents, log);
     try {
       await machine.register();
@@ -122,7 +123,7 @@ export class Machine {
       return { ok: false, error: { code: 'session_running', message: `this runner already drives session ${request.resume.sid}: send it a message, or stop it first` } };
     }
     const env = agentEnv(process.env, [this.config.token]);
-    const run = new AgentRun(checked.plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log });
+    const run = new AgentRun(checked.plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log, closing: () => this.shuttingDown });
     this.pending.set(request.requestId, run);
     try {
       const sid = await run.start();

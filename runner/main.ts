@@ -7,7 +7,7 @@ import { findAgents } from './agents.js';
 import { parseRunnerArgs, RUNNER_HELP, StartError } from './config.js';
 import { installCommand } from './install.js';
 import { jsonLog } from './log.js';
-import { loadOrCreateMachineId } from './machine-id.js';
+import { loadOrCreateMachineIdentity } from './machine-id.js';
 import { Machine, RegisterRefused } from './machine.js';
 
 function fail(message: string, code: number): void {
@@ -29,15 +29,16 @@ export async function runnerCommand(argv: string[]): Promise<void> {
     return;
   }
   const log = jsonLog();
+  if (config.tokenWarning) log.warn(config.tokenWarning);
   const agents = await findAgents(process.env.PATH, ({ flavor, path }, problem) => log.warn(`${flavor} may not start: ${problem}`, { flavor, path }));
-  const machineId = loadOrCreateMachineId();
+  const { machineId, takerKey } = loadOrCreateMachineIdentity();
   let machine: Machine;
   try {
-    machine = await Machine.start(config, machineId, agents, log);
+    machine = await Machine.start(config, { machineId, takerKey }, agents, log);
   } catch (error) {
     if (error instanceof RegisterRefused) return fail(error.message, 1);
     if (error instanceof HubRequestError) {
-      const hint = error.code === 'unauthorized' ? ': SESSION_HUB_MACHINE_TOKEN is not a token this hub knows' : error.code === 'forbidden' ? ': this token may not connect as a runner' : '';
+      const hint = error.code === 'unauthorized' ? ': the machine token is not one this hub knows' : error.code === 'forbidden' ? ': this token may not connect as a runner' : '';
       return fail(`cannot connect to ${config.hubUrl}: ${error.code}${hint}`, 1);
     }
     return fail(`cannot connect to ${config.hubUrl}: ${error instanceof Error ? error.message : String(error)}`, 1);

@@ -1,11 +1,15 @@
 /**
- * An agent process in its own process group (spawned detached), so that stopping it reaches every
- * process it started: TERM to the group, then KILL after a delay. Only groups this runner spawned
- * are ever signalled.
+ * An agent process under its guard (./agent-guard.ts), the leader of its own process group (spawned
+ * detached), so that stopping it reaches every process the agent started: TERM to the group, then
+ * KILL after a delay. The guard holds a lifeline pipe from this process: when the runner dies, even
+ * by SIGKILL, the guard ends the group. Only groups this runner spawned are ever signalled.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export interface AgentProcess {
+  /** The guard: the group leader; its stdio are the agent's, its exit is the agent's. */
   child: ChildProcessWithoutNullStreams;
   /** Resolves once the leader exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -17,13 +21,21 @@ export interface AgentProcess {
 
 const STDERR_KEEP = 4096;
 
+/** The compiled guard beside this file; run from the sources (the tests), the build's. */
+function guardScript(): string {
+  const beside = join(import.meta.dirname, 'agent-guard.js');
+  return existsSync(beside) ? beside : resolve(import.meta.dirname, '..', 'dist', 'runner', 'agent-guard.js');
+}
+
 export function spawnAgentProcess(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): AgentProcess {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  // stdio 0-2 go through the guard to the agent; fd 3 is the lifeline, closed by the kernel when this process dies
+  const child = spawn(process.execPath, [guardScript(), command, ...args], { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-STDERR_KEEP);
   });
   child.stdin.on('error', () => undefined);
+  child.stdio[3]?.on('error', () => undefined);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -45,7 +57,7 @@ export function spawnAgentProcess(command: string, args: string[], options: { cw
       const timer = setTimeout(() => signalGroup('SIGKILL'), killAfterMs);
       await exited;
       clearTimeout(timer);
-      // children the leader left behind in its group (a tool's shell) go too
+      // children the agent left behind in its group (a tool's shell) go too
       signalGroup('SIGKILL');
     },
   };

@@ -23,7 +23,7 @@ function fingerprint() {
     files++;
     newest = Math.max(newest, stat.mtimeMs);
   };
-  for (const input of ['hub', 'shared', 'bench', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) visit(join(root, input));
+  for (const input of ['hub', 'shared', 'runner', 'bench', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) visit(join(root, input));
   return `${files} files, newest ${newest}\n`;
 }
 

@@ -16,7 +16,9 @@ import {
   type StartSessionRequest,
 } from '../../shared/protocol/machines.js';
 import type { HubDeps } from '../services/deps.js';
+import { runWrite } from '../services/changes.js';
 import { requireSession } from '../services/require-session.js';
+import { handTakerToContinue } from '../people/message-takers.js';
 import { resumeSession } from '../services/resume.js';
 import { resumeTokenProblem } from '../../shared/flavors.js';
 import { claimSessionRun, getSessionOrigin, recordSessionOrigin, releaseSessionRun, type SessionOrigin } from '../store/machine-session-runs.js';
@@ -171,6 +173,8 @@ export async function continueOnMachine(deps: HubDeps, who: Requester, sid: stri
       const permissionMode = request.permissionMode ?? carriedMode(origin);
       requireAgent(place.machine, session.flavor);
       requireMode(place.machine, permissionMode);
+      // the continued agent takes the session's messages, whoever took them before (docs/messages.md)
+      const takerKey = await runWrite(deps, (tx, _changes, now) => handTakerToContinue(tx, { namespace: who.namespace, sid }, `machine ${place.machine.name}: continue`, now), { namespace: who.namespace });
       await spawn(
         deps,
         who,
@@ -180,7 +184,7 @@ export async function continueOnMachine(deps: HubDeps, who: Requester, sid: stri
           path: place.path,
           ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
           ...(permissionMode !== undefined ? { permissionMode } : {}),
-          resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token) },
+          resume: { sid, tokenKey: resume.tokenKey, token: String(resume.token), takerKey },
         },
         requestId,
       );

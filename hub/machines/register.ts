@@ -3,6 +3,7 @@
  * stored (keyed by its id, owned by the token that holds it); one held by another token that still
  * holds answers forbidden.
  */
+import { withArticle } from '../../shared/article.js';
 import { MACHINE_ROLES } from '../../shared/protocol/auth.js';
 import { hubError } from '../../shared/errors.js';
 import type { Machine } from '../../shared/protocol/machines.js';
@@ -16,7 +17,7 @@ import { machineView } from './view.js';
 
 export async function registerMachine(deps: HubDeps, identity: TokenIdentity, payload: z.infer<typeof MachineRegisterPayloadSchema>): Promise<Machine> {
   if (!MACHINE_ROLES.includes(identity.role)) {
-    throw hubError.forbidden(`registering a machine needs a machine token (session-hub token create --role machine --label "my laptop"); this is a ${identity.role} token`);
+    throw hubError.forbidden(`registering a machine needs a machine token (session-hub token create --role machine --label "my laptop"); this is ${withArticle(identity.role)} token`);
   }
   const who = requesterOf(identity);
   const now = deps.clock.now();

@@ -6,9 +6,9 @@
  * bridge's key file for that agent session on its machine, a runner's key). The hub keeps its
  * sha256; the first key presented for a session is registered, and a take without it is refused.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Taker } from '../../shared/protocol/messages.js';
-import { getTaker, noteTakerProcess, registerTaker } from '../store/message-takers.js';
+import { getTaker, handOverTaker, noteTakerProcess, registerTaker } from '../store/message-takers.js';
 import type { Sql } from '../store/sql.js';
 
 export type TakerProof = { ok: true; process: string } | { ok: false; why: string };
@@ -40,4 +40,17 @@ export async function proveTaker(sql: Sql, session: { namespace: string; sid: st
 /** The process a runner's ack is recorded as: the session's latest proven taker. */
 export async function runnerTakerOf(sql: Sql, session: { namespace: string; sid: string }): Promise<string | null> {
   return (await getTaker(sql, session))?.process ?? null;
+}
+
+/**
+ * A continue a person asked for: the session's messages go, from now on, to the agent the hub is
+ * about to start for it, whoever took them before (a terminal's hooks, a runner process since
+ * restarted with another key). The hub makes a new key, keeps its hash as the session's taker, and
+ * sends the key only to the machine it asks to run the agent (in `machine-spawn`'s resume): no
+ * other token ever sees it, so no other runner can take the session's messages.
+ */
+export async function handTakerToContinue(sql: Sql, session: { namespace: string; sid: string }, process: string, at: number): Promise<string> {
+  const key = randomBytes(24).toString('base64url');
+  await handOverTaker(sql, { ...session, keyHash: hashOf(key), process: process.slice(0, 128), at });
+  return key;
 }

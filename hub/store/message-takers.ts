@@ -13,6 +13,10 @@ const SELECT = `SELECT key_hash, process FROM message_takers WHERE namespace = @
 const REGISTER = `
   INSERT INTO message_takers (namespace, sid, key_hash, process, registered_at) VALUES (@namespace, @sid, @keyHash, @process, @at)
   ON CONFLICT (namespace, sid) DO NOTHING`;
+/** A continue a person asked for hands the session's messages to the runner it sent the agent to (hub/people/message-takers.ts). */
+const HAND_OVER = `
+  INSERT INTO message_takers (namespace, sid, key_hash, process, registered_at) VALUES (@namespace, @sid, @keyHash, @process, @at)
+  ON CONFLICT (namespace, sid) DO UPDATE SET key_hash = excluded.key_hash, process = excluded.process, registered_at = excluded.registered_at`;
 const NOTE_PROCESS = `UPDATE message_takers SET process = @process WHERE namespace = @namespace AND sid = @sid AND key_hash = @keyHash`;
 
 /*
@@ -75,4 +79,10 @@ export async function noteTakerProcess(sql: Sql, input: { namespace: string; sid
   const key = takerKey(input.namespace, input.sid);
   const held = cache?.get(key) as StoredTaker | null | undefined;
   if (held && held.keyHash === input.keyHash) cache!.set(key, { ...held, process: input.process });
+}
+
+/** Replaces the session's taker (or registers one): only for a continue a person asked for. */
+export async function handOverTaker(sql: Sql, input: { namespace: string; sid: string; keyHash: string; process: string; at: number }): Promise<void> {
+  await sql.run(HAND_OVER, input);
+  cacheOf(sql)?.set(takerKey(input.namespace, input.sid), { keyHash: input.keyHash, process: input.process });
 }

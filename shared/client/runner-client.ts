@@ -114,6 +114,8 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   private readonly messageHandlers = new Set<MessageHandler>();
   /** Sent with every session-start and session-join: the hub offers a session's messages only to its own taker. */
   private readonly taker: { key: string; process: string };
+  /** A session started with a taker of its own (a continue's key from the hub): its joins present that one. */
+  private readonly sessionTakers = new Map<string, { key: string; process: string }>();
 
   private constructor(link: Link<RunnerSocket>, options: RunnerClientOptions) {
     super(link, options);
@@ -190,13 +192,15 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   }
 
   /**
-   * `session-start`: get-or-create by tag, opens a run, joins the session's room.
+   * `session-start`: get-or-create by tag, opens a run, joins the session's room. A `taker` in the
+   * payload replaces the client's own for this session, its later joins included.
    *
    * @example
    * const { session, created } = await runner.startSession({ tag: 'abc', flavor: 'codex', source: 'startup' });
    */
   async startSession(payload: SessionStartPayload): Promise<{ session: SessionSnapshot; created: boolean; takerRefused?: string }> {
     const ack = unwrapOk(await this.request('session-start', { taker: this.taker, ...payload }), 'session-start');
+    if (payload.taker) this.sessionTakers.set(ack.session.sid, payload.taker);
     this.remember(ack.session);
     this.joined.add(ack.session.sid);
     return { session: this.sessions.get(ack.session.sid)!, created: ack.created, ...(ack.takerRefused === undefined ? {} : { takerRefused: ack.takerRefused }) };
@@ -216,7 +220,8 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
     const wasJoined = this.joined.has(sid);
     this.joined.add(sid);
     try {
-      const ack = unwrapOk(await this.request('session-join', sinceSeq === undefined ? { sid, taker: this.taker } : { sid, sinceSeq, taker: this.taker }), 'session-join');
+      const taker = this.sessionTakers.get(sid) ?? this.taker;
+      const ack = unwrapOk(await this.request('session-join', sinceSeq === undefined ? { sid, taker } : { sid, sinceSeq, taker }), 'session-join');
       return this.remember(ack.session);
     } catch (error) {
       if (!wasJoined || (error instanceof HubRequestError && error.final)) this.joined.delete(sid);
@@ -280,6 +285,7 @@ export class RunnerClient extends HubLink<RunnerClientToServerEvents, RunnerClie
   async finalizeSession(payload: SessionEndPayload): Promise<SessionSnapshot> {
     const session = this.remember(unwrapOk(await this.request('session-finalize', payload), 'session-finalize').session);
     this.joined.delete(payload.sid);
+    this.sessionTakers.delete(payload.sid);
     return session;
   }
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ERROR_CODE_LIST } from '../errors.js';
 import { MACHINE_ID_PATTERN } from '../machine-config.js';
 import { idSchema } from './ids.js';
+import { TakerSchema } from './messages.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema, SidSchema } from './session.js';
 
@@ -125,7 +126,13 @@ export type MachineRegisterAck = z.infer<typeof MachineRegisterAckSchema>;
 export const RequestedBySchema = z.string().max(128);
 
 /** The resume token the agent continues from (section 7), for a `continue`. */
-export const SpawnResumeSchema = z.object({ sid: SidSchema, tokenKey: idSchema(128), token: z.string().min(1).max(4096) });
+export const SpawnResumeSchema = z.object({
+  sid: SidSchema,
+  tokenKey: idSchema(128),
+  token: z.string().min(1).max(4096),
+  /** The session's new taker key, made by the hub for this continue: the runner presents it with the session's session-start and joins (docs/messages.md). */
+  takerKey: TakerSchema.shape.key.optional(),
+});
 
 /** `machine-spawn` (hub → runner): start an agent. Acked once its session-start is stored on the hub. */
 export const MachineSpawnPayloadSchema = z.object({

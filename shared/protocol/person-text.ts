@@ -12,10 +12,14 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\u
 
 /**
  * Bidi embeddings, overrides and isolates (U+202A–202E, U+2066–2069), zero-width and direction
- * marks (U+200B–200F), the word joiner (U+2060), the BOM (U+FEFF) and Unicode tag characters
- * (U+E0000–E007F). A zero-width joiner between two pictographs is an emoji sequence (👩‍💻), kept.
+ * marks (U+200B–200F, the Arabic letter mark U+061C), the word joiner and invisible operators
+ * (U+2060–2064), the BOM (U+FEFF), Unicode tag characters (U+E0000–E007F), and the other characters
+ * that show as nothing: the soft hyphen (U+00AD), the combining grapheme joiner (U+034F), the
+ * Mongolian vowel separator (U+180E), the Khmer inherent vowels (U+17B4–17B5), the Hangul fillers
+ * (U+115F, U+1160, U+3164, U+FFA0) and the interlinear annotation marks (U+FFF9–FFFB, which hide
+ * the text between them). A zero-width joiner between two pictographs is an emoji sequence (👩‍💻), kept.
  */
-const INVISIBLE = /[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]|(?<!\p{Extended_Pictographic}[\ufe0f\u{1f3fb}-\u{1f3ff}]?)\u200d|\u200d(?!\p{Extended_Pictographic})/u;
+const INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]|(?<!\p{Extended_Pictographic}[\ufe0f\u{1f3fb}-\u{1f3ff}]?)\u200d|\u200d(?!\p{Extended_Pictographic})/u;
 
 function describe(text: string, index: number): string {
   const point = text.codePointAt(index)!;
@@ -28,7 +32,7 @@ export function personTextProblem(text: string): string | undefined {
   if (control) return `must not contain control characters other than newline and tab, or lone surrogates (${describe(text, control.index)})`;
   const invisible = INVISIBLE.exec(text);
   if (invisible) {
-    return `must not contain invisible or reordering characters (bidi controls, zero-width characters, tag characters): the page would show other text than the agent reads (${describe(text, invisible.index)})`;
+    return `must not contain invisible or reordering characters (bidi controls, zero-width characters, fillers, soft hyphens, tag characters): the page would show other text than the agent reads (${describe(text, invisible.index)})`;
   }
   return undefined;
 }

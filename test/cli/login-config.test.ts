@@ -37,8 +37,10 @@ async function tagsOnHub(): Promise<string[]> {
 describe('session-hub login and the user config', () => {
   it('keeps the hub and an agent token (0600); the hook bridge sends with them, no exports', async () => {
     const env = freshUser();
-    const login = await runCli(['login', hub.url, '--token', hub.tokens.agent], { env });
+    // the token on stdin: in no process list
+    const login = await runCli(['login', hub.url, '--token', '-'], { env, stdin: `${hub.tokens.agent}\n` });
     expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toBe('');
     const file = join(env.XDG_CONFIG_HOME!, 'session-hub', 'config.json');
     expect(login.stdout).toContain(`kept ${hub.url} and an agent token of namespace "default" in ${file} (mode 0600)`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -61,13 +63,27 @@ describe('session-hub login and the user config', () => {
     const unknown = await runCli(['login', hub.url, '--token', 'wrong-token-0001'], { env });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('does not know this token (unknown, revoked or expired); nothing was kept');
-    const dashboard = await runCli(['login', hub.url, '--token', hub.tokens.dashboard], { env });
-    expect(dashboard.code).toBe(1);
-    expect(dashboard.stderr).toContain('this is a dashboard token: the hooks\' route refuses it. Use an agent token');
+    // only an agent token is kept: the agents' own tools can read the file (issue 45)
+    for (const [role, token] of [['a dashboard', hub.tokens.dashboard], ['an admin', hub.tokens.admin], ['a machine', hub.tokens.machine], ['a runner', hub.tokens.runner], ['an operator', hub.tokens.operator]] as const) {
+      const refused = await runCli(['login', hub.url], { env, stdin: token });
+      expect(refused.code, role).toBe(1);
+      expect(refused.stderr).toContain(`this is ${role} token: the hooks need an agent token`);
+      expect(refused.stderr).toContain('session-hub token create --role agent; nothing was kept');
+    }
     expect(existsSync(join(env.XDG_CONFIG_HOME!, 'session-hub', 'config.json'))).toBe(false);
     const badUrl = await runCli(['login', 'hub.example', '--token', hub.tokens.agent], { env });
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toContain('"hub.example" is not an http(s) URL');
+  });
+
+  it('--token TOKEN still works, with a warning that the process list shows it; no token at all names how to give one', async () => {
+    const env = freshUser();
+    const login = await runCli(['login', hub.url, '--token', hub.tokens.agent], { env });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stderr).toContain('warning: --token TOKEN shows the token to every user of this computer in the process list; give it on stdin instead');
+    const none = await runCli(['login', hub.url], { env: freshUser(), stdin: '' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no token: give an agent token on stdin');
   });
 
   it('hook install claude --user --write writes ~/.claude/settings.json; a mistyped flavor gets the list and a suggestion', async () => {

@@ -40,6 +40,23 @@ const HIDDEN: [string, string][] = [
   ['\ufeffbom', 'U+FEFF'],
   [`tags ${String.fromCodePoint(0xe0049, 0xe0067, 0xe006e)}`, 'U+E0049'],
   ['joiner\u200dalone', 'U+200D'],
+  // issue 45: characters that show as nothing, passed before
+  ['arabic\u061cmark', 'U+061C'],
+  ['soft\u00adhyphen', 'U+00AD'],
+  ['mongolian\u180eseparator', 'U+180E'],
+  ['hangul\u3164filler', 'U+3164'],
+  ['hangul\u115fchoseong', 'U+115F'],
+  ['hangul\u1160jungseong', 'U+1160'],
+  ['halfwidth\uffa0filler', 'U+FFA0'],
+  ['annotation \ufff9shown\ufffahidden\ufffb', 'U+FFF9'],
+  ['separator \ufffa alone', 'U+FFFA'],
+  ['terminator \ufffb alone', 'U+FFFB'],
+  ['function\u2061application', 'U+2061'],
+  ['invisible\u2062times', 'U+2062'],
+  ['invisible\u2063separator', 'U+2063'],
+  ['invisible\u2064plus', 'U+2064'],
+  ['grapheme\u034fjoiner', 'U+034F'],
+  ['khmer\u17b4vowel', 'U+17B4'],
 ];
 
 describe("a person's text to the agent", () => {

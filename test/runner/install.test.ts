@@ -23,6 +23,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 const config = join(home, '.config');
 const unitFile = join(config, 'systemd', 'user', 'session-hub-runner.service');
 const envFile = join(config, 'session-hub', 'runner.env');
+const tokenFile = join(config, 'session-hub', 'machine-token');
 
 /** The value of a `Key=` line of the unit. */
 function unitLine(unit: string, key: string): string {
@@ -62,7 +63,7 @@ describe('session-hub runner install', () => {
   it('without a machine token: exit 2 naming it, and writes nothing', async () => {
     const run = await runCli(['runner', 'install', '--root', home], { env: { HOME: home } });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('SESSION_HUB_MACHINE_TOKEN is not set');
+    expect(run.stderr).toContain('neither SESSION_HUB_MACHINE_TOKEN_FILE nor SESSION_HUB_MACHINE_TOKEN is set');
     expect(existsSync(unitFile)).toBe(false);
   });
 
@@ -78,11 +79,16 @@ describe('session-hub runner install', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('systemctl --user enable --now session-hub-runner');
 
-    // the token lives in a file only its owner reads, in a directory only its owner opens
+    // the token lives in a file only its owner reads, in a directory only its owner opens; the
+    // unit's environment names the file, never the token (the agents can read the runner's environment)
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect(statSync(join(config, 'session-hub')).mode & 0o777).toBe(0o700);
     const env = Object.fromEntries(readFileSync(envFile, 'utf8').trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-    expect(env.SESSION_HUB_MACHINE_TOKEN).toBe(hub.tokens.machine);
+    expect(env.SESSION_HUB_MACHINE_TOKEN).toBeUndefined();
+    expect(env.SESSION_HUB_MACHINE_TOKEN_FILE).toBe(tokenFile);
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(hub.tokens.machine);
+    expect(readFileSync(envFile, 'utf8')).not.toContain(hub.tokens.machine);
     expect(env.PATH).toBe(process.env.PATH);
 
     const unit = readFileSync(unitFile, 'utf8');
@@ -113,4 +119,33 @@ describe('session-hub runner install', () => {
     expect(await exited).toBe(0);
     await waitFor(async () => (await machines()).some((m) => m.name === name && !m.online), 10_000, 'the machine offline after the stop');
   }, 60_000);
+
+  it('under umask 000 writes nothing group- or world-writable, and nothing of ours readable by others', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'session-hub-install-umask-'));
+    try {
+      // the umask is per process: the CLI runs in a node child that sets it to 000 first
+      const cli = join(import.meta.dirname, '../../dist/hub/cli.js');
+      const script = `process.umask(0); await import(${JSON.stringify(cli)});`;
+      const run = await new Promise<{ code: number | null; output: string }>((resolveRun) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'placeholder', 'runner', 'install', '--hub', hub.url, '--root', other], {
+          env: { PATH: process.env.PATH ?? '', HOME: other, SESSION_HUB_MACHINE_TOKEN: hub.tokens.machine },
+          cwd: other,
+        });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.once('close', (code) => resolveRun({ code, output }));
+      });
+      expect(run.code, run.output).toBe(0);
+      const modeOf = (path: string) => statSync(path).mode & 0o777;
+      const conf = join(other, '.config');
+      for (const dir of [conf, join(conf, 'systemd'), join(conf, 'systemd', 'user'), join(conf, 'session-hub')]) expect(modeOf(dir) & 0o022, `${dir} ${modeOf(dir).toString(8)}`).toBe(0);
+      expect(modeOf(join(conf, 'session-hub'))).toBe(0o700);
+      expect(modeOf(join(conf, 'systemd', 'user', 'session-hub-runner.service'))).toBe(0o644);
+      expect(modeOf(join(conf, 'session-hub', 'runner.env'))).toBe(0o600);
+      expect(modeOf(join(conf, 'session-hub', 'machine-token'))).toBe(0o600);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
 });

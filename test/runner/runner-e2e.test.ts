@@ -5,7 +5,7 @@
  * of the runner mid-turn (run interrupted after its grace, the agent does not live on), and a continue
  * whose id Claude Code no longer knows (resume-failed, a fresh agent with the turns replayed).
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
@@ -40,8 +40,8 @@ function api(hub: HubProcess) {
   };
 }
 
-async function setup(env: Record<string, string> = {}, runnerEnv: Record<string, string> = {}) {
-  model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved.txt', description: 'make a file' } }], finalText: 'All done.' });
+async function setup(env: Record<string, string> = {}, runnerEnv: Record<string, string> = {}, command = 'touch approved.txt') {
+  model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command, description: 'run a command' } }], finalText: 'All done.' });
   home = claudeHome(model.url);
   const hub = await spawnHub({ env });
   const call = api(hub);
@@ -137,17 +137,27 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     expect(await session()).toMatchObject({ activity: 'idle', lifecycle: { state: 'running' }, presence: { active: true, thinking: false } });
   }, 180_000);
 
-  it('kill -9 of the runner mid-turn: the run ends interrupted after its grace, the agent does not live on', async () => {
-    const { call, machineId } = await setup({ SESSION_HUB_RUN_GRACE_MS: '2000', SESSION_HUB_SWEEP_MS: '500' });
+  it('kill -9 of the runner mid-turn, a tool running: the run ends interrupted after its grace, and within seconds neither the agent nor its tool exists', async () => {
+    const { call, machineId } = await setup({ SESSION_HUB_RUN_GRACE_MS: '2000', SESSION_HUB_SWEEP_MS: '500' }, {}, 'sleep 300');
     const started = await call('POST', `/api/machines/${machineId}/sessions`, { flavor: 'claude', path: home!.dir, prompt: 'first prompt' });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     const sid = started.body.sid as string;
-    await pendingApproval(call, sid);
-    const pid = snapshotPid(runner!);
-    expect(pid).toBeDefined();
+    const leader = snapshotPid(runner!);
+    expect(leader).toBeDefined();
+    // every process of the agent's tree, the tool's sleep among them (allowed if Claude Code asks)
+    let tree: ProcessInfo[] = [];
+    await waitFor(async () => {
+      const approvals = (await call('GET', `/api/sessions/${sid}/approvals`)).body.approvals as { approvalId: string; status: string }[];
+      const pending = approvals.find((a) => a.status === 'pending');
+      if (pending) await call('POST', `/api/sessions/${sid}/approvals/${pending.approvalId}`, { decision: 'allow' });
+      tree = descendantsOf(leader!);
+      return tree.some((p) => p.cmdline.includes('sleep 300'));
+    }, 60_000, `the tool runs; runner:\n${runner!.output()}`);
+    expect(tree.some((p) => /claude/.test(p.cmdline))).toBe(true);
     await runner!.kill9();
+    const survivors = () => [leader!, ...tree.map((p) => p.pid)].filter((pid) => alive(pid));
+    await waitFor(async () => survivors().length === 0, 5_000, `the agent and its tool gone after the runner's kill -9; alive: ${JSON.stringify(tree.filter((p) => alive(p.pid)))}`);
     await waitFor(async () => ((await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot).lifecycle.lastRun?.status === 'interrupted', 30_000, 'run interrupted');
-    await waitFor(async () => !alive(pid!), 30_000, 'the agent is gone');
   }, 180_000);
 
   it('continues a stopped session: refused as unsafe, then forced, the same sid, the model seeing the earlier turn', async () => {
@@ -200,6 +210,42 @@ describe('session-hub runner with the real Claude Code CLI', () => {
     expect(alive(pid!)).toBe(false);
   }, 180_000);
 });
+
+interface ProcessInfo {
+  pid: number;
+  cmdline: string;
+}
+
+/** Every live process below `root` (by parent pid, read from /proc), with its command line. */
+function descendantsOf(root: number): ProcessInfo[] {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // the fields after the command's closing parenthesis: state, ppid, ...
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: ProcessInfo[] = [];
+  const visit = (pid: number) => {
+    for (const [child, parent] of parents) {
+      if (parent !== pid) continue;
+      let cmdline = '';
+      try {
+        cmdline = readFileSync(`/proc/${child}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      } catch {
+        // exited meanwhile
+      }
+      found.push({ pid: child, cmdline });
+      visit(child);
+    }
+  };
+  visit(root);
+  return found;
+}
 
 /** The agent's pid, as the runner logged it at session-start (its process group leader). */
 function snapshotPid(process: RunnerProcess): number | undefined {

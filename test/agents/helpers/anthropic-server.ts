@@ -20,6 +20,8 @@ export interface ScriptedTurn {
   tools: ToolCall[];
   finalText: string;
   apiError?: { status: number; type: string; message: string };
+  /** Awaited before a request with tools is answered: a test holds the model's answer until it let it go. */
+  hold?: (body: Record<string, unknown>) => Promise<void>;
 }
 
 
@@ -80,7 +82,7 @@ function stream(res: ServerResponse, id: string, model: string, blocks: Block[])
 
 export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelServer> {
   let ids = 0;
-  return startModelServer(({ method, path, body }, res, { requests, closedAt }) => {
+  return startModelServer(async ({ method, path, body }, res, { requests, closedAt }) => {
     if (method === 'POST' && path === '/v1/messages/count_tokens') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
       return;
@@ -94,6 +96,7 @@ export async function startAnthropicServer(turn: ScriptedTurn): Promise<ModelSer
       res.writeHead(turn.apiError.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: turn.apiError.type, message: turn.apiError.message } }));
       return;
     }
+    if (turn.hold && Array.isArray(body.tools) && body.tools.length > 0) await turn.hold(body);
     const model = typeof body.model === 'string' ? body.model : 'claude-sonnet-4-5';
     const id = `msg_scripted_${++ids}`;
     const blocks = replyFor(body, turn, () => `toolu_scripted_${ids}`);

@@ -14,9 +14,11 @@ export interface RunnerProcess {
   kill9(): Promise<void>;
 }
 
-export function spawnRunner(options: { hubUrl: string; token: string; roots: string[]; env: Record<string, string>; args?: string[] }): RunnerProcess {
+/** The machine token in the runner's environment (`token`), or in a file the environment names (`tokenFile`, the way runner install sets it up). */
+export function spawnRunner(options: { hubUrl: string; token?: string; tokenFile?: string; roots: string[]; env: Record<string, string>; args?: string[] }): RunnerProcess {
+  const tokenEnv = options.tokenFile !== undefined ? { SESSION_HUB_MACHINE_TOKEN_FILE: options.tokenFile } : { SESSION_HUB_MACHINE_TOKEN: options.token ?? '' };
   const child = spawn(process.execPath, [CLI, 'runner', '--hub', options.hubUrl, ...options.roots.flatMap((root) => ['--root', root]), ...(options.args ?? [])], {
-    env: { PATH: `${dirname(agentBinaries().claude)}:${process.env.PATH ?? ''}`, ...options.env, SESSION_HUB_MACHINE_TOKEN: options.token },
+    env: { PATH: `${dirname(agentBinaries().claude)}:${process.env.PATH ?? ''}`, ...options.env, ...tokenEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
