@@ -12,6 +12,9 @@ import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { connectMachine } from './machine-peer.js';
 
+/** The agent's own session id: Claude Code's is a UUID (a Continue sends no other). */
+const CLAUDE_ID = '8f3c2a61-4d5e-4f70-9a1b-2c3d4e5f6a7b';
+
 let hub: TestHub;
 useTestHub((started) => (hub = started));
 
@@ -31,7 +34,7 @@ describe('a continue hands the session\'s messages to the machine it starts the 
     // started in a terminal: its first process registered the hooks' key
     const terminal = await connectRunner(hub.url, TEST_TOKENS.runner);
     const hookTaker = { key: key(), process: 'hook on the terminal' };
-    const started = await startSession(terminal, { taker: hookTaker, metadata: { path: '/home/alice/code/api', host: 'laptop.local', claudeSessionId: 'claude-1' } });
+    const started = await startSession(terminal, { taker: hookTaker, metadata: { path: '/home/alice/code/api', host: 'laptop.local', claudeSessionId: CLAUDE_ID } });
     await terminal.emitWithAck('session-end', { sid: started.sid, reason: 'completed', status: 'success' });
     terminal.disconnect();
 
@@ -41,7 +44,7 @@ describe('a continue hands the session\'s messages to the machine it starts the 
     peer.onSpawn = async (spawn) => {
       spawned = spawn;
       const ack = await peer.socket.emitWithAck('session-start', {
-        tag: 'claude-1', flavor: 'claude', source: 'resume', sid: spawn.resume!.sid,
+        tag: CLAUDE_ID, flavor: 'claude', source: 'resume', sid: spawn.resume!.sid,
         metadata: { path: spawn.path, host: 'laptop.local', machineId: peer.register.machineId, drivenBy: 'machine' },
         taker: { key: spawn.resume!.takerKey!, process: 'the machine runner' },
       });

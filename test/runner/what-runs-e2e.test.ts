@@ -78,13 +78,23 @@ async function stoppedAfterOneTurn(call: ReturnType<typeof api>, machineId: stri
 }
 
 /** The command lines of every process of this user that hold `needle` (the agents are the runner's children). */
-function commandLinesWith(needle: string): string[] {
+/**
+ * The agent's command line once it runs: a spawn is acked when its session exists on the hub, and a
+ * resumed agent's id is known before its guard has started the CLI, so the line may come a moment later.
+ */
+async function agentCommandLines(needle: string): Promise<string[]> {
+  await waitFor(() => commandLinesWith(needle).length > 0, 10_000, `a command line holding ${needle}`);
+  return commandLinesWith(needle);
+}
+
+/** The command lines holding `needle`; the runner's agent guards' (each repeats its agent's command line after its own) only with `guards`. */
+function commandLinesWith(needle: string, { guards = false } = {}): string[] {
   const lines: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const line = readFileSync(join('/proc', entry, 'cmdline'), 'utf8').split('\0').join(' ');
-      if (line.includes(needle)) lines.push(line);
+      if (line.includes(needle) && (guards || !line.includes('agent-guard.js'))) lines.push(line);
     } catch {
       // the process ended meanwhile
     }
@@ -116,8 +126,8 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     const continued = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
     expect(continued.status, JSON.stringify(continued.body)).toBe(202);
     await waitFor(async () => model!.requests.slice(before).some((r) => JSON.stringify(r.messages).includes('go on')), 60_000, 'the model sees the continued prompt');
-    expect(commandLinesWith(`--resume=${own}`)).toHaveLength(1);
-    expect(commandLinesWith('--settings')).toEqual([]);
+    expect(await agentCommandLines(`--resume=${own}`)).toHaveLength(1);
+    expect(commandLinesWith('--settings', { guards: true })).toEqual([]);
     expect(existsSync(proof)).toBe(false);
   }, 180_000);
 
@@ -130,7 +140,7 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     expect(planted).toMatchObject({ result: 'success' });
     const continued = await call('POST', `/api/sessions/${sid}/continue`, { prompt: 'go on', policy: 'force' });
     expect(continued.status, JSON.stringify(continued.body)).toBe(202);
-    const lines = commandLinesWith(token);
+    const lines = await agentCommandLines(token);
     expect(lines).toHaveLength(1);
     const line = lines[0]!;
     expect(line).toContain(`--resume=${token}`);
@@ -151,12 +161,12 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     expect(started).toHaveLength(1);
     const pid = started[0]!.pid as number;
     expect(alive(pid)).toBe(true);
-    expect(commandLinesWith(`--resume=${token}`)).toHaveLength(1);
+    expect(await agentCommandLines(`--resume=${token}`)).toHaveLength(1);
 
     expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
     await waitFor(async () => (await snapshot(call, sid)).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
     expect(alive(pid)).toBe(false);
-    expect(commandLinesWith(`--resume=${token}`)).toEqual([]);
+    expect(commandLinesWith(`--resume=${token}`, { guards: true })).toEqual([]);
     // a second Stop has nothing to stop: no agent of this session runs anywhere
     expect(await call('POST', `/api/sessions/${sid}/stop`)).toMatchObject({ status: 409, body: { error: 'not_runner_driven' } });
   }, 180_000);
@@ -172,9 +182,9 @@ describe('what runs on a machine (real runner, real Claude Code)', () => {
     expect(answers.filter((answer) => answer?.ok === true)).toHaveLength(1);
     expect(answers.find((answer) => answer?.ok === false)).toMatchObject({ ok: false, error: { code: 'session_running' } });
     expect(runner!.logs().filter((l) => l.msg === 'agent started' && l.resume === true)).toHaveLength(1);
-    expect(commandLinesWith(`--resume=${token}`)).toHaveLength(1);
+    expect(await agentCommandLines(`--resume=${token}`)).toHaveLength(1);
     expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
     await waitFor(async () => (await snapshot(call, sid)).lifecycle.lastRun?.status === 'cancelled', 30_000, 'run cancelled');
-    expect(commandLinesWith(`--resume=${token}`)).toEqual([]);
+    expect(commandLinesWith(`--resume=${token}`, { guards: true })).toEqual([]);
   }, 180_000);
 });
