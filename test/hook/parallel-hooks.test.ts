@@ -45,7 +45,9 @@ describe(`${COUNT} hook processes at once`, () => {
     runs.forEach((run, i) => {
       // the time its hook process started: after it was spawned, before it exited (not when delivered)
       const at = byId.get(`toolu_par_${i}`)!.at;
-      expect(at).toBeGreaterThanOrEqual(run.spawnedAt - 1);
+      // (the bridge dates its start as wall clock less its monotonic uptime: on a loaded machine the
+      // two were seen 38 ms apart, so a firing time is checked to within 100 ms of the spawn)
+      expect(at).toBeGreaterThanOrEqual(run.spawnedAt - 100);
       expect(at).toBeLessThanOrEqual(run.exitedAt);
     });
     // listed in firing order, all within the turn

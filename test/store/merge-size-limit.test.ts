@@ -42,14 +42,16 @@ describe('the document limit counts the merged document', () => {
   }
 
   it('refuses a small patch or a sparse whole document that the merge makes larger than 64 KiB', async () => {
-    const half = 'x'.repeat(LIMITS.maxDocumentBytes / 2);
-    const session = await start({ claudeSessionId: half, title: 't' });
-    // each is well under the limit on its own
-    await expectRefused(session.sid, { patch: { summary: half } });
-    await expectRefused(session.sid, { metadata: { summary: half } }); // claudeSessionId is carried back
+    // a resume token is at most 256 characters (shared/flavors.ts): a long one, and a summary that
+    // fits the limit alone but not beside it
+    const token = `c${'x'.repeat(200)}`;
+    const summary = 'x'.repeat(LIMITS.maxDocumentBytes - 100);
+    const session = await start({ claudeSessionId: token, title: 't' });
+    await expectRefused(session.sid, { patch: { summary } });
+    await expectRefused(session.sid, { metadata: { summary } }); // claudeSessionId is carried back
     // the same sparse write fits once the carried token is small
     const small = await start({ claudeSessionId: 'c1' });
-    expect(await updateMetadata(h.deps, actor, { sid: small.sid, expectedVersion: 1, metadata: { summary: half } })).toMatchObject({ result: 'success', version: 2 });
+    expect(await updateMetadata(h.deps, actor, { sid: small.sid, expectedVersion: 1, metadata: { summary } })).toMatchObject({ result: 'success', version: 2 });
   });
 
   it('admits a merged document of exactly the limit and refuses one byte more, however the bytes are split', async () => {
