@@ -10,19 +10,13 @@ import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { connectRunner, startSession, waitFor } from '../helpers/clients.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
+import { httpCall } from '../helpers/http-call.js';
 import { connectMachine, type MachinePeer } from './machine-peer.js';
 
 let hub: TestHub;
 useTestHub((started) => (hub = started), () => ({ config: { spawnTimeoutMs: 1_500 } }));
 
-async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
-  const response = await fetch(`${hub.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${options.token ?? TEST_TOKENS.operator}`, ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, options: { token?: string; body?: unknown } = {}) => httpCall(hub.url, method, path, options);
 
 const machines = async (token: string = TEST_TOKENS.dashboard) => (await call('GET', '/api/machines', { token })).body.machines as ListedMachine[];
 const session = async (sid: string) => (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
