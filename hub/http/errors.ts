@@ -6,9 +6,49 @@ import { MachineRefused } from '../machines/refused.js';
 import { MessageConflict, MessageNotFound } from '../people/messages.js';
 import { ResumeRefused } from '../services/resume.js';
 import { unavailableAnswer } from '../store/unavailable.js';
+import { MESSAGE_MAX_BYTES } from '../../shared/protocol/messages.js';
 
 export function sendError(reply: FastifyReply, status: number, error: string, message: string, extra: Record<string, unknown> = {}) {
   return reply.code(status).send({ error, message, ...extra });
+}
+
+/** Past this much of an over-large body the connection is cut rather than read to its end. */
+const DRAIN_AT_MOST_BYTES = 16 * 1024 * 1024;
+const DRAIN_AT_MOST_MS = 10_000;
+
+/**
+ * Reads what is left of an over-large body (up to 16 MiB, 10 s) before the 413 goes out: an answer
+ * sent while the client still writes, followed by the connection's close, reaches a browser as a
+ * network error (EPIPE) instead of the reason.
+ */
+function drained(request: FastifyRequest): Promise<void> {
+  const raw = request.raw;
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_AT_MOST_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_AT_MOST_MS);
+    raw.on('data', onData);
+    raw.once('end', done);
+    raw.once('close', done);
+    raw.once('error', done);
+    raw.resume();
+  });
+}
+
+/** What a person reads for a body over the route's limit: its size and the limit, in bytes. */
+function tooLarge(request: FastifyRequest): string {
+  const limit = request.routeOptions.bodyLimit;
+  const size = request.headers['content-length'];
+  return `the request body${size ? ` (${size} bytes)` : ''} is larger than ${limit ?? 'the'} bytes this route takes: send less (a message to an agent is at most ${MESSAGE_MAX_BYTES} bytes of text)`;
 }
 
 /**
@@ -35,8 +75,8 @@ export function httpErrorHandler(error: FastifyError, request: FastifyRequest, r
     return sendError(reply, error.status, error.code === 'not_found' ? 'session_not_found' : error.code, error.message);
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const code = error.statusCode === 413 ? 'payload_too_large' : error.statusCode === 429 ? 'rate_limited' : 'invalid_payload';
-    return sendError(reply, error.statusCode, code, error.message);
+    if (error.statusCode === 413) return drained(request).then(() => sendError(reply, 413, 'payload_too_large', tooLarge(request)));
+    return sendError(reply, error.statusCode, error.statusCode === 429 ? 'rate_limited' : 'invalid_payload', error.message);
   }
   const unavailable = unavailableAnswer(error);
   if (unavailable) {
