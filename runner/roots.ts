@@ -35,7 +35,8 @@ export function resolveUnderRoots(path: string, roots: readonly string[]): Resol
     return { ok: false, code: 'not_found', message: `${path} does not exist on this machine` };
   }
   if (!roots.some((root) => isUnder(real, root))) {
-    return { ok: false, code: 'path_outside_roots', message: `${path} (${real}) is not under any root of this machine (${roots.join(', ')}): pick one under them, or restart the runner with --root` };
+    // the path as asked, never where a link in it leads: that would show the page what lies outside the roots
+    return { ok: false, code: 'path_outside_roots', message: `${path} is not under any root of this machine (${roots.join(', ')}), once its links are followed: pick one under them, or restart the runner with --root` };
   }
   try {
     if (!statSync(real).isDirectory()) return { ok: false, code: 'not_found', message: `${path} is not a directory` };

@@ -1,7 +1,7 @@
 /**
- * The machines API (spec section 14, docs/machines.md): any token of the namespace reads; operator
- * and admin tokens act (start, continue, interrupt, stop, and listing a machine's directories, which
- * shows its file system). Each action is recorded with who asked.
+ * The machines API (spec section 14, docs/machines.md): any token of the namespace lists machines;
+ * operator and admin tokens act (start, continue, interrupt, stop) and list a machine's directories,
+ * which shows its file system. Each action is recorded with who asked.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
@@ -32,7 +32,7 @@ export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
 
   app.get(
     '/api/machines/:machineId/dirs',
-    { onRequest: anyToken, schema: { params: MachineParamsSchema, querystring: MachineDirsQuerySchema, response: { 200: MachineDirsResponseSchema } } },
+    { onRequest: actor, schema: { params: MachineParamsSchema, querystring: MachineDirsQuerySchema, response: { 200: MachineDirsResponseSchema } } },
     async (request) => machineDirs(deps, who(request), request.params.machineId, request.query.path),
   );
 

@@ -163,7 +163,14 @@ describe('starting an agent', () => {
 describe('directories', () => {
   it('relays machine-dirs (default: its first root) and refuses a path outside the roots without asking', async () => {
     const peer = await connectMachine(hub.url, TEST_TOKENS.machine, { roots: ['/home/alice/code', '/srv/work'] });
-    const listed = await call('GET', `/api/machines/${peer.register.machineId}/dirs`, { token: TEST_TOKENS.dashboard });
+    // a machine's directories show its file system: operator or admin only (issue 45.11), refused before the runner is asked
+    for (const token of [TEST_TOKENS.dashboard, TEST_TOKENS.runner, TEST_TOKENS.machine, TEST_TOKENS.agent]) {
+      const refused = await call('GET', `/api/machines/${peer.register.machineId}/dirs`, { token });
+      expect(refused.status).toBe(403);
+      expect(String(refused.body.message)).toMatch(/operator|admin/);
+    }
+    expect(peer.received).toEqual([]);
+    const listed = await call('GET', `/api/machines/${peer.register.machineId}/dirs`);
     expect(listed).toMatchObject({ status: 200, body: { path: '/home/alice/code', dirs: ['api', 'web'] } });
     const nested = await call('GET', `/api/machines/${peer.register.machineId}/dirs?path=${encodeURIComponent('/srv/work/x')}`);
     expect(nested.body).toMatchObject({ path: '/srv/work/x' });
