@@ -62,6 +62,8 @@ const ConfigSchema = z.object({
   messageTtlMs: z.coerce.number().int().positive().default(86_400_000),
   /** How long a machine's agent has to report its session after a start or continue before `spawn_timeout` (docs/machines.md). */
   spawnTimeoutMs: z.coerce.number().int().positive().default(SPAWN_TIMEOUT_MS),
+  /** How many machines one machine token may register; past it a person forgets one first (docs/machines.md). */
+  machinesPerToken: z.coerce.number().int().positive().default(16),
   /** A session's queue: at most this many queued messages, and this many bytes of their text (docs/messages.md). */
   messageQueueMax: z.coerce.number().int().positive().default(100),
   messageQueueMaxBytes: z.coerce.number().int().positive().default(4 * 1024 * 1024),
@@ -119,6 +121,7 @@ export const ENV_VARS: Record<keyof z.infer<typeof ConfigSchema>, string> = {
   approvalWaitMs: 'SESSION_HUB_APPROVAL_WAIT_MS',
   messageTtlMs: 'SESSION_HUB_MESSAGE_TTL_MS',
   spawnTimeoutMs: 'SESSION_HUB_SPAWN_TIMEOUT_MS',
+  machinesPerToken: 'SESSION_HUB_MACHINES_PER_TOKEN',
   messageQueueMax: 'SESSION_HUB_MESSAGE_QUEUE_MAX',
   messageQueueMaxBytes: 'SESSION_HUB_MESSAGE_QUEUE_MAX_BYTES',
   tokenRateLimitPerSecond: 'SESSION_HUB_TOKEN_RATE_LIMIT',

@@ -91,7 +91,28 @@ export class Machine {
     }
   }
 
+  private replacedBy: ((reason: string) => void) | undefined;
+  /**
+   * Resolves when another runner registered this machine (a second runner started with the same
+   * config): this one has let its connection go for good, and the caller stops it. The later runner
+   * wins once; reconnecting would take the machine back and the two would kick each other off.
+   */
+  readonly replaced = new Promise<string>((resolve) => (this.replacedBy = resolve));
+
+  private takenOver(message: string): void {
+    if (this.shuttingDown) return;
+    this.client.abandon();
+    const reason = `another runner registered machine ${this.machineId} (${message || 'the hub let this connection go'}): this runner stops and does not reconnect; run one runner per machine config (${this.config.name}), or give the other its own XDG_CONFIG_HOME`;
+    this.log.error(reason, { machineId: this.machineId });
+    this.replacedBy?.(reason);
+  }
+
   private listen(): void {
+    // the hub's word that a later registration of this machine replaced this connection
+    (this.socket as unknown as { on(event: 'error', listener: (error: unknown) => void): void }).on('error', (error) => {
+      const said = (error ?? {}) as { code?: unknown; event?: unknown; message?: unknown };
+      if (said.code === 'conflict' && said.event === 'machine-register') this.takenOver(String(said.message ?? ''));
+    });
     this.beating = setInterval(() => this.heartbeat(), this.config.aliveEveryMs);
     this.beating.unref();
     // a reconnect (to this or another hub process) registers again: the machine is online where its socket is

@@ -49,6 +49,14 @@ export async function runnerCommand(argv: string[]): Promise<void> {
     stopping = true;
     void machine.shutdown(signal).finally(() => process.exit(0));
   };
+  // replaced by a later runner of the same machine: stop its agents and exit, never reconnect
+  void machine.replaced.then(() => {
+    if (stopping) return;
+    stopping = true;
+    // its reports can no longer reach the hub: a write still waiting must not hold the exit
+    setTimeout(() => process.exit(1), 15_000).unref();
+    void machine.shutdown('replaced').finally(() => process.exit(1));
+  });
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 }

@@ -8,6 +8,7 @@ import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import {
   ContinueSessionRequestSchema,
+  ForgetMachineResponseSchema,
   MachineAcceptedResponseSchema,
   MachineDirsQuerySchema,
   MachineDirsResponseSchema,
@@ -16,7 +17,7 @@ import {
   StartSessionRequestSchema,
   StartSessionResponseSchema,
 } from '../../shared/protocol/machines.js';
-import { actOnRun, continueOnMachine, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
+import { actOnRun, continueOnMachine, forgetMachineFor, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
 import { requesterOf } from '../machines/requester.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
@@ -34,6 +35,12 @@ export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/machines/:machineId/dirs',
     { onRequest: actor, schema: { params: MachineParamsSchema, querystring: MachineDirsQuerySchema, response: { 200: MachineDirsResponseSchema } } },
     async (request) => machineDirs(deps, who(request), request.params.machineId, request.query.path),
+  );
+
+  app.delete(
+    '/api/machines/:machineId',
+    { onRequest: actor, schema: { params: MachineParamsSchema, response: { 200: ForgetMachineResponseSchema } } },
+    async (request) => forgetMachineFor(deps, who(request), request.params.machineId),
   );
 
   app.post(

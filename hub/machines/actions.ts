@@ -22,7 +22,7 @@ import { handTakerToContinue } from '../people/message-takers.js';
 import { resumeSession } from '../services/resume.js';
 import { resumeTokenProblem } from '../../shared/flavors.js';
 import { claimSessionRun, getSessionOrigin, recordSessionOrigin, releaseSessionRun, type SessionOrigin } from '../store/machine-session-runs.js';
-import { getMachine, listMachines, recentMachinePaths, type StoredMachine } from '../store/machines.js';
+import { forgetMachine, getMachine, listMachines, recentMachinePaths, type StoredMachine } from '../store/machines.js';
 import { askMachine, recorded } from './ask.js';
 import { machineFor, placeOf } from './choose.js';
 import { MachineRefused } from './refused.js';
@@ -33,13 +33,28 @@ import { machineView } from './view.js';
 const RECENT_PATHS = 8;
 
 export async function listMachinesFor(deps: HubDeps, namespace: string): Promise<ListedMachine[]> {
-  const [stored, online] = await Promise.all([listMachines(deps.store, namespace), deps.machines?.onlineIds(namespace) ?? new Set<string>()]);
-  return Promise.all(
-    stored.map(async (machine) => ({
-      ...machineView(machine, online.has(machine.machineId)),
-      recentPaths: await recentMachinePaths(deps.store, { namespace, machineId: machine.machineId, limit: RECENT_PATHS }),
-    })),
-  );
+  const [stored, online, recent] = await Promise.all([
+    listMachines(deps.store, namespace),
+    deps.machines?.onlineIds(namespace) ?? new Set<string>(),
+    recentMachinePaths(deps.store, { namespace, limit: RECENT_PATHS }),
+  ]);
+  return stored.map((machine) => ({ ...machineView(machine, online.has(machine.machineId)), recentPaths: recent.get(machine.machineId) ?? [] }));
+}
+
+/**
+ * DELETE /api/machines/:machineId: a person forgets a machine (a laptop gone, a registration made by
+ * mistake). Not while its runner is connected: it would register again at once; stop it first.
+ */
+export async function forgetMachineFor(deps: HubDeps, who: Requester, machineId: string): Promise<{ machineId: string; forgotten: true }> {
+  const machine = await requireMachine(deps, who, machineId);
+  return recorded(deps, who, { machineId, sid: null, action: 'forget', path: null }, async () => {
+    const online = await deps.machines?.onlineIds(who.namespace);
+    if (online?.has(machineId)) {
+      throw new MachineRefused('machine_online', `machine "${machine.name}" is connected: stop its runner on ${machine.host} first, then forget it`);
+    }
+    await forgetMachine(deps.store, { namespace: who.namespace, machineId });
+    return { machineId, forgotten: true as const };
+  });
 }
 
 async function requireMachine(deps: HubDeps, who: Requester, machineId: string): Promise<StoredMachine> {

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { MachineRegisterPayloadSchema } from '../../shared/protocol/machines.js';
 import type { HubDeps } from '../services/deps.js';
 import type { TokenIdentity } from '../services/tokens.js';
-import { getMachine, getMachineHolder, saveMachine, touchMachine } from '../store/machines.js';
+import { countMachinesOfToken, getMachine, getMachineHolder, saveMachine, touchMachine } from '../store/machines.js';
 import { requesterOf } from './requester.js';
 import { machineView } from './view.js';
 
@@ -25,6 +25,12 @@ export async function registerMachine(deps: HubDeps, identity: TokenIdentity, pa
     const holder = await getMachineHolder(tx, { machineId: payload.machineId, now });
     if (holder && holder.holds && (holder.tokenId !== who.tokenId || holder.namespace !== who.namespace)) {
       throw hubError.forbidden(`machine ${payload.machineId} is registered by another token; give this runner its own machine id (remove its machine.json) or use that machine's token`);
+    }
+    // a bounded number of machines per token: a token that registers new ids without end fills the list (issue 45.7)
+    const known = holder !== undefined && holder.tokenId === who.tokenId && holder.namespace === who.namespace;
+    const cap = deps.config.machinesPerToken;
+    if (!known && (await countMachinesOfToken(tx, { namespace: who.namespace, tokenId: who.tokenId })) >= cap) {
+      throw hubError.forbidden(`this machine token has registered ${cap} machines already, the most one token may (SESSION_HUB_MACHINES_PER_TOKEN): forget one it no longer runs on the page (Machines → Forget, or DELETE /api/machines/:machineId), or give this computer its own machine token`);
     }
     await saveMachine(tx, { ...payload, namespace: who.namespace, tokenId: who.tokenId, tokenLabel: who.label, now });
     const stored = await getMachine(tx, { namespace: who.namespace, machineId: payload.machineId });

@@ -73,10 +73,17 @@ const TOUCH = `UPDATE machines SET last_seen_at = @now WHERE machine_id = @machi
 const INSERT_ACTION = `
   INSERT INTO machine_actions (action_id, namespace, machine_id, sid, action, path, by_token, by_label, at, outcome)
   VALUES (@actionId, @namespace, @machineId, @sid, @action, @path, @byToken, @byLabel, @at, @outcome)`;
+// every machine's at once: one statement for the list, whatever the number of machines
 const SELECT_RECENT_PATHS = `
-  SELECT path, MAX(at) AS "lastAt" FROM machine_actions
-  WHERE namespace = @namespace AND machine_id = @machineId AND path IS NOT NULL AND outcome = 'ok' AND action IN ('start', 'continue')
-  GROUP BY path ORDER BY MAX(at) DESC LIMIT @limit`;
+  SELECT machine_id AS "machineId", path FROM (
+    SELECT machine_id, path, ROW_NUMBER() OVER (PARTITION BY machine_id ORDER BY MAX(at) DESC) AS n
+    FROM machine_actions
+    WHERE namespace = @namespace AND machine_id IS NOT NULL AND path IS NOT NULL AND outcome = 'ok' AND action IN ('start', 'continue')
+    GROUP BY machine_id, path
+  ) ranked
+  WHERE n <= @limit ORDER BY machine_id, n`;
+const COUNT_OF_TOKEN = `SELECT COUNT(*) AS "count" FROM machines WHERE namespace = @namespace AND token_id = @tokenId`;
+const DELETE_ONE = `DELETE FROM machines WHERE machine_id = @machineId AND namespace = @namespace`;
 
 export type MachineHolder = { namespace: string; tokenId: string; holds: boolean };
 
@@ -118,7 +125,7 @@ export interface MachineAction {
   /** null: refused before a machine was chosen (no_machine). */
   machineId: string | null;
   sid: string | null;
-  action: 'start' | 'continue' | 'dirs' | 'interrupt' | 'stop';
+  action: 'start' | 'continue' | 'dirs' | 'interrupt' | 'stop' | 'forget';
   path: string | null;
   byToken: string;
   byLabel: string | null;
@@ -131,7 +138,21 @@ export async function recordMachineAction(sql: Sql, action: MachineAction): Prom
   await sql.run(INSERT_ACTION, action);
 }
 
-/** The directories the machine's agents were started or continued in, most recent first. */
-export async function recentMachinePaths(sql: Sql, key: { namespace: string; machineId: string; limit: number }): Promise<string[]> {
-  return (await sql.all<{ path: string }>(SELECT_RECENT_PATHS, key)).map((row) => row.path);
+/** Each machine's directories its agents were started or continued in, most recent first, at most `limit` each. */
+export async function recentMachinePaths(sql: Sql, key: { namespace: string; limit: number }): Promise<Map<string, string[]>> {
+  const byMachine = new Map<string, string[]>();
+  for (const row of await sql.all<{ machineId: string; path: string }>(SELECT_RECENT_PATHS, key)) {
+    byMachine.set(row.machineId, [...(byMachine.get(row.machineId) ?? []), row.path]);
+  }
+  return byMachine;
+}
+
+/** How many machines one token has registered in its namespace (the cap: docs/machines.md). */
+export async function countMachinesOfToken(sql: Sql, key: { namespace: string; tokenId: string }): Promise<number> {
+  return Number((await sql.get<{ count: number | string }>(COUNT_OF_TOKEN, key))?.count ?? 0);
+}
+
+/** A person forgot the machine: gone from the list; what it was asked stays on the record. True if there was one. */
+export async function forgetMachine(sql: Sql, key: { namespace: string; machineId: string }): Promise<boolean> {
+  return (await sql.run(DELETE_ONE, key)).changes > 0;
 }

@@ -66,6 +66,14 @@ export abstract class HubLink<Emit extends EventsMap, Events extends EventMap<Ev
     return emitWithTimeout(this.socket, event, payload, timeoutMs);
   }
 
+  /**
+   * Disconnects now, without waiting for writes in flight, and never reconnects: for a client told
+   * by the hub that another connection replaced it (reconnecting would take the place back).
+   */
+  abandon(): void {
+    this.disconnectForGood();
+  }
+
   /** No more reconnects, and the socket disconnects for good. */
   protected disconnectForGood(): void {
     this.closing = true;

@@ -23,6 +23,7 @@ export const MACHINE_ERRORS = {
   no_machine: { status: 409, meaning: 'no online machine can run this session (the message names the host and path it needs), or several can (the message names them: choose one with machineId)' },
   path_outside_roots: { status: 400, meaning: 'the directory is not under any root of the machine: pick one under its roots, or restart the runner with --root' },
   agent_unavailable: { status: 400, meaning: 'the machine did not find that agent\'s CLI on its PATH: install it and restart the runner' },
+  machine_online: { status: 409, meaning: 'the machine\'s runner is connected: stop it on that computer before forgetting the machine' },
   session_running: { status: 409, meaning: 'the session has a live run: send it a message, or interrupt or stop it first' },
   not_runner_driven: { status: 409, meaning: 'no machine runner drives this session (it runs in a terminal): act on it there' },
   spawn_timeout: { status: 504, meaning: 'the agent did not report its session within 30 s: it was stopped' },
@@ -181,6 +182,8 @@ export type MachineActionAck = z.infer<typeof MachineActionAckSchema>;
 export const ListedMachineSchema = MachineSchema.extend({ recentPaths: z.array(z.string()) });
 export type ListedMachine = z.infer<typeof ListedMachineSchema>;
 export const MachineListResponseSchema = z.object({ machines: z.array(ListedMachineSchema) });
+/** `DELETE /api/machines/:machineId`: the machine is no longer listed; its id may register again. */
+export const ForgetMachineResponseSchema = z.object({ machineId: MachineIdSchema, forgotten: z.literal(true) });
 export const MachineParamsSchema = z.object({ machineId: MachineIdSchema });
 export const MachineDirsQuerySchema = z.object({ path: MachinePathSchema.optional() });
 export const MachineDirsResponseSchema = z.object({ path: z.string(), dirs: z.array(z.string()) });
