@@ -107,8 +107,12 @@ export async function machineDirs(deps: HubDeps, who: Requester, machineId: stri
 async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payload: Omit<MachineSpawnPayload, 'requestId' | 'requestedBy'>, requestId: string = randomUUID()): Promise<string> {
   const waitMs = deps.config.spawnTimeoutMs;
   const timedOut = async () => {
-    await deps.machines?.ask(machine.machineId, 'machine-stop', { requestId, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS).catch(() => undefined);
-    return new MachineRefused('spawn_timeout', `the ${payload.flavor} agent on "${machine.name}" did not report its session within ${waitMs / 1000} s: it was stopped; check the runner's log on ${machine.host}`);
+    const stop = await deps.machines?.ask(machine.machineId, 'machine-stop', { requestId, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS).catch(() => undefined);
+    // "stopped" only on the runner's word; else the person learns it may still run
+    const stopped = stop?.ok === true
+      ? 'it was stopped'
+      : `the runner did not confirm it stopped it (${stop?.ok === false ? stop.error.message : 'no answer'}): it may still run; look at the machine's sessions and the runner's log on ${machine.host}`;
+    return new MachineRefused('spawn_timeout', `the ${payload.flavor} agent on "${machine.name}" did not report its session within ${waitMs / 1000} s: ${stopped}`);
   };
   const answer = await askMachine(deps, machine.machineId, 'machine-spawn', { ...payload, requestId, requestedBy: who.name }, waitMs, timedOut);
   return answer.sid;

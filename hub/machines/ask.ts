@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MachineCalls, HubDeps } from '../services/deps.js';
 import { recordMachineAction, type MachineAction } from '../store/machines.js';
-import { MachineRefused } from './refused.js';
+import { MachineGone, MachineRefused } from './refused.js';
 import type { Requester } from './requester.js';
 
 export interface ActionRecord {
@@ -50,7 +50,10 @@ export async function askMachine<E extends keyof MachineCalls>(
   let answer: MachineCalls[E][1] | undefined;
   try {
     answer = await deps.machines.ask(machineId, event, payload, timeoutMs);
-  } catch {
+  } catch (error) {
+    if (error instanceof MachineGone) {
+      throw new MachineRefused('machine_offline', `machine ${machineId} disconnected before it answered: what it was asked may or may not have happened; once its runner is back, check the machine's sessions before retrying`);
+    }
     if (onTimeout) throw await onTimeout();
     throw new MachineRefused('machine_offline', `machine ${machineId} did not answer within ${timeoutMs / 1000} s: check that its runner is running and connected, then retry`);
   }

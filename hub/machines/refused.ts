@@ -14,3 +14,11 @@ export class MachineRefused extends Error {
     return this.code in MACHINE_ERRORS ? MACHINE_ERRORS[this.code as MachineErrorCode].status : ERROR_CODES[this.code as ErrorCode].status;
   }
 }
+
+/** The machine's runner disconnected while the hub waited for its answer: what it was asked may or may not have happened. */
+export class MachineGone extends Error {
+  constructor(readonly machineId: string) {
+    super(`machine ${machineId} disconnected before it answered`);
+    this.name = 'MachineGone';
+  }
+}

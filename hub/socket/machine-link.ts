@@ -2,8 +2,13 @@
  * Reaching a machine runner from whichever hub process took the request (spec section 14): its
  * socket joined the machine's room when it registered, and a broadcast with acks to that room goes
  * through the adapter (Redis in a cluster) to the process that holds it. Which machines are online
- * is asked of every process the same way (`machines-online`).
+ * is asked of every process the same way (`machines-online`). A request whose runner disconnects
+ * before it answered is given up at once (MachineGone), not after its whole timeout.
  */
+
+/** How often a request waiting for a runner's answer checks that the runner is still connected (any process). */
+const GONE_CHECK_MS = 500;
+import { MachineGone } from '../machines/refused.js';
 import type { MachineCalls, MachineLink } from '../services/deps.js';
 import type { Logger } from '../log.js';
 import { rooms } from './rooms.js';
@@ -39,8 +44,25 @@ export function createMachineLink(runners: RunnerNamespace, options: { cluster: 
       const target = runners.to(rooms.machine(machineId)).timeout(timeoutMs) as unknown as {
         emitWithAck(event: E, payload: MachineCalls[E][0]): Promise<MachineCalls[E][1][]>;
       };
-      const answers = await target.emitWithAck(event, payload);
-      return answers[0];
+      const room = rooms.machine(machineId);
+      let watching: NodeJS.Timeout | undefined;
+      const gone = new Promise<never>((_, reject) => {
+        const check = () => {
+          // the room's sockets on every process (the adapter asks the others in a cluster)
+          void runners.in(room).fetchSockets().then(
+            (sockets) => (sockets.length === 0 ? reject(new MachineGone(machineId)) : (watching = setTimeout(check, GONE_CHECK_MS))),
+            () => (watching = setTimeout(check, GONE_CHECK_MS)),
+          );
+        };
+        watching = setTimeout(check, GONE_CHECK_MS);
+      });
+      gone.catch(() => undefined); // a check still on its way when the answer came
+      try {
+        const answers = await Promise.race([target.emitWithAck(event, payload), gone]);
+        return answers[0];
+      } finally {
+        clearTimeout(watching);
+      }
     },
     close() {
       runners.off('machines-online', answer);

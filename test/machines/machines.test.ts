@@ -153,10 +153,22 @@ describe('starting an agent', () => {
     peer.onSpawn = async () => undefined;
     const timedOut = await call('POST', `/api/machines/${peer.register.machineId}/sessions`, { body: { flavor: 'claude', path: '/home/alice/code' } });
     expect(timedOut).toMatchObject({ status: 504, body: { error: 'spawn_timeout' } });
+    expect(String(timedOut.body.message)).toMatch(/it was stopped$/);
     const [spawn] = spawns(peer);
     await waitFor(() => peer.received.some((entry) => entry.event === 'machine-stop'));
     const stop = peer.received.find((entry) => entry.event === 'machine-stop')!;
     expect(stop.payload).toMatchObject({ requestId: (spawn!.payload as { requestId: string }).requestId });
+  });
+
+  it('says a timed-out start was stopped only when the runner confirmed the stop (issue 45.6)', async () => {
+    const peer = await connectMachine(hub.url, TEST_TOKENS.machine);
+    peer.onSpawn = async () => undefined;
+    peer.socket.off('machine-stop');
+    peer.socket.on('machine-stop', (_payload, ack) => ack({ ok: false, error: { code: 'not_found', message: 'this runner drives no such request' } }));
+    const timedOut = await call('POST', `/api/machines/${peer.register.machineId}/sessions`, { body: { flavor: 'claude', path: '/home/alice/code' } });
+    expect(timedOut).toMatchObject({ status: 504, body: { error: 'spawn_timeout' } });
+    expect(String(timedOut.body.message)).toMatch(/did not confirm it stopped it \(this runner drives no such request\): it may still run/);
+    expect(String(timedOut.body.message)).not.toMatch(/it was stopped/);
   });
 });
 

@@ -57,3 +57,19 @@ describe('machines per token', () => {
     expect(machines.find((machine) => machine.machineId === 'paths-machine-b')?.recentPaths).toEqual(['/home/alice/code/api']);
   });
 });
+
+describe('a runner that drops while the hub waits for its answer', () => {
+  it('a start answers machine_offline once its socket is gone, not after the 30 s spawn timeout', async () => {
+    const peer = await connectMachine(hub.url, TEST_TOKENS.machine, { machineId: 'dropping-machine' });
+    peer.onSpawn = async () => {
+      peer.socket.disconnect();
+      return undefined;
+    };
+    const asked = Date.now();
+    const answer = await call('POST', '/api/machines/dropping-machine/sessions', { body: { flavor: 'claude', path: '/home/alice/code', prompt: 'hi' } });
+    expect(answer).toMatchObject({ status: 409, body: { error: 'machine_offline' } });
+    expect(String(answer.body.message)).toMatch(/disconnected before it answered/);
+    // the spawn timeout is 30 s here: the answer came from the drop
+    expect(Date.now() - asked).toBeLessThan(15_000);
+  });
+});
