@@ -90,6 +90,8 @@ export function createApi(token) {
     repair: (s) => call('POST', `${sid(s)}/repair`, {}),
     /** Machines (docs/machines.md). @returns {Promise<{ machines: import('../../shared/protocol/machines.js').ListedMachine[] }>} */
     machines: () => call('GET', '/api/machines'),
+    /** Forget an offline machine (docs/machines.md). @param {string} id */
+    forgetMachine: (id) => call('DELETE', `/api/machines/${encodeURIComponent(id)}`),
     /** @param {string} id @param {string} [path] @returns {Promise<{ path: string, dirs: string[] }>} */
     machineDirs: (id, path) => call('GET', `/api/machines/${encodeURIComponent(id)}/dirs?${searchParams({ path })}`),
     /** @param {string} id @param {{ flavor: string, path: string, prompt?: string, permissionMode?: string }} body @returns {Promise<{ sid: string, machineId: string }>} */

@@ -98,4 +98,21 @@ describe('machines on the page', () => {
     expect(await page.locator('#new-no-agent').textContent()).toMatch(/no agent to start/);
     expect(await page.locator('#new-start').isDisabled()).toBe(true);
   });
+
+  it('forgets an offline machine from its card (operator); an online one offers no Forget', async () => {
+    const peer = await connectMachine(hub.url, hub.tokens.machine, { name: 'old laptop' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, hub.url, hub.tokens.operator);
+    await page.locator('#nav-machines').click();
+    const card = page.locator(`li.machine[data-machine="${peer.register.machineId}"]`);
+    await card.locator('xpath=self::*[@data-online="true"]').waitFor({ timeout: 15_000 });
+    expect(await card.locator('button.forget-machine').count()).toBe(0);
+    peer.socket.disconnect();
+    await card.locator('button.forget-machine').waitFor({ timeout: 15_000 });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await card.locator('button.forget-machine').click();
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    const listed = await fetch(`${hub.url}/api/machines`, { headers: { authorization: `Bearer ${hub.tokens.operator}` } }).then((r) => r.json() as Promise<{ machines: { machineId: string }[] }>);
+    expect(listed.machines.map((machine) => machine.machineId)).not.toContain(peer.register.machineId);
+  });
 });

@@ -35,12 +35,23 @@ export function MachinesView({ api, store, role }) {
   const [machines, setMachines] = useState(/** @type {Machine[] | null} */ (null));
   const [error, setError] = useState('');
   // read again while the view is open: a runner started now shows up without a reload
+  const read = () => api.machines().then((answer) => (setMachines(answer.machines), setError('')), (err) => setError(messageOf(err)));
   useEffect(() => {
-    const read = () => api.machines().then((answer) => (setMachines(answer.machines), setError('')), (err) => setError(messageOf(err)));
     read();
     const timer = setInterval(read, MACHINES_REFRESH_MS);
     return () => clearInterval(timer);
   }, [api]);
+  /** @param {Machine} machine */
+  async function forget(machine) {
+    if (!window.confirm(`Forget "${machine.name}"? It leaves this list; its runner can register it again.`)) return;
+    try {
+      await api.forgetMachine(machine.machineId);
+    } catch (err) {
+      setError(messageOf(err));
+      return;
+    }
+    read();
+  }
   if (error) return html`<section class="machines"><p class="error" role="alert">${error}</p></section>`;
   if (!machines) return html`<section class="machines"><p class="muted">Loading machines…</p></section>`;
   const sessions = store.list();
@@ -57,6 +68,7 @@ export function MachinesView({ api, store, role }) {
           <div>Roots: ${machine.roots.join(', ')}</div>
           <div title=${machine.agents.map((agent) => `${agent.path}: ${agent.version ?? 'no version'}`).join('\n')}>Agents: ${machine.agents.map((agent) => `${flavorName(agent.flavor)}${agent.version ? ` ${versionNumber(agent.version)}` : ''}`).join(', ') || 'none found'}</div>
           <div>Sessions: ${its.length === 0 ? 'none' : its.slice(0, 5).map((s) => html`<a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> `)}</div>
+          ${!machine.online && mayDecide(role) && html`<button type="button" class="forget-machine" onClick=${() => forget(machine)}>Forget this machine</button>`}
         </li>`;
       })}
     </ul>
