@@ -32,7 +32,19 @@ export async function runnerCommand(argv: string[]): Promise<void> {
   if (config.tokenWarning) log.warn(config.tokenWarning);
   const agents = await findAgents(process.env.PATH, ({ flavor, path }, problem) => log.warn(`${flavor} may not start: ${problem}`, { flavor, path }));
   const { machineId, takerKey } = loadOrCreateMachineIdentity();
-  let machine: Machine;
+  // the signals are taken before the hub is asked: the machine reads online from the moment the hub
+  // stored it, and a stop sent then must not find the default handler (killed, nothing reported)
+  let machine: Machine | undefined;
+  let stopping = false;
+  const stop = (signal: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    // still connecting: nothing was started, so there is nothing to stop
+    if (!machine) process.exit(code);
+    void machine.shutdown(signal).finally(() => process.exit(code));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
   try {
     machine = await Machine.start(config, { machineId, takerKey }, agents, log);
   } catch (error) {
@@ -43,20 +55,10 @@ export async function runnerCommand(argv: string[]): Promise<void> {
     }
     return fail(`cannot connect to ${config.hubUrl}: ${error instanceof Error ? error.message : String(error)}`, 1);
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    void machine.shutdown(signal).finally(() => process.exit(0));
-  };
-  // replaced by a later runner of the same machine: stop its agents and exit, never reconnect
+  // replaced by a later runner of the same machine: stop its agents and exit 1, never reconnect
   void machine.replaced.then(() => {
-    if (stopping) return;
-    stopping = true;
     // its reports can no longer reach the hub: a write still waiting must not hold the exit
     setTimeout(() => process.exit(1), 15_000).unref();
-    void machine.shutdown('replaced').finally(() => process.exit(1));
+    stop('replaced', 1);
   });
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }
