@@ -29,7 +29,10 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     const tools = Array.from({ length: 60 }, (_, i) => ({ ...tool, id: `spooled-tool-${i}`, seq: 3 + i, payload: { ...payload, tool_use_id: `toolu_spooled_${i}` } }));
     writeFileSync(spoolFile, [start, prompt, ...tools].map((event) => JSON.stringify(event)).join('\n') + '\n');
 
-    // the hub is back; a hook process starts delivering and is killed once the prompt went through
+    // the hub is back; a hook process starts delivering and is killed once the prompt went through,
+    // before the hub's answer reaches it (held by the gate: else, on a loaded machine, it could read
+    // the answer and rewrite its spool before the kill lands)
+    gate.holdAnswers(true);
     const dashboard = await DashboardClient.connect({ url: hub.url, token: hub.tokens.dashboard });
     await dashboard.subscribe();
     const child = spawn(process.execPath, [CLI, 'hook', 'claude'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env(gate.url) }, stdio: ['pipe', 'ignore', 'ignore'] });
@@ -43,6 +46,7 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     // killed before it rewrote the spool: everything is still there (62 spooled, its own tool call)
     expect(readFileSync(spoolFile, 'utf8').trim().split('\n')).toHaveLength(63);
 
+    gate.holdAnswers(false);
     // the next hook delivers what is left (again, from where the spool says)
     await sendHooks('claude', [claude[5]!], env(gate.url));
     await gate.close();

@@ -123,11 +123,13 @@ export async function deadUrl(): Promise<string> {
  * closed, nothing listens (connection refused); open, each connection is piped to the hub; hung,
  * connections are accepted and never answered (`accepted` resolves at the first one).
  */
-export async function gatedUrl(hubUrl: string): Promise<{ url: string; open: () => Promise<void>; close: () => Promise<void>; hang: () => Promise<void>; accepted: () => Promise<void> }> {
+export async function gatedUrl(hubUrl: string): Promise<{ url: string; open: () => Promise<void>; close: () => Promise<void>; hang: () => Promise<void>; accepted: () => Promise<void>; holdAnswers: (hold: boolean) => void }> {
   const hub = new URL(hubUrl);
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let hung = false;
+  /** Requests reach the hub, but nothing it answers comes back: a client that never learns its request was taken. */
+  let holding = false;
   let onAccept: () => void = () => undefined;
   let accepted = new Promise<void>((resolveAccept) => (onAccept = resolveAccept));
   const listen = (port: number) =>
@@ -140,7 +142,10 @@ export async function gatedUrl(hubUrl: string): Promise<{ url: string; open: () 
         }
         const upstream = connect({ host: hub.hostname, port: Number(hub.port) });
         sockets.add(upstream);
-        socket.pipe(upstream).pipe(socket);
+        socket.pipe(upstream);
+        upstream.on('data', (chunk: Buffer) => {
+          if (!holding) socket.write(chunk);
+        });
         const end = () => (socket.destroy(), upstream.destroy());
         socket.on('error', end).on('close', end);
         upstream.on('error', end).on('close', end);
@@ -171,5 +176,8 @@ export async function gatedUrl(hubUrl: string): Promise<{ url: string; open: () 
       hung = true;
     },
     accepted: () => accepted,
+    holdAnswers: (hold: boolean) => {
+      holding = hold;
+    },
   };
 }
