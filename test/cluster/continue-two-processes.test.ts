@@ -4,33 +4,26 @@
  * one ended session sent at once to both processes start one agent: the spawn is claimed in the
  * database, so the process that did not claim it answers session_running.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { TurnSummary } from '../../shared/protocol/session.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
-import type { ModelServer } from '../agents/helpers/model-server.js';
 import { waitFor } from '../helpers/clients.js';
 import { alive } from '../helpers/process-alive.js';
-import { claudeHome, type ClaudeHome } from '../runner/helpers/claude-home.js';
-import { spawnRunner, type RunnerProcess } from '../runner/helpers/runner-process.js';
+import { claudeHome } from '../runner/helpers/claude-home.js';
+import { runnerPartsAfterEach } from '../runner/helpers/runner-parts.js';
+import { spawnRunner } from '../runner/helpers/runner-process.js';
 import { callAs as call, getSession, startTwoHubs, twoHubsAfterEach } from './two-hubs.js';
 
 twoHubsAfterEach();
-let model: ModelServer | undefined;
-let home: ClaudeHome | undefined;
-let runner: RunnerProcess | undefined;
-afterEach(async () => {
-  await runner?.stop();
-  await model?.close();
-  home?.remove();
-});
+const parts = runnerPartsAfterEach();
 
 describe('continue across two hub processes', () => {
   it('four Continues of one session, two on each process, at once: one agent starts, the others answer session_running', { timeout: 240_000 }, async () => {
     const { a, b, tokens } = await startTwoHubs();
-    model = await startAnthropicServer({ tools: [], finalText: 'All done.' });
-    home = claudeHome(model.url);
-    runner = spawnRunner({ hubUrl: a.url, token: tokens.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
+    const model = (parts.model = await startAnthropicServer({ tools: [], finalText: 'All done.' }));
+    const home = (parts.home = claudeHome(model.url));
+    const runner = (parts.runner = spawnRunner({ hubUrl: a.url, token: tokens.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } }));
     const on = (hub: typeof a) => (method: string, path: string, body?: unknown) => call(hub, tokens.operator, method, path, body);
     let machine: ListedMachine | undefined;
     await waitFor(async () => (machine = ((await on(b)('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online)) !== undefined, 30_000, `online on B; runner:\n${runner.output()}`);

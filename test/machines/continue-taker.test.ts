@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { MachineSpawnPayload } from '../../shared/protocol/machines.js';
 import { connectRunner, startSession, waitFor } from '../helpers/clients.js';
+import { httpCall } from '../helpers/http-call.js';
 import { useTestHub, type TestHub } from '../helpers/hub.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { connectMachine } from './machine-peer.js';
@@ -18,14 +19,7 @@ const CLAUDE_ID = '8f3c2a61-4d5e-4f70-9a1b-2c3d4e5f6a7b';
 let hub: TestHub;
 useTestHub((started) => (hub = started));
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${hub.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TEST_TOKENS.operator}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: unknown) => httpCall(hub.url, method, path, { body });
 
 const key = () => randomBytes(24).toString('base64url');
 
