@@ -9,7 +9,7 @@ import { retrying, type BackoffOptions } from '../shared/client/backoff.js';
 import { isFinalError } from '../shared/client/errors.js';
 import type { RunnerClient } from '../shared/client/runner-client.js';
 import type { JsonObject } from '../shared/protocol/json.js';
-import type { RunEndStatus, TurnSummary } from '../shared/protocol/session.js';
+import { ATTENTION_MESSAGE_MAX_CHARS, type RunEndStatus, type TurnSummary } from '../shared/protocol/session.js';
 import { DRIVEN_BY_KEY, STOP_KILL_AFTER_MS, type DrivenBy } from '../shared/protocol/machines.js';
 import { DRIVERS } from './drivers/index.js';
 import type { AgentDriver, DriverEvents } from './drivers/driver.js';
@@ -47,6 +47,8 @@ export class AgentRun {
   private readonly done: Promise<void>;
   private finish!: () => void;
   private exitedBeforeStart: ((stderr: string) => void) | undefined;
+  /** The attention this run set for its agent's own errors, so it clears only that (never a person's approval). */
+  private errorAttention: { kind: 'retrying' | 'failed'; message: string } | null = null;
 
   constructor(readonly plan: SpawnPlan, private readonly ctx: RunContext) {
     this.done = new Promise((resolve) => (this.finish = resolve));
@@ -157,6 +159,18 @@ export class AgentRun {
     });
   }
 
+  /**
+   * The agent's own error on the page (docs/attention.md): `retrying` while it retries by itself,
+   * `failed` when its turn ended on one; null clears what this run set, once the agent moves on.
+   * Sent in the reports' order, so it never lands before the turn it belongs to.
+   */
+  private agentError(kind: 'retrying' | 'failed' | null, message = ''): void {
+    if (kind === null ? this.errorAttention === null : this.errorAttention?.kind === kind && this.errorAttention.message === message) return;
+    this.errorAttention = kind === null ? null : { kind, message };
+    const details = kind === null ? {} : { message: message.slice(0, ATTENTION_MESSAGE_MAX_CHARS) };
+    this.report(kind === null ? 'attention cleared' : `attention ${kind}`, (sid) => this.ctx.client.setAttention(sid, kind, details));
+  }
+
   private events(): DriverEvents {
     let rejected: string | undefined;
     return {
@@ -168,21 +182,30 @@ export class AgentRun {
       },
       turnStart: (prompt) => {
         this.turnOpen = true;
+        this.agentError(null);
         const promptId = randomUUID(); // one per prompt: a retried submit answers the same turn
         this.report('prompt', (sid) => this.ctx.client.submitPrompt({ sid, prompt, promptId }));
       },
       toolUse: (tool) => {
         this.emitted = true;
+        if (this.errorAttention?.kind === 'retrying') this.agentError(null);
         this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}), ...(tool.startedAt !== undefined ? { at: tool.startedAt } : {}) }));
       },
       usage: (usage) => this.report('usage', (sid) => this.ctx.client.reportUsage({ sid, usage })),
+      retrying: (message) => this.agentError('retrying', message),
       turnStop: (end) => {
         this.turnOpen = false;
         if (end.response) this.emitted = true;
         this.report('turn end', (sid) => this.ctx.client.stopTurn({ sid, status: end.status, ...(end.response ? { response: end.response } : {}) }));
+        if (end.status === 'error') this.agentError('failed', end.error ?? end.response ?? 'the agent ended its turn on an error');
+        else this.agentError(null);
       },
-      approval: (request) =>
-        askHub({ client: this.ctx.client, sid: () => this.sid, cwd: this.plan.cwd, closed: () => this.ended }, request),
+      approval: async (request) => {
+        // the retrying notice cleared first, and reported, so it can never clear the approval's own attention
+        if (this.errorAttention?.kind === 'retrying') this.agentError(null);
+        await this.chain;
+        return askHub({ client: this.ctx.client, sid: () => this.sid, cwd: this.plan.cwd, closed: () => this.ended }, request);
+      },
       resumeRejected: (error) => {
         rejected = error;
       },

@@ -23,6 +23,8 @@ export function sayAttention(attention) {
       return 'finished';
     case 'failed':
       return 'stopped on an error';
+    case 'retrying':
+      return 'hit an error and keeps retrying';
     default:
       return String(attention.kind);
   }

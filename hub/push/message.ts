@@ -43,6 +43,7 @@ export function attentionWords(attention: AttentionNow): string {
     question: 'has a question for you',
     done: 'has finished',
     failed: 'stopped on an error',
+    retrying: 'hit an error and keeps retrying',
   };
   const said = words[attention.kind] ?? 'needs you';
   return attention.message ? `${said}: ${clip(attention.message.replace(/\s+/g, ' ').trim(), 160)}` : said;

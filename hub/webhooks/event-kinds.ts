@@ -53,6 +53,7 @@ function attentionLine(attention: Attention): string {
     question: 'is waiting for your answer',
     done: 'finished and waits for the next prompt',
     failed: 'stopped on an error',
+    retrying: 'hit an error and keeps retrying',
   };
   return `${what[attention.kind]}${message ? `: ${clip(message)}` : ''}`;
 }

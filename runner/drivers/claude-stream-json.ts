@@ -52,6 +52,14 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/** Claude Code's `api_retry` line in its own terms: "API request failed (HTTP 529: overloaded_error); retry 3 of 10". */
+function apiRetryWords(line: Json): string {
+  const status = typeof line.error_status === 'number' ? `HTTP ${line.error_status}` : 'no answer from the API';
+  const error = typeof line.error === 'string' && line.error !== 'unknown' ? `: ${line.error}` : '';
+  const attempt = typeof line.attempt === 'number' && typeof line.max_retries === 'number' ? `; retry ${line.attempt} of ${line.max_retries}` : '';
+  return `API request failed (${status}${error})${attempt}`;
+}
+
 export const startClaudeStreamJson: DriverFactory = (start, events) => {
   const sessionId = start.resumeToken ?? randomUUID();
   const agent = spawnAgentProcess(start.command, argsFor(start, sessionId), { cwd: start.cwd, env: start.env });
@@ -100,6 +108,8 @@ export const startClaudeStreamJson: DriverFactory = (start, events) => {
     switch (message.type) {
       case 'system':
         reportId(message.session_id);
+        // an API call that failed and will be retried (model unreachable, overloaded, rate limited)
+        if (message.subtype === 'api_retry') events.retrying(apiRetryWords(message));
         return;
       case 'assistant': {
         emitted = true;
@@ -127,7 +137,7 @@ export const startClaudeStreamJson: DriverFactory = (start, events) => {
         const response = typeof message.result === 'string' ? message.result : lastText;
         const status = interrupted ? 'aborted' : message.is_error === true ? 'error' : 'completed';
         turnOpen = false;
-        events.turnStop({ status, response });
+        events.turnStop({ status, response, ...(status === 'error' ? { error: response ?? `Claude Code ended the turn on an error (${String(message.subtype)})` } : {}) });
         const next = queued.shift();
         if (next !== undefined) openTurn(next);
         return;

@@ -63,6 +63,15 @@ function toolOf(item: Json): { tool: string; input: unknown; output?: unknown } 
   }
 }
 
+/** A Codex TurnError (`{ message, additionalDetails }`) in its own words, or undefined when it has none. */
+function errorWords(value: unknown): string | undefined {
+  const error = (value ?? {}) as Json;
+  const message = typeof error.message === 'string' ? error.message.trim() : '';
+  const details = typeof error.additionalDetails === 'string' ? error.additionalDetails.trim() : '';
+  const said = [message, details].filter(Boolean).join(': ');
+  return said || undefined;
+}
+
 export const startCodexAppServer: DriverFactory = (start, events) => {
   const agent = spawnAgentProcess(start.command, ['app-server'], { cwd: start.cwd, env: start.env });
   const policy = POLICY[start.permissionMode ?? 'default'];
@@ -162,11 +171,18 @@ export const startCodexAppServer: DriverFactory = (start, events) => {
       case 'thread/tokenUsage/updated':
         usageNow = tokensOf(((params.tokenUsage ?? {}) as Json).total);
         return;
+      case 'error': {
+        // Codex retries a model it cannot reach without end ("Reconnecting... waiting for network"):
+        // the person hears it as it happens; a final one fails the turn (turn/completed follows)
+        const said = errorWords(params.error);
+        if (params.willRetry === true && said) events.retrying(said);
+        return;
+      }
       case 'turn/completed': {
         const turn = (params.turn ?? {}) as Json;
-        const error = (turn.error ?? null) as Json | null;
         const status = TURN_STATUS[String(turn.status)] ?? 'error';
-        endTurn({ status, response: lastText ?? (status === 'error' && typeof error?.message === 'string' ? error.message : null) });
+        const error = status === 'error' ? (errorWords(turn.error) ?? 'Codex ended the turn on an error it did not name') : undefined;
+        endTurn({ status, response: lastText ?? error ?? null, ...(error ? { error } : {}) });
         return;
       }
       default:

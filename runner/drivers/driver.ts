@@ -30,7 +30,8 @@ export type ApprovalDecision =
   | { allow: true; answers?: Record<string, string> }
   | { allow: false; message?: string };
 
-export type TurnEnd = { status: 'completed' | 'aborted' | 'error'; response: string | null };
+/** `error`: the agent's own words for why the turn failed (auth, rate limit, model unreachable), when status is `error`. */
+export type TurnEnd = { status: 'completed' | 'aborted' | 'error'; response: string | null; error?: string };
 
 /** What an agent does, in order. */
 export interface DriverEvents {
@@ -41,6 +42,8 @@ export interface DriverEvents {
   /** A tool call finished; `startedAt`: when the agent called it (epoch ms), so its duration is its own, not 0. */
   toolUse(tool: { tool: string; toolUseId: string; input: unknown; output?: unknown; startedAt?: number }): void;
   usage(usage: UsageReport[]): void;
+  /** The agent hit an error it retries by itself (its model unreachable, rate limited): its own words; the turn stays open. */
+  retrying(message: string): void;
   turnStop(end: TurnEnd): void;
   /** The agent waits on this; the answer goes back to it. */
   approval(request: ApprovalRequest): Promise<ApprovalDecision>;

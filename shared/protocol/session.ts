@@ -118,10 +118,11 @@ export type TurnWithActivity = z.infer<typeof TurnWithActivitySchema>;
 
 /**
  * What a session has for a person (docs/attention.md): a tool call waits for approval (`permission`),
- * the agent asks something (`question`), the turn ended (`done`), or the turn ended on an error
- * (`failed`).
+ * the agent asks something (`question`), the turn ended (`done`), the turn ended on an error
+ * (`failed`), or the agent hit an error it keeps retrying (`retrying`: its model unreachable, rate
+ * limited; the turn is still open).
  */
-export const AttentionKindSchema = z.enum(['permission', 'question', 'done', 'failed']);
+export const AttentionKindSchema = z.enum(['permission', 'question', 'done', 'failed', 'retrying']);
 export type AttentionKind = z.infer<typeof AttentionKindSchema>;
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The Claude Code driver (runner/drivers/claude-stream-json.ts) with the real CLI against a scripted
  * model server: one live process taking a second prompt, a tool approval round trip, an interrupt,
- * a resume by id that carries the conversation, and a resume of an id the agent does not know.
+ * a resume by id that carries the conversation, a resume of an id the agent does not know, and an
+ * API that refuses the agent (its retries and its error in its own words).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import type { ApprovalRequest, DriverEvents, TurnEnd } from '../../runner/driver
 import { agentBinaries } from '../agents/helpers/claude.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
+import { startRefusingServer } from '../agents/helpers/refusing-model-server.js';
 import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
 
 interface Recorded {
@@ -30,6 +32,7 @@ function recorder(decide: (request: ApprovalRequest) => { allow: boolean }) {
     turnStart: (prompt) => seen.events.push(`start:${prompt}`),
     toolUse: (tool) => seen.events.push(`tool:${tool.tool}`),
     usage: () => seen.events.push('usage'),
+    retrying: (message) => seen.events.push(`retrying:${message}`),
     turnStop: (end) => { seen.turns.push(end); seen.events.push(`stop:${end.status}`); waiters.splice(0).forEach((w) => w()); },
     approval: async (request) => { seen.approvals.push(request); seen.events.push(`approval:${request.tool}`); return decide(request) as { allow: true }; },
     resumeRejected: (error) => { seen.rejected = error; },
@@ -121,6 +124,23 @@ describe('Claude Code stream-json driver (real CLI)', () => {
     await rec.until(() => rec.seen.exit !== undefined);
     expect(rec.seen.exit!.code).not.toBe(0);
     expect(existsSync(proof)).toBe(false);
+  }, 60_000);
+
+  it("reports the API's refusals as it retries, in the agent's own words, then the turn's error (issue 46.8)", async () => {
+    const refusing = await startRefusingServer(401, 'invalid x-api-key');
+    try {
+      home = claudeHome(refusing.url);
+      const rec = recorder(() => ({ allow: true }));
+      // one retry, so the turn fails in a second rather than after Claude Code's ten
+      const driver = startClaudeStreamJson({ command: agentBinaries().claude, cwd: home.dir, env: { ...envOf(home), CLAUDE_CODE_MAX_RETRIES: '1' } }, rec.events);
+      driver.send('hello');
+      await rec.until(() => rec.seen.turns.length === 1);
+      expect(rec.seen.events).toContain('retrying:API request failed (HTTP 401: authentication_failed); retry 1 of 1');
+      expect(rec.seen.turns[0]).toMatchObject({ status: 'error', error: expect.stringContaining('Invalid API key') });
+      await driver.stop(10_000);
+    } finally {
+      await refusing.close();
+    }
   }, 60_000);
 
   it('reports an id it cannot resume as rejected', async () => {

@@ -6,48 +6,29 @@
  * (the thread resumed, the model seeing the earlier turns); and a thread Codex no longer has
  * (its rollout deleted): resume-failed, a fresh thread with the turns replayed.
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
-import { agentBinaries } from '../agents/helpers/claude.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { SCRIPTED_CODEX_USAGE, startResponsesServer } from '../agents/helpers/responses-server.js';
 import { waitFor } from '../helpers/clients.js';
 import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { alive } from '../helpers/process-alive.js';
+import { codexHome as codexHomeIn, type CodexHome } from './helpers/codex-home.js';
 import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
 
 let model: ModelServer;
 let hub: HubProcess;
 let runner: RunnerProcess;
+let home: CodexHome;
 let root: string;
 let dir: string;
 let codexHome: string;
 let machineId: string;
 let sid: string;
-
-/** A temp HOME and project under the runner's root, `codex` on PATH; CODEX_HOME's CODEX_HOME's config.toml points it at the scripted server (as test/agents/helpers/codex.ts does), no hooks. */
-function codexHomeFor(modelUrl: string) {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'session-hub-runner-codex-')));
-  dir = join(root, 'project');
-  const home = join(root, 'home');
-  codexHome = join(home, '.codex');
-  mkdirSync(dir, { recursive: true });
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(
-    join(codexHome, 'config.toml'),
-    ['model = "gpt-5-codex"', 'model_provider = "scripted"', '', '[model_providers.scripted]', 'name = "scripted"', `base_url = ${JSON.stringify(`${modelUrl}/v1`)}`, 'wire_api = "responses"', 'env_key = "SCRIPTED_API_KEY"', ''].join('\n'),
-  );
-  // the pinned native binary, as `codex` on the runner's PATH
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  symlinkSync(agentBinaries().codex, join(bin, 'codex'));
-  return { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home, CODEX_HOME: codexHome, SCRIPTED_API_KEY: 'scripted-test-key' };
-}
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(`${hub.url}${path}`, {
@@ -86,9 +67,10 @@ async function stopAndWaitCancelled(): Promise<void> {
 
 beforeAll(async () => {
   model = await startResponsesServer({ commands: ['touch approved.txt'], escalate: true, finalText: 'All done.' });
-  const env = codexHomeFor(model.url);
+  home = codexHomeIn(model.url);
+  ({ root, dir, codexHome } = home);
   hub = await spawnHub();
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [root], env });
+  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [root], env: home.env });
   let machine: ListedMachine | undefined;
   await waitFor(async () => {
     machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
@@ -105,7 +87,7 @@ afterAll(async () => {
     await hub.stop();
     await hub.cleanup();
   }
-  if (root) rmSync(root, { recursive: true, force: true });
+  home?.remove();
 });
 
 describe('session-hub runner with the real Codex CLI (app-server)', () => {
