@@ -115,8 +115,16 @@ export class Machine {
     });
     this.beating = setInterval(() => this.heartbeat(), this.config.aliveEveryMs);
     this.beating.unref();
+    // the person running it sees the link come and go: agents keep working, their reports wait
+    this.socket.on('disconnect', (reason) => {
+      // 'io client disconnect': this runner let go (replaced, stopping): nothing is lost
+      if (!this.shuttingDown && reason !== 'io client disconnect') this.log.warn(`lost the hub (${reason}): reconnecting; the agents keep running and their reports wait until the hub has them`, { hub: this.config.hubUrl, running: this.runs.size });
+    });
     // a reconnect (to this or another hub process) registers again: the machine is online where its socket is
-    this.socket.on('connect', () => void this.register().catch((error: unknown) => this.log.error('register failed', { error: String(error) })));
+    this.socket.on('connect', () => {
+      this.log.info('connected to the hub again', { hub: this.config.hubUrl });
+      void this.register().catch((error: unknown) => this.log.error('register failed', { error: String(error) }));
+    });
     this.socket.on('machine-spawn', (payload, ack) => void this.spawn(payload).then(ack));
     this.socket.on('machine-dirs', (payload, ack) => ack(this.dirs(payload)));
     this.socket.on('machine-interrupt', (payload, ack) => void this.interrupt(payload).then(ack));

@@ -4,6 +4,7 @@
  */
 import { HubRequestError } from '../shared/client/errors.js';
 import { findAgents } from './agents.js';
+import { noHubThere } from './hub-reachable.js';
 import { parseRunnerArgs, RUNNER_HELP, StartError } from './config.js';
 import { installCommand } from './install.js';
 import { jsonLog } from './log.js';
@@ -45,12 +46,19 @@ export async function runnerCommand(argv: string[]): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  const nothingThere = await noHubThere(config.hubUrl);
+  if (nothingThere) return fail(nothingThere, 1);
   try {
     machine = await Machine.start(config, { machineId, takerKey }, agents, log);
   } catch (error) {
     if (error instanceof RegisterRefused) return fail(error.message, 1);
     if (error instanceof HubRequestError) {
-      const hint = error.code === 'unauthorized' ? ': the machine token is not one this hub knows' : error.code === 'forbidden' ? ': this token may not connect as a runner' : '';
+      const hint =
+        error.code === 'unauthorized'
+          ? ': the machine token is not one this hub knows'
+          : error.code === 'forbidden'
+            ? ': this is not a machine token (an agent or read-only token may not run a runner); on the hub, session-hub token create --role machine --label "this computer", then give it through SESSION_HUB_MACHINE_TOKEN_FILE (session-hub runner install writes it)'
+            : '';
       return fail(`cannot connect to ${config.hubUrl}: ${error.code}${hint}`, 1);
     }
     return fail(`cannot connect to ${config.hubUrl}: ${error instanceof Error ? error.message : String(error)}`, 1);
