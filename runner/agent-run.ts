@@ -49,6 +49,8 @@ export class AgentRun {
   private exitedBeforeStart: ((stderr: string) => void) | undefined;
   /** The attention this run set for its agent's own errors, so it clears only that (never a person's approval). */
   private errorAttention: { kind: 'retrying' | 'failed'; message: string } | null = null;
+  /** Each asked tool call's approval, by toolUseId: its result is reported with the status the person's decision gave it. */
+  private readonly asked = new Map<string, AskedTool>();
 
   constructor(readonly plan: SpawnPlan, private readonly ctx: RunContext) {
     this.done = new Promise((resolve) => (this.finish = resolve));
@@ -189,7 +191,9 @@ export class AgentRun {
       toolUse: (tool) => {
         this.emitted = true;
         if (this.errorAttention?.kind === 'retrying') this.agentError(null);
-        this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}), ...(tool.startedAt !== undefined ? { at: tool.startedAt } : {}) }));
+        const status = toolStatus(this.asked.get(tool.toolUseId), tool.failed === true);
+        this.asked.delete(tool.toolUseId);
+        this.report('tool', (sid) => this.ctx.client.toolUse({ sid, tool: tool.tool, toolUseId: tool.toolUseId, input: tool.input as never, ...(tool.output !== undefined ? { output: tool.output as never } : {}), ...(tool.startedAt !== undefined ? { at: tool.startedAt } : {}), status }));
       },
       usage: (usage) => this.report('usage', (sid) => this.ctx.client.reportUsage({ sid, usage })),
       retrying: (message) => this.agentError('retrying', message),
@@ -204,7 +208,11 @@ export class AgentRun {
         // the retrying notice cleared first, and reported, so it can never clear the approval's own attention
         if (this.errorAttention?.kind === 'retrying') this.agentError(null);
         await this.chain;
-        return askHub({ client: this.ctx.client, sid: () => this.sid, cwd: this.plan.cwd, closed: () => this.ended }, request);
+        const id = request.toolUseId;
+        if (id !== null) this.asked.set(id, 'waiting');
+        const decision = await askHub({ client: this.ctx.client, sid: () => this.sid, cwd: this.plan.cwd, closed: () => this.ended }, request);
+        if (id !== null && this.asked.has(id)) this.asked.set(id, decision.allow ? 'allowed' : decision.cancelled ? 'cancelled' : 'denied');
+        return decision;
       },
       resumeRejected: (error) => {
         rejected = error;
@@ -257,6 +265,20 @@ export class AgentRun {
     const replay = replayText(verdict.replay ?? [], request.prompt);
     if (replay) this.driver.send(replay);
   }
+}
+
+/** Where an asked tool call's approval stands when its result comes. */
+type AskedTool = 'waiting' | 'allowed' | 'denied' | 'cancelled';
+
+/**
+ * A tool's true end (issue 46): denied by a person, or never run because its turn was interrupted
+ * or its run ended while it waited (its approval still open, or closed by the hub), is never "done";
+ * a result the agent marked an error is `failed`.
+ */
+export function toolStatus(asked: AskedTool | undefined, failed: boolean): 'done' | 'failed' | 'denied' | 'cancelled' {
+  if (asked === 'denied') return 'denied';
+  if (asked === 'waiting' || asked === 'cancelled') return 'cancelled';
+  return failed ? 'failed' : 'done';
 }
 
 /** The earlier turns as one input for a fresh agent: what was asked and answered, in order, then the next instruction if one waits. */

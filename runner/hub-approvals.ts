@@ -26,7 +26,7 @@ export interface ApprovalTarget {
 export function decisionOf(ack: ApprovalAskAck): ApprovalDecision | undefined {
   if (!ack.ok || ack.decision === null) return undefined;
   if (ack.decision === 'allow') return ack.answers ? { allow: true, answers: ack.answers } : { allow: true };
-  return { allow: false, ...(ack.message ? { message: ack.message } : {}) };
+  return { allow: false, ...(ack.message ? { message: ack.message } : {}), ...(ack.status === 'cancelled' ? { cancelled: true as const } : {}) };
 }
 
 export async function askHub(target: ApprovalTarget, request: ApprovalRequest): Promise<ApprovalDecision> {

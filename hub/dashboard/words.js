@@ -55,6 +55,9 @@ export const REASON = Object.freeze({
   agent_silent: 'the agent process stopped saying it runs (its machine or its keeper went away)',
   no_activity: 'nothing happened for the idle time',
   superseded_by_new_run: 'the agent started again',
+  // a machine runner's
+  runner_stopped: 'the machine runner stopped, and its agents with it',
+  spawn_failed: 'the agent failed to start',
   archived: 'archived',
   // session-start sources
   startup: 'started',
@@ -104,6 +107,7 @@ export const TOOL_STATUS = Object.freeze({
   failed: 'failed',
   denied: 'denied',
   abandoned: 'never finished',
+  cancelled: 'not run',
 });
 
 /** Who made a change (Lifecycle.by, history entries). */

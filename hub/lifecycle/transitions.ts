@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LifecycleState, RunEndStatus, TurnStatus, TurnSummary, Writer } from '../../shared/protocol/session.js';
-import { supersedeOpenIn } from '../people/approvals.js';
+import { runEndedWords, supersedeOpenIn } from '../people/approvals.js';
 import { applyAttention } from '../people/attention.js';
 import type { ChangeSet } from '../services/changes.js';
 import type { Tx } from '../store/sql.js';
@@ -25,7 +25,8 @@ export async function setLifecycle(
   // approvals' waiters read that from the store); a tool still running will not end by itself
   if (input.state === 'ended' || input.state === 'archived') {
     await applyAttention(tx, changes, session, null, input.now);
-    await supersedeOpenIn(tx, changes, session, input.now);
+    // a runner's asks were never "answered in the terminal": its run is over (their waiters poll the store)
+    await supersedeOpenIn(tx, changes, session, input.now, { runnerAsks: { message: runEndedWords(input.reason), decidedBy: null } });
     for (const turnId of await abandonRunningToolsOfSession(tx, { sid: session.sid, endedAt: input.now })) {
       changes.turn(session.namespace, (await getTurn(tx, turnId))!);
     }

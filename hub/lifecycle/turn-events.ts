@@ -52,7 +52,7 @@ export function submitPromptWork(actor: Actor, payload: PromptSubmitPayload): Un
 /** `tool-use`: records activity once per toolUseId; long inputs and outputs are cut and flagged. */
 export function recordToolUse(deps: HubDeps, actor: Actor, payload: ToolUsePayload): Promise<{ turnId: string; activityId: string }> {
   const write = sessionWrite(actor, payload.sid);
-  return runWrite(deps, recordToolUseWork(actor, payload, 'done'), payload.toolUseId === undefined ? write : { ...write, reads: { ...write.reads, toolUseIds: [payload.toolUseId] } });
+  return runWrite(deps, recordToolUseWork(actor, payload, payload.status ?? 'done'), payload.toolUseId === undefined ? write : { ...write, reads: { ...write.reads, toolUseIds: [payload.toolUseId] } });
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 import type { HubDeps } from '../services/deps.js';
 import { runWrite } from '../services/changes.js';
 import { requireSession } from '../services/require-session.js';
+import { cancelRunnerAsks } from '../people/approvals.js';
 import { handTakerToContinue } from '../people/message-takers.js';
 import { resumeSession } from '../services/resume.js';
 import { resumeTokenProblem } from '../../shared/flavors.js';
@@ -234,6 +235,9 @@ export async function actOnRun(deps: HubDeps, who: Requester, sid: string, actio
     try {
       // a stop is acked once the process tree is gone: TERM, then KILL after 10 s
       await askMachine(deps, machineId, event, { sid, requestedBy: who.name }, action === 'stop' ? STOP_KILL_AFTER_MS + MACHINE_ACK_TIMEOUT_MS : MACHINE_ACK_TIMEOUT_MS);
+      // what the run left waiting on a person closes with it: a decision now would reach nobody
+      const message = action === 'interrupt' ? 'the turn was interrupted before anyone decided' : 'the run was stopped before anyone decided';
+      await cancelRunnerAsks(deps, { namespace: who.namespace }, sid, { message, decidedBy: who.tokenId, decidedByLabel: who.label });
     } catch (error) {
       // the runner does not drive it (a terminal agent on the same computer)
       if (error instanceof MachineRefused && error.code === 'not_found') throw notDriven();

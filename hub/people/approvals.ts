@@ -127,22 +127,65 @@ export async function decideApproval(
  * it, not an approval its own tool call opened a moment earlier (Claude Code's async PreToolUse can
  * reach the hub after the PermissionRequest of the same call). `sameCall`: only the approvals of
  * that tool call (a tool event of one subagent says nothing about another's pending call).
+ * `runnerAsks`: the session ended, so a machine runner's asks end `cancelled` with that (nobody
+ * answered them in a terminal: its run is over).
  */
 export async function supersedeOpenIn(
   tx: Tx,
   changes: ChangeSet,
   session: StoredSession,
   now: number,
-  options: { openedBefore?: number; sameCall?: ToolCallRef } = {},
+  options: { openedBefore?: number; sameCall?: ToolCallRef; runnerAsks?: ApprovalCancel } = {},
 ): Promise<string[]> {
   const ended: string[] = [];
   const openedBefore = options.openedBefore ?? Infinity;
   for (const approval of await listPendingApprovals(tx, session.sid)) {
     if (approval.createdAt >= openedBefore) continue;
     if (options.sameCall && !isSameCall(approval, options.sameCall)) continue;
-    if (await endApproval(tx, changes, session.namespace, approval, { status: 'superseded', at: now, decidedBy: null, message: null })) ended.push(approval.approvalId);
+    const { runnerAsks } = options;
+    const end =
+      runnerAsks && approval.askedBy === 'runner'
+        ? { status: 'cancelled' as const, at: now, decidedBy: runnerAsks.decidedBy, decidedByLabel: runnerAsks.decidedByLabel ?? null, message: runnerAsks.message }
+        : { status: 'superseded' as const, at: now, decidedBy: null, message: null };
+    if (await endApproval(tx, changes, session.namespace, approval, end)) ended.push(approval.approvalId);
   }
   return ended;
+}
+
+/** Who closed a runner's pending approvals and why, in plain words (the approval's `message`). */
+export interface ApprovalCancel {
+  message: string;
+  decidedBy: string | null;
+  decidedByLabel?: string | null;
+}
+
+/**
+ * Inside a unit of work: the pending approvals a machine runner asked on this session end
+ * `cancelled` (its run was interrupted or ended: the tool will not run, and a decision now would
+ * reach nobody); the attention they set clears once none is pending. Returns their ids, to wake.
+ */
+export async function cancelRunnerAsksIn(tx: Tx, changes: ChangeSet, session: StoredSession, now: number, cancel: ApprovalCancel): Promise<string[]> {
+  const ended: string[] = [];
+  for (const approval of await listPendingApprovals(tx, session.sid)) {
+    if (approval.askedBy !== 'runner') continue;
+    if (await endApproval(tx, changes, session.namespace, approval, { status: 'cancelled', at: now, decidedBy: cancel.decidedBy, decidedByLabel: cancel.decidedByLabel ?? null, message: cancel.message })) ended.push(approval.approvalId);
+  }
+  if (ended.length > 0) await clearPermissionIfNoneLeft(tx, changes, session, now);
+  return ended;
+}
+
+/** Why a runner's approval closed when its session ended, by the end's reason (the page shows it as is). */
+export function runEndedWords(reason: string | null): string {
+  if (reason === 'runner_stopped') return 'the machine runner stopped before anyone decided';
+  if (reason === 'cancelled') return 'the run was stopped before anyone decided';
+  return 'the run ended before anyone decided';
+}
+
+/** `cancelRunnerAsks`: a person interrupted or stopped a runner's run; its waiting approvals close, their waiters woken. */
+export async function cancelRunnerAsks(deps: HubDeps, actor: Pick<Actor, 'namespace'>, sid: string, cancel: ApprovalCancel): Promise<number> {
+  const ended = await runWrite(deps, async (tx, changes, now) => cancelRunnerAsksIn(tx, changes, await requireSession(tx, actor, sid), now, cancel), { namespace: actor.namespace });
+  wakeApprovalWaiters(deps, ended);
+  return ended.length;
 }
 
 /** `supersedeOpen`: the session's next tool event arrived, so its open approvals were answered elsewhere. */

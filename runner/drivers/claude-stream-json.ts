@@ -126,7 +126,7 @@ export const startClaudeStreamJson: DriverFactory = (start, events) => {
           const id = String(block.tool_use_id);
           const call = pendingTools.get(id);
           pendingTools.delete(id);
-          events.toolUse({ tool: call?.tool ?? 'unknown', toolUseId: id, input: call?.input ?? null, output: textOf(block.content), ...(call ? { startedAt: call.startedAt } : {}) });
+          events.toolUse({ tool: call?.tool ?? 'unknown', toolUseId: id, input: call?.input ?? null, output: textOf(block.content), ...(call ? { startedAt: call.startedAt } : {}), ...(block.is_error === true ? { failed: true } : {}) });
         }
         return;
       }

@@ -165,7 +165,9 @@ export const startCodexAppServer: DriverFactory = (start, events) => {
         }
         if (item.type === 'agentMessage' && typeof item.text === 'string') lastText = item.text;
         const tool = toolOf(item);
-        if (tool) events.toolUse({ ...tool, toolUseId: String(item.id), ...(began !== undefined ? { startedAt: began } : {}) });
+        // a command that failed or was declined, a patch or MCP call that failed: not "done"
+        const failed = item.status === 'failed' || item.status === 'declined';
+        if (tool) events.toolUse({ ...tool, toolUseId: String(item.id), ...(began !== undefined ? { startedAt: began } : {}), ...(failed ? { failed: true } : {}) });
         return;
       }
       case 'thread/tokenUsage/updated':

@@ -26,9 +26,10 @@ export interface ApprovalRequest {
   input: Record<string, unknown>;
 }
 
+/** `cancelled`: nobody decided, the run was interrupted or ended (the hub closed the approval): the tool must not run. */
 export type ApprovalDecision =
   | { allow: true; answers?: Record<string, string> }
-  | { allow: false; message?: string };
+  | { allow: false; message?: string; cancelled?: true };
 
 /** `error`: the agent's own words for why the turn failed (auth, rate limit, model unreachable), when status is `error`. */
 export type TurnEnd = { status: 'completed' | 'aborted' | 'error'; response: string | null; error?: string };
@@ -39,8 +40,11 @@ export interface DriverEvents {
   sessionId(token: string): void;
   /** A turn began with this prompt (the runner's own input). */
   turnStart(prompt: string): void;
-  /** A tool call finished; `startedAt`: when the agent called it (epoch ms), so its duration is its own, not 0. */
-  toolUse(tool: { tool: string; toolUseId: string; input: unknown; output?: unknown; startedAt?: number }): void;
+  /**
+   * A tool call finished; `startedAt`: when the agent called it (epoch ms), so its duration is its
+   * own, not 0; `failed`: the agent marked its result an error (a denied or interrupted call too).
+   */
+  toolUse(tool: { tool: string; toolUseId: string; input: unknown; output?: unknown; startedAt?: number; failed?: boolean }): void;
   usage(usage: UsageReport[]): void;
   /** The agent hit an error it retries by itself (its model unreachable, rate limited): its own words; the turn stays open. */
   retrying(message: string): void;

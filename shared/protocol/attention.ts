@@ -33,10 +33,12 @@ export type AttentionAck = z.infer<typeof AttentionAckSchema>;
 /**
  * An approval's life: `pending` until a person decides (`allowed`/`denied`), nobody decides within
  * the waiter's time (`expired`; also one a hub restart found pending), the agent moved on — answered
- * in its terminal — before anyone decided here (`superseded`), or the agent's hook stopped waiting
- * (its request closed: the hook process was killed or lost its connection; `abandoned`).
+ * in its terminal — before anyone decided here (`superseded`), the agent's hook stopped waiting
+ * (its request closed: the hook process was killed or lost its connection; `abandoned`), or the run
+ * of a machine runner that asked was interrupted or ended before anyone decided (`cancelled`: by a
+ * person's Interrupt or Stop, or the runner stopping; `message` says which, `decidedBy` who asked).
  */
-export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned']);
+export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned', 'cancelled']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const ApprovalAskedBySchema = z.enum(['hook', 'runner']);
@@ -121,7 +123,10 @@ export const ApprovalAskPayloadSchema = z.object({
 export type ApprovalAskPayload = z.infer<typeof ApprovalAskPayloadSchema>;
 export const ApprovalAskAckSchema = okAck({
   approvalId: z.string(),
+  /** `deny` also when the approval was `cancelled` (the run interrupted or ended): the tool must not run. */
   decision: z.enum(['allow', 'deny']).nullable(),
+  /** How the approval ended (`cancelled`: nobody decided, the run was interrupted or ended; `message` says why). */
+  status: ApprovalStatusSchema.optional(),
   message: z.string().nullable(),
   answers: z.record(z.string(), z.string()).optional(),
 });

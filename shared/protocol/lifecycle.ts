@@ -52,6 +52,8 @@ export const ToolUsePayloadSchema = z.object({
   input: JsonValueSchema.optional(),
   output: JsonValueSchema.optional(),
   at: EpochMsSchema.optional(),
+  /** How the tool ended, where the reporter knows (a runner knows a denial it carried): `done` when absent. */
+  status: z.enum(['done', 'failed', 'denied', 'cancelled']).optional(),
 });
 export type ToolUsePayload = z.infer<typeof ToolUsePayloadSchema>;
 export const ToolUseAckSchema = okAck({ turnId: z.string(), activityId: z.string() });

@@ -78,7 +78,12 @@ export type TurnSummary = z.infer<typeof TurnSummarySchema>;
  * `abandoned`: still running when its turn closed or its session ended, and no end of its own came
  * (a tool the agent denied or killed fires none). A result that comes later still finishes it.
  */
-export const ActivityStatusSchema = z.enum(['running', 'done', 'failed', 'denied', 'abandoned']);
+/**
+ * How a tool use went: `running`, `done`, `failed` (it ran and reported an error), `denied` (a person
+ * or a rule refused it: it never ran), `abandoned` (still running when its turn closed), `cancelled`
+ * (it never ran: its turn was interrupted, or its run ended, while it waited for approval).
+ */
+export const ActivityStatusSchema = z.enum(['running', 'done', 'failed', 'denied', 'abandoned', 'cancelled']);
 export type ActivityStatus = z.infer<typeof ActivityStatusSchema>;
 
 export const ActivitySchema = z.object({

@@ -32,6 +32,7 @@ const OUTCOME = Object.freeze({
   expired: 'went back to the terminal: nobody decided here in time',
   superseded: 'answered in the agent’s terminal',
   abandoned: 'the agent stopped waiting (its hook ended): it asks in its terminal',
+  cancelled: 'closed: the tool did not run',
 });
 
 /** The same for an approval a machine runner waits on: when its wait is over it asks the hub again. */
