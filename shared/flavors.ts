@@ -282,9 +282,13 @@ export interface HookConfigDeclaration {
    * (a CLI in a terminal or `-p`): the bridge starts one keeper per agent process that tells the hub
    * it lives and when it died (hub/hook/agent-keeper.ts), so a killed agent shows "lost contact"
    * within a minute. Absent: an agent whose hooks come from a long-lived host (an IDE, a server
-   * holding many sessions), whose life says nothing of the session's.
+   * holding many sessions), whose life says nothing of the session's. `processNames`: the agent's
+   * program as its process shows it (argv[0], or the script node runs): the keeper watches the
+   * nearest ancestor of the hook that is one, never a guess (a wrapper such as `npx`, `pnpm dlx` or
+   * a person's script between the agent and the hook exits after each hook: issue 46.3); no such
+   * ancestor, no keeper.
    */
-  agentKeeper?: boolean;
+  agentKeeper?: { processNames: readonly string[] };
 }
 
 /**
@@ -415,8 +419,9 @@ const declarations: FlavorDeclaration[] = [
       // code.claude.com/docs/en/hooks "PreToolUse decision control": permissionDecision allow with
       // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
       questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },
-      // one `claude` process per session, running every hook (test/agents/claude-killed.test.ts)
-      agentKeeper: true,
+      // one `claude` process per session, running every hook (test/agents/claude-killed.test.ts):
+      // the native binary is `claude`, as is the npm wrapper's bin script node runs
+      agentKeeper: { processNames: ['claude'] },
     },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },

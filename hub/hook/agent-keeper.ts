@@ -41,7 +41,7 @@ function keeperLock(dir: string, agentPid: number, tag: string): string {
  */
 export async function startKeeper(entry: string, flavor: string, tag: string, agentPid: number | undefined, env: NodeJS.ProcessEnv): Promise<void> {
   const target = targetOf(env);
-  if (!target || getFlavor(flavor)?.hookConfig?.agentKeeper !== true) return;
+  if (!target || getFlavor(flavor)?.hookConfig?.agentKeeper === undefined) return;
   // no /proc to tell the agent from a shell: no keeper, the idle-window rule stays
   if (agentPid === undefined) return;
   if (liveHolder(keeperLock(targetDir(defaultSpoolDir(env), target), agentPid, tag)) !== undefined) return;

@@ -28,20 +28,47 @@ function parentOf(pid: number): number | undefined {
 /** Shells an agent may run a hook command through (`sh -c "<command>"`). */
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'busybox', 'fish']);
 
-/**
- * The pid of the agent that runs this hook: our parent, or our grandparent when the parent is the
- * shell the agent ran our command through (`<shell> -c …`: that shell ends with us, the agent does
- * not). Undefined where /proc cannot tell (not Linux): a shell taken for the agent would look dead
- * after every hook.
- */
-export function agentPidOfHook(): number | undefined {
-  const parent = process.ppid;
-  let argv: string[];
+/** `pid`'s command line (Linux), or undefined where it cannot be read. */
+function argvOf(pid: number): string[] | undefined {
   try {
-    argv = readFileSync(`/proc/${parent}/cmdline`, 'utf8').split('\0');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
     return undefined;
   }
+}
+
+/** Programs that run a script named by their first argument: the script is the program. */
+const SCRIPT_RUNNERS = new Set(['node', 'nodejs', 'bun', 'deno']);
+/** How far up the hook's ancestors the agent is looked for (hook ← shell ← wrapper ← shell ← agent is 4). */
+const MAX_ANCESTORS = 8;
+
+/** Whether `argv` runs one of `names`: argv[0]'s name, or the script a node-like runtime runs. */
+function runsProgram(argv: readonly string[], names: readonly string[]): boolean {
+  const program = basename(argv[0] ?? '');
+  if (names.includes(program)) return true;
+  return SCRIPT_RUNNERS.has(program) && argv[1] !== undefined && names.includes(basename(argv[1]));
+}
+
+/**
+ * The pid of the agent that runs this hook. With the flavor's `processNames` (the registry's
+ * `agentKeeper`): the nearest ancestor that runs the agent's program, found by what it is, so a
+ * wrapper between them (`npx session-hub`, `pnpm dlx`, a person's script: each exits after the hook)
+ * is never taken for the agent; none found: undefined (no keeper, never a guess). Without: our
+ * parent, or our grandparent when the parent is the shell the agent ran our command through
+ * (`<shell> -c …`). Undefined where /proc cannot tell (not Linux).
+ */
+export function agentPidOfHook(processNames?: readonly string[]): number | undefined {
+  if (processNames !== undefined) {
+    for (let pid: number | undefined = process.ppid, level = 0; pid !== undefined && pid > 1 && level < MAX_ANCESTORS; pid = parentOf(pid), level++) {
+      const argv = argvOf(pid);
+      if (argv === undefined) return undefined;
+      if (runsProgram(argv, processNames)) return pid;
+    }
+    return undefined;
+  }
+  const parent = process.ppid;
+  const argv = argvOf(parent);
+  if (argv === undefined) return undefined;
   const wrapped = SHELLS.has(basename(argv[0] ?? '').replace(/^-/, '')) && argv.includes('-c');
   return wrapped ? parentOf(parent) : parent;
 }

@@ -58,10 +58,10 @@ function badCall(flavor: string, payload: Record<string, unknown> | null): strin
 }
 
 /** This computer, and the machine runner installed on it if any: a runner there can continue the session. */
-function whereItRuns(env: NodeJS.ProcessEnv): { host?: string; machineId?: string; agentPid?: number } {
+function whereItRuns(flavor: string, env: NodeJS.ProcessEnv): { host?: string; machineId?: string; agentPid?: number } {
   const host = hostname();
   const machineId = readMachineId(env);
-  const agentPid = agentPidOfHook();
+  const agentPid = agentPidOfHook(getFlavor(flavor)?.hookConfig?.agentKeeper?.processNames);
   return { ...(host ? { host } : {}), ...(machineId ? { machineId } : {}), ...(agentPid !== undefined ? { agentPid } : {}) };
 }
 
@@ -92,7 +92,7 @@ export async function runHook(
   const tag = readText(payload, fields.sessionId) ?? null;
   const hookName = readText(payload, fields.event);
   // mapping is the hub's: every payload is spooled as it came, the hub says what it makes of it
-  const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag, ...whereItRuns(env) };
+  const event: Omit<SpooledEvent, 'seq'> = { id: newEventId(options.firedAt), flavor, firedAt: options.firedAt, payload: payload as SpooledEvent['payload'], tag, ...whereItRuns(flavor, env) };
 
   // the spool of the hub and token this call names: its events go there and nowhere else
   const target = targetOf(env);

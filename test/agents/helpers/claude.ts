@@ -72,6 +72,8 @@ export async function claudeProject(options: {
   record?: boolean;
   recordEnv?: string;
   installEnv?: Record<string, string>;
+  /** More `hook install` options (`--command "npx session-hub"`). */
+  installArgs?: string[];
 }): Promise<ClaudeProject> {
   const root = mkdtempSync(join(tmpdir(), 'session-hub-claude-'));
   const dir = join(root, 'project');
@@ -90,7 +92,7 @@ export async function claudeProject(options: {
     DISABLE_AUTOUPDATER: '1',
     ...options.hubEnv,
   };
-  const install = await runCli(['hook', 'install', 'claude', '--write'], { cwd: dir, env: { ...options.installEnv, HOME: home } });
+  const install = await runCli(['hook', 'install', 'claude', '--write', ...(options.installArgs ?? [])], { cwd: dir, env: { ...options.installEnv, HOME: home } });
   expect(install.code, install.stderr).toBe(0);
   const settingsFile = join(dir, '.claude', 'settings.json');
   const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as { hooks: ClaudeProject['installed']; permissions?: unknown };
