@@ -47,6 +47,7 @@ describe('attention words', () => {
     question: 'asks you something',
     done: 'finished',
     failed: 'stopped on an error',
+    retrying: 'hit an error and keeps retrying',
   };
   it.each(AttentionKindSchema.options)('says %s in plain words', (kind) => {
     expect(attention.sayAttention({ kind, tool: 'Bash' })).toBe(WORDS[kind]);

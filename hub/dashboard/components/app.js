@@ -20,6 +20,7 @@ import { SessionList } from './session-list.js';
 import { SignIn } from './sign-in.js';
 import { TopBar } from './top-bar.js';
 import { HookRefusalsNotice } from './hook-refusals-notice.js';
+import { HubLink } from '../hub-link.js';
 
 const RESUME_REFETCH_MS = 300;
 /** Not a session id (a sid never holds a space). */
@@ -160,7 +161,24 @@ function SignedIn({ token, route, onSignOut }) {
   else if (route === MACHINES_ROUTE) view = html`<${MachinesView} api=${api} store=${store} role=${me?.role ?? null} />`;
   else if (route) view = html`<${SessionDetail} key=${route} sid=${route} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
   else view = html`<${SessionList} store=${store} api=${api} role=${me?.role ?? null} hub=${hub} />`;
-  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} /><main><${HookRefusalsNotice} api=${api} role=${me?.role ?? null} />${view}</main>`;
+  // while the link is down, nothing here can reach the hub: every control below is disabled (one
+  // fieldset), and the page says so first
+  const online = link.state === 'live';
+  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} />
+    <main>
+      ${!online && !refused && html`<p id="link-down" class="link-down" role="status">${linkDownWords(link.state)}</p>`}
+      <${HubLink.Provider} value=${{ online }}>
+        <fieldset class="link-gate" disabled=${!online && !refused}>
+          <${HookRefusalsNotice} api=${api} role=${me?.role ?? null} />${view}
+        </fieldset>
+      <//>
+    </main>`;
+}
+
+/** What the page says while it cannot reach the hub. @param {string} state */
+function linkDownWords(state) {
+  if (state === 'connecting') return 'Connecting to the hub…';
+  return 'The hub is out of reach: reconnecting. Until it is back, nothing you do here can reach an agent, so sending, deciding and the run buttons wait.';
 }
 
 /**

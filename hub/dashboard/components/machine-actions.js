@@ -4,7 +4,8 @@
  * and Stop (a live run a machine runner drives). Each says what will happen; a refusal shows the
  * hub's message, which says why and what to do (docs/machines.md).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { useHubOnline } from '../hub-link.js';
 import { html } from '../html.js';
 import { mayDecide } from '../auth.js';
 import { flavorName, messageOf } from '../format.js';
@@ -16,6 +17,11 @@ import { RESUME, say } from '../words.js';
 export function MachineActions({ session: s, role, api }) {
   const [prompt, setPrompt] = useState('');
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string, code?: string } | null} */ (null));
+  // "the hub did not answer" is over once the link is back
+  const online = useHubOnline();
+  useEffect(() => {
+    if (online) setOutcome((was) => (was?.code === 'network' ? null : was));
+  }, [online]);
   if (!mayDecide(role)) return null;
   const live = s.lifecycle.lastRun?.status === 'running';
   // a live run a machine runner drives can be interrupted and stopped from here; a terminal's cannot

@@ -11,6 +11,8 @@ import { ClampedText } from './clamped-text.js';
 import { messageOf } from '../format.js';
 import { mayDecide } from '../auth.js';
 import { RelTime } from './rel-time.js';
+import { ApiError } from '../api.js';
+import { useHubOnline } from '../hub-link.js';
 
 /** @typedef {import('../../../shared/protocol/messages.js').Message} Message */
 
@@ -107,6 +109,15 @@ export function MessagePanel({ sid, store, api, role, now }) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [problem, setProblem] = useState('');
+  /** The problem was the hub out of reach: it goes once the link is back. */
+  const [problemIsLink, setProblemIsLink] = useState(false);
+  const online = useHubOnline();
+  useEffect(() => {
+    if (online && problemIsLink) {
+      setProblem('');
+      setProblemIsLink(false);
+    }
+  }, [online]);
   const session = store.get(sid);
   const canSend = mayDecide(role);
 
@@ -120,6 +131,7 @@ export function MessagePanel({ sid, store, api, role, now }) {
       setText('');
     } catch (err) {
       setProblem(messageOf(err));
+      setProblemIsLink(err instanceof ApiError && err.code === 'network');
     } finally {
       setSending(false);
     }
@@ -137,7 +149,7 @@ export function MessagePanel({ sid, store, api, role, now }) {
   const delivery = session ? deliveryOf(session, reach, now) : 'later';
   return html`<section class="messages-panel" id="session-messages" aria-label="Talk to the agent">
     <h3>Talk to the agent</h3>
-    <p class="delivery muted" data-delivery=${delivery} data-reach=${reach.reach}>${deliveryWords(delivery, session?.activity ?? '', reach.wakeUntil)}</p>
+    <p class="delivery muted" data-delivery=${online ? delivery : 'unknown'} data-reach=${reach.reach}>${online ? deliveryWords(delivery, session?.activity ?? '', reach.wakeUntil) : 'The hub is out of reach: a reply cannot be sent until the page is connected again.'}</p>
     ${canSend
       ? html`<form class="reply" onSubmit=${send}>
           <textarea name="reply" rows="3" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
