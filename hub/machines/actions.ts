@@ -182,17 +182,18 @@ export async function continueOnMachine(deps: HubDeps, who: Requester, sid: stri
     try {
       const session = await requireSession(deps.store, who, sid);
       if (session.lastRun?.status === 'running') throw running(sid);
-      const resume = await resumeSession(deps, { namespace: who.namespace, role: 'operator', by: 'user' }, sid, request.policy);
-      const tokenProblem = resumeTokenProblem(session.flavor, resume.token);
-      if (tokenProblem !== null) {
-        throw new MachineRefused('invalid_payload', `session ${sid} cannot be continued by a machine: its resume token (${resume.tokenKey}) ${tokenProblem}; it was not written by the agent`);
-      }
+      // where it would run first (issue 46.5): "continue anyway?" is no question when no machine can
       const place = await machineFor(deps, session, origin, request.machineId);
       machineId = place.machine.machineId;
       path = place.path;
       const permissionMode = request.permissionMode ?? carriedMode(origin);
       requireAgent(place.machine, session.flavor);
       requireMode(place.machine, permissionMode);
+      const resume = await resumeSession(deps, { namespace: who.namespace, role: 'operator', by: 'user' }, sid, request.policy);
+      const tokenProblem = resumeTokenProblem(session.flavor, resume.token);
+      if (tokenProblem !== null) {
+        throw new MachineRefused('invalid_payload', `session ${sid} cannot be continued by a machine: its resume token (${resume.tokenKey}) ${tokenProblem}; it was not written by the agent`);
+      }
       // the continued agent takes the session's messages, whoever took them before (docs/messages.md)
       const takerKey = await runWrite(deps, (tx, _changes, now) => handTakerToContinue(tx, { namespace: who.namespace, sid }, `machine ${place.machine.name}: continue`, now), { namespace: who.namespace });
       await spawn(

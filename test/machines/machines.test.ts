@@ -218,6 +218,15 @@ describe('continue', () => {
     expect(spawns(peer)).toHaveLength(1);
   });
 
+  it('says the machine is not connected before asking to continue anyway (issue 46.5): where it would run comes before the gate', async () => {
+    const peer = await connectMachine(hub.url, TEST_TOKENS.machine);
+    const sid = await endedOnMachine(peer, 'failure');
+    peer.socket.disconnect();
+    await waitFor(async () => (await machines()).find((machine) => machine.machineId === peer.register.machineId)?.online === false);
+    const refused = await call('POST', `/api/sessions/${sid}/continue`, { body: {} });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'machine_offline' } });
+  });
+
   it('finds a terminal-started session a machine by host and roots; no_machine names the host and path it needs', async () => {
     const runner = await connectRunner(hub.url, TEST_TOKENS.runner);
     const terminal = await startSession(runner, { tag: 'terminal-1', flavor: 'claude', metadata: { path: '/home/alice/code/web', host: 'laptop.local', claudeSessionId: TERMINAL_ID } });
