@@ -7,17 +7,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { startRefusingServer, unreachableUrl, type RefusingServer } from '../agents/helpers/refusing-model-server.js';
 import { launchBrowser, signIn, waitForText } from '../browser/browser.js';
 import { waitFor } from '../helpers/clients.js';
 import { httpCall } from '../helpers/http-call.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import type { HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { codexHome, type CodexHome } from './helpers/codex-home.js';
-import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
+import { startHubAndRunner, type HubAndRunner } from './helpers/hub-and-runner.js';
+import type { RunnerProcess } from './helpers/runner-process.js';
 
+let parts: HubAndRunner;
 let hub: HubProcess;
 let runner: RunnerProcess;
 let home: CodexHome;
@@ -41,23 +42,15 @@ async function stop(sid: string): Promise<void> {
 
 beforeAll(async () => {
   home = codexHome(await unreachableUrl());
-  hub = await spawnHub();
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: home.env });
-  await waitFor(async () => {
-    const machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
-    if (machine) machineId = machine.machineId;
-    return machine !== undefined;
-  }, 30_000, `the runner registers; output:\n${runner?.output()}`);
+  parts = await startHubAndRunner({ roots: [home.root], env: home.env });
+  ({ hub, runner } = parts);
+  machineId = parts.machine.machineId;
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await runner?.stop();
+  await parts?.stop();
   await refusing?.close();
-  if (hub) {
-    await hub.stop();
-    await hub.cleanup();
-  }
   home?.remove();
 });
 

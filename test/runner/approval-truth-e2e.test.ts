@@ -11,20 +11,21 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/protocol/attention.js';
-import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { launchBrowser, signIn, waitForText } from '../browser/browser.js';
 import { waitFor } from '../helpers/clients.js';
 import { httpCall } from '../helpers/http-call.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
+import type { HubProcess } from '../helpers/hub-process.js';
 import { TEST_TOKENS } from '../helpers/tokens.js';
 import { claudeHome, type ClaudeHome } from './helpers/claude-home.js';
-import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
+import { startHubAndRunner, type HubAndRunner } from './helpers/hub-and-runner.js';
+import type { RunnerProcess } from './helpers/runner-process.js';
 
 let model: ModelServer;
 let home: ClaudeHome;
+let parts: HubAndRunner;
 let hub: HubProcess;
 let runner: RunnerProcess;
 let browser: Browser | undefined;
@@ -52,23 +53,15 @@ async function waitingOnApproval(prompt: string): Promise<{ sid: string; approva
 beforeAll(async () => {
   model = await startAnthropicServer({ tools: [{ name: 'Bash', input: { command: 'touch approved.txt', description: 'run a command' } }], finalText: 'All done.' });
   home = claudeHome(model.url);
-  hub = await spawnHub();
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
-  await waitFor(async () => {
-    const machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
-    if (machine) machineId = machine.machineId;
-    return machine !== undefined;
-  }, 30_000, `the runner registers; output:\n${runner?.output()}`);
+  parts = await startHubAndRunner({ roots: [home.root], env: { ...home.env, XDG_CONFIG_HOME: home.root } });
+  ({ hub, runner } = parts);
+  machineId = parts.machine.machineId;
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await runner?.stop();
+  await parts?.stop();
   await model?.close();
-  if (hub) {
-    await hub.stop();
-    await hub.cleanup();
-  }
   home?.remove();
 });
 

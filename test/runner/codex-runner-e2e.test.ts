@@ -9,18 +9,18 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ListedMachine } from '../../shared/protocol/machines.js';
 import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
 import { SCRIPTED_CODEX_USAGE, startResponsesServer } from '../agents/helpers/responses-server.js';
 import { waitFor } from '../helpers/clients.js';
-import { spawnHub, type HubProcess } from '../helpers/hub-process.js';
-import { TEST_TOKENS } from '../helpers/tokens.js';
+import type { HubProcess } from '../helpers/hub-process.js';
 import { alive } from '../helpers/process-alive.js';
 import { codexHome as codexHomeIn, type CodexHome } from './helpers/codex-home.js';
-import { spawnRunner, type RunnerProcess } from './helpers/runner-process.js';
+import { startHubAndRunner, type HubAndRunner } from './helpers/hub-and-runner.js';
+import type { RunnerProcess } from './helpers/runner-process.js';
 
 let model: ModelServer;
+let parts: HubAndRunner;
 let hub: HubProcess;
 let runner: RunnerProcess;
 let home: CodexHome;
@@ -30,14 +30,7 @@ let codexHome: string;
 let machineId: string;
 let sid: string;
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${hub.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${TEST_TOKENS.operator}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: unknown) => parts.call(method, path, body);
 
 const snapshot = async () => (await call('GET', `/api/sessions/${sid}`)).body as unknown as SessionSnapshot;
 const turnList = async () => {
@@ -69,24 +62,15 @@ beforeAll(async () => {
   model = await startResponsesServer({ commands: ['touch approved.txt'], escalate: true, finalText: 'All done.' });
   home = codexHomeIn(model.url);
   ({ root, dir, codexHome } = home);
-  hub = await spawnHub();
-  runner = spawnRunner({ hubUrl: hub.url, token: TEST_TOKENS.machine, roots: [root], env: home.env });
-  let machine: ListedMachine | undefined;
-  await waitFor(async () => {
-    machine = ((await call('GET', '/api/machines')).body.machines as ListedMachine[]).find((m) => m.online);
-    return machine !== undefined;
-  }, 30_000, `the runner registers; output:\n${runner.output()}`);
-  expect(machine!.agents.map((a) => a.flavor)).toContain('codex');
-  machineId = machine!.machineId;
+  parts = await startHubAndRunner({ roots: [root], env: home.env });
+  ({ hub, runner } = parts);
+  expect(parts.machine.agents.map((a) => a.flavor)).toContain('codex');
+  machineId = parts.machine.machineId;
 }, 60_000);
 
 afterAll(async () => {
-  await runner?.stop();
+  await parts?.stop();
   await model?.close();
-  if (hub) {
-    await hub.stop();
-    await hub.cleanup();
-  }
   home?.remove();
 });
 
