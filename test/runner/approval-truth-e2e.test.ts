@@ -14,7 +14,7 @@ import type { Approval } from '../../shared/protocol/attention.js';
 import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
 import { startAnthropicServer } from '../agents/helpers/anthropic-server.js';
 import type { ModelServer } from '../agents/helpers/model-server.js';
-import { launchBrowser, signIn, waitForText } from '../browser/browser.js';
+import { launchBrowser, SCREENSHOT_DIR, signIn, waitForText } from '../browser/browser.js';
 import { waitFor } from '../helpers/clients.js';
 import { httpCall } from '../helpers/http-call.js';
 import type { HubProcess } from '../helpers/hub-process.js';
@@ -68,6 +68,14 @@ afterAll(async () => {
 describe('approvals and tools of a runner-driven session say what happened (real runner, real Claude Code)', () => {
   it('Interrupt closes the waiting approval: cancelled by who asked, nobody needed, a late Allow refused, the tool not run', async () => {
     const { sid, approvalId } = await waitingOnApproval('interrupt me');
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await signIn(page, hub.url, TEST_TOKENS.operator);
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await waitForText(page, 'main', 'Allow', 10_000);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'runner-approval-waiting-phone.png') });
+
     expect((await call('POST', `/api/sessions/${sid}/interrupt`)).status).toBe(202);
     await waitFor(async () => (await approvals(sid)).find((a) => a.approvalId === approvalId)?.status === 'cancelled', 15_000, 'the approval closed');
     const closed = (await approvals(sid)).find((a) => a.approvalId === approvalId)!;
@@ -85,12 +93,9 @@ describe('approvals and tools of a runner-driven session say what happened (real
     for (const tool of await tools(sid)) expect(tool.status).not.toBe('done');
     expect(existsSync(join(home.dir, 'approved.txt'))).toBe(false);
 
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    await signIn(page, hub.url, TEST_TOKENS.operator);
-    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    // the page open through it all shows the approval closed, without a reload
     await waitForText(page, 'main', 'closed: the tool did not run', 10_000);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'runner-approval-interrupted-phone.png') });
     expect(await page.locator('.approval [data-decision="allow"], .approval button:has-text("Allow")').count()).toBe(0);
     await context.close();
     await call('POST', `/api/sessions/${sid}/stop`);
