@@ -98,6 +98,8 @@ export function createApi(token) {
     startOnMachine: (id, body) => call('POST', `/api/machines/${encodeURIComponent(id)}/sessions`, body),
     /** @param {string} s @param {{ prompt?: string, policy?: 'safe' | 'force' }} body */
     continueSession: (s, body) => call('POST', `${sid(s)}/continue`, body),
+    /** Where a Continue would run now, or the hub's refusal (409). @param {string} s @returns {Promise<import('../../shared/protocol/machines.js').ContinuePlaceResponse>} */
+    continuePlace: (s) => call('GET', `${sid(s)}/continue`),
     /** @param {string} s @param {'interrupt' | 'stop'} action */
     actOnRun: (s, action) => call('POST', `${sid(s)}/${action}`, {}),
   };

@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DECIDING_ROLES } from '../../shared/protocol/auth.js';
 import { SidParamsSchema } from '../../shared/protocol/http.js';
 import {
+  ContinuePlaceResponseSchema,
   ContinueSessionRequestSchema,
   ForgetMachineResponseSchema,
   MachineAcceptedResponseSchema,
@@ -17,7 +18,7 @@ import {
   StartSessionRequestSchema,
   StartSessionResponseSchema,
 } from '../../shared/protocol/machines.js';
-import { actOnRun, continueOnMachine, forgetMachineFor, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
+import { actOnRun, continueOnMachine, continuePlace, forgetMachineFor, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
 import { requesterOf } from '../machines/requester.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
@@ -47,6 +48,12 @@ export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/machines/:machineId/sessions',
     { onRequest: actor, schema: { params: MachineParamsSchema, body: StartSessionRequestSchema, response: { 201: StartSessionResponseSchema } } },
     async (request, reply) => reply.code(201).send(await startOnMachine(deps, who(request), request.params.machineId, request.body)),
+  );
+
+  app.get(
+    '/api/sessions/:sid/continue',
+    { onRequest: actor, schema: { params: SidParamsSchema, response: { 200: ContinuePlaceResponseSchema } } },
+    async (request) => continuePlace(deps, who(request), request.params.sid),
   );
 
   app.post(

@@ -9,6 +9,7 @@ import {
   MACHINE_ACK_TIMEOUT_MS,
   PermissionModeSchema,
   STOP_KILL_AFTER_MS,
+  type ContinuePlaceResponse,
   type ContinueSessionRequest,
   type ListedMachine,
   type MachineSpawnPayload,
@@ -162,6 +163,16 @@ const running = (sid: string) => new MachineRefused('session_running', `session 
 
 /** Past the spawn's own timeout and the stop that follows it: a claim left by a hub process that died mid-spawn. */
 const claimLifetimeMs = (deps: HubDeps) => deps.config.spawnTimeoutMs + 2 * MACHINE_ACK_TIMEOUT_MS;
+
+/** GET /api/sessions/:sid/continue: where a Continue would run now, or the refusal it would get (nothing is written). */
+export async function continuePlace(deps: HubDeps, who: Requester, sid: string): Promise<ContinuePlaceResponse> {
+  const session = await requireSession(deps.store, who, sid);
+  if (session.lastRun?.status === 'running') throw running(sid);
+  const origin = await getSessionOrigin(deps.store, { namespace: who.namespace, sid });
+  const place = await machineFor(deps, session, origin, undefined);
+  requireAgent(place.machine, session.flavor);
+  return { machineId: place.machine.machineId, name: place.machine.name, host: place.machine.host, path: place.path };
+}
 
 /**
  * POST /api/sessions/:sid/continue: the same session, a new run, on a machine that can run it;

@@ -212,6 +212,15 @@ export const ContinueSessionRequestSchema = z.object({
 });
 export type ContinueSessionRequest = z.infer<typeof ContinueSessionRequestSchema>;
 
+/**
+ * `GET /api/sessions/:sid/continue`: where a Continue would run now (the machine online, holding the
+ * directory and the agent), asked before the click; a machine that cannot is the same refusal the
+ * Continue would answer (409 machine_offline, no_machine, agent_unavailable, session_running). The
+ * resume gate is not asked here: the session's `resume` status says it.
+ */
+export const ContinuePlaceResponseSchema = z.object({ machineId: MachineIdSchema, name: z.string(), host: z.string(), path: z.string() });
+export type ContinuePlaceResponse = z.infer<typeof ContinuePlaceResponseSchema>;
+
 /** Metadata keys the runner writes on a session it drives, and the hook bridge on a terminal one. */
 export const MACHINE_METADATA_KEYS = {
   /** The machine that drives (or last drove) it; the hook bridge sets it where a runner is installed. */

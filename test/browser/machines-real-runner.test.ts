@@ -106,7 +106,8 @@ describe('machines on the phone with the real runner and Claude Code', () => {
 
     await page.locator('#stop').click();
     await page.locator('#machine-outcome', { hasText: 'Stopped' }).waitFor({ timeout: 30_000 });
-    await page.locator('#continue').waitFor({ timeout: 30_000 });
+    // stopped mid-conversation: the card says so before any click and offers Continue anyway
+    await page.locator('#continue-force').waitFor({ timeout: 30_000 });
     await screenshot(page, 'machines-real-5-stopped');
     expect(await noSideScroll()).toBe(true);
 

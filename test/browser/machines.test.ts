@@ -50,15 +50,24 @@ describe('machines on the page', () => {
     await page.locator('#machine-outcome', { hasText: 'Stopped' }).waitFor();
     expect(peer.received.at(-1)).toMatchObject({ event: 'machine-stop', payload: { sid } });
 
-    // stopped: the run ended cancelled, so a safe continue is refused with its reason, then forced
-    await page.locator('#continue').waitFor();
-    await page.locator('#continue').click();
-    await page.locator('#machine-outcome.error').waitFor();
-    expect(await page.locator('#machine-outcome').textContent()).toBe("Can't resume safely: the last run was cancelled: its conversation may end mid-turn. Continue anyway resumes it as it was left.");
+    // stopped: the run ended cancelled; before any click the card says where it would run, that it
+    // is not safe and why, and offers Continue anyway (issue 46.5)
+    await page.locator('#continue-unsafe').waitFor();
+    expect(await page.locator('#continue-unsafe').textContent()).toBe("Can't resume safely: the last run was cancelled: its conversation may end mid-turn (a run stopped or cut off while it worked). Continue anyway resumes it as it was left.");
+    await page.locator('#continue-where[data-place="ok"]').waitFor();
+    expect(await page.locator('#continue-where').textContent()).toContain(`on ${peer.register.host} starts Claude Code again in /home/alice/code/api`);
+    expect(await page.locator('#continue').count()).toBe(0);
     await page.locator('#continue-force').click();
     await page.locator('#machine-outcome', { hasText: 'Continuing anyway' }).waitFor();
     expect(peer.received.filter((entry) => entry.event === 'machine-spawn').at(-1)!.payload).toMatchObject({ resume: { sid } });
     expect(await noSideScroll()).toBe(true);
+
+    // the runner gone: the card says Continue is not possible and why, and offers nothing to click
+    await peer.socket.emitWithAck('session-end', { sid, reason: 'completed', status: 'success' });
+    peer.socket.disconnect();
+    await page.locator('#continue-where[data-place="refused"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#continue-where').textContent()).toMatch(/^Continue is not possible now: machine ".*" that ran this session is not connected|^Continue is not possible now: .*not connected/);
+    for (const button of await page.locator('#continue, #continue-force').all()) expect(await button.isDisabled()).toBe(true);
   });
 
   it('offers no Interrupt or Stop on a live terminal session, though its hooks name the machine', async () => {

@@ -221,8 +221,13 @@ describe('continue', () => {
   it('says the machine is not connected before asking to continue anyway (issue 46.5): where it would run comes before the gate', async () => {
     const peer = await connectMachine(hub.url, TEST_TOKENS.machine);
     const sid = await endedOnMachine(peer, 'failure');
+    // asked before the click: where it would run, nothing sent to the runner
+    expect(await call('GET', `/api/sessions/${sid}/continue`)).toMatchObject({ status: 200, body: { machineId: peer.register.machineId, host: 'laptop.local', path: '/home/alice/code/api' } });
+    expect(await call('GET', `/api/sessions/${sid}/continue`, { token: TEST_TOKENS.dashboard })).toMatchObject({ status: 403 });
+    expect(peer.received).toEqual([]);
     peer.socket.disconnect();
     await waitFor(async () => (await machines()).find((machine) => machine.machineId === peer.register.machineId)?.online === false);
+    expect(await call('GET', `/api/sessions/${sid}/continue`)).toMatchObject({ status: 409, body: { error: 'machine_offline' } });
     const refused = await call('POST', `/api/sessions/${sid}/continue`, { body: {} });
     expect(refused).toMatchObject({ status: 409, body: { error: 'machine_offline' } });
   });

@@ -12,6 +12,46 @@ import { flavorName, messageOf } from '../format.js';
 import { RESUME, say } from '../words.js';
 
 /**
+ * The Continue card's promise, only as far as the hub confirmed it.
+ * @param {ReturnType<typeof useContinuePlace>} place @param {string} agent
+ */
+function placeWords(place, agent) {
+  if (place.kind === 'checking') return 'Continue: checking which machine can run it…';
+  if (place.kind === 'refused') return `Continue is not possible now: ${place.text}`;
+  const { name, host, path } = place.machine;
+  return `Continue: the machine runner "${name}" on ${host} starts ${agent} again in ${path}, resuming this conversation as a new run of this session.`;
+}
+
+/** How often an open ended session asks again where it would continue (a runner comes or goes). */
+const PLACE_REFRESH_MS = 10_000;
+
+/**
+ * Where a Continue would run, asked of the hub before the click (issue 46.5): `ok` with the machine,
+ * `refused` with the hub's words (not connected, no machine, the agent missing), `checking` until known.
+ * @param {import('../api.js').Api} api @param {string} sid @param {boolean} wanted
+ */
+function useContinuePlace(api, sid, wanted) {
+  const [place, setPlace] = useState(/** @type {{ kind: 'checking' } | { kind: 'ok', machine: import('../../../shared/protocol/machines.js').ContinuePlaceResponse } | { kind: 'refused', text: string }} */ ({ kind: 'checking' }));
+  const online = useHubOnline();
+  useEffect(() => {
+    if (!wanted || !online) return undefined;
+    let closed = false;
+    const ask = () =>
+      api.continuePlace(sid).then(
+        (machine) => closed || setPlace({ kind: 'ok', machine }),
+        (err) => closed || setPlace({ kind: 'refused', text: messageOf(err) }),
+      );
+    void ask();
+    const timer = setInterval(ask, PLACE_REFRESH_MS);
+    return () => {
+      closed = true;
+      clearInterval(timer);
+    };
+  }, [api, sid, wanted, online]);
+  return place;
+}
+
+/**
  * @param {{ session: import('../sessions.js').SessionSnapshot, role: string | null, api: import('../api.js').Api }} props
  */
 export function MachineActions({ session: s, role, api }) {
@@ -22,8 +62,9 @@ export function MachineActions({ session: s, role, api }) {
   useEffect(() => {
     if (online) setOutcome((was) => (was?.code === 'network' ? null : was));
   }, [online]);
-  if (!mayDecide(role)) return null;
   const live = s.lifecycle.lastRun?.status === 'running';
+  const place = useContinuePlace(api, s.sid, mayDecide(role) && !live);
+  if (!mayDecide(role)) return null;
   // a live run a machine runner drives can be interrupted and stopped from here; a terminal's cannot
   // (it carries the machine id too, where a runner is installed on its computer)
   // (`drivenBy`: shared/protocol/machines.ts DRIVEN_BY_KEY)
@@ -46,13 +87,17 @@ export function MachineActions({ session: s, role, api }) {
   }
 
   const agent = flavorName(s.flavor);
+  // the gate's verdict is on the snapshot: said before the click, not after a refusal ("still
+  // running" is a verdict from before the run ended: the refetch after the end brings the new one)
+  const unsafe = s.resume?.available === true && s.resume.safe === false && s.resume.reason !== 'run_in_progress';
   return html`<section class="machine-actions">
     ${!live &&
-    html`<p class="muted">Continue: a machine runner on ${s.metadata.value.host ?? 'its computer'} starts ${agent} again in ${s.metadata.value.path ?? 'its directory'}, resuming this conversation as a new run of this session.</p>
+    html`<p class="muted" id="continue-where" data-place=${place.kind}>${placeWords(place, agent)}</p>
+      ${unsafe && place.kind === 'ok' && html`<p class="muted" id="continue-unsafe">${say(RESUME, s.resume?.reason ?? null).text}: its conversation may end mid-turn (a run stopped or cut off while it worked). Continue anyway resumes it as it was left.</p>`}
       <textarea id="continue-prompt" rows="2" placeholder="Next prompt (optional)" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea>
-      <button type="button" id="continue" onClick=${() => act(() => api.continueSession(s.sid, { ...(prompt.trim() ? { prompt } : {}) }), `Continuing on the machine: ${agent} resumed.`)}>Continue</button>
-      ${outcome?.code === 'resume_unsafe' &&
-      html`<button type="button" id="continue-force" onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}
+      ${!unsafe && html`<button type="button" id="continue" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { ...(prompt.trim() ? { prompt } : {}) }), `Continuing on the machine: ${agent} resumed.`)}>Continue</button>`}
+      ${(unsafe || outcome?.code === 'resume_unsafe') &&
+      html`<button type="button" id="continue-force" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}
     ${live &&
     html`<p class="muted">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started; the run ends cancelled.</p>
       <button type="button" id="interrupt" onClick=${() => act(() => api.actOnRun(s.sid, 'interrupt'), 'Interrupted: the turn ended.')}>Interrupt</button>
