@@ -103,6 +103,7 @@ export const TURN_STATUS = Object.freeze({
 /** Tool activity statuses (see tools.js activityStatus). */
 export const TOOL_STATUS = Object.freeze({
   running: 'running',
+  waiting: 'waiting for approval',
   done: 'done',
   failed: 'failed',
   denied: 'denied',

@@ -85,6 +85,32 @@ describe('what the agent did, at 390 px', () => {
     await page.screenshot({ path: '/tmp/page-day-did-390.png', fullPage: true });
   });
 
+  it('a tool call that waits for approval reads "waiting for approval", not "running … so far" (issue 46)', async () => {
+    const tag = `wait-${Date.now()}`;
+    const common = { session_id: tag, transcript_path: '/tmp/none.jsonl', cwd: '/work/app', permission_mode: 'default' };
+    const run = async (payload: Record<string, unknown>) => expect((await startHook({ ...common, ...payload }, hookEnv(hub.url, tokens.runner)).done).code).toBe(0);
+    await run({ hook_event_name: 'UserPromptSubmit', prompt: 'Fix sum' });
+    await run({ hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: EDIT_INPUT, tool_use_id: 'toolu_wait' });
+    const asking = startHook({ ...common, hook_event_name: 'PermissionRequest', tool_name: 'Edit', tool_input: EDIT_INPUT }, { ...hookEnv(hub.url, tokens.runner), SESSION_HUB_HOOK_WAIT_MS: '30000' });
+    const api = hubApi(() => ({ url: hub.url, token: tokens.operator }));
+    const { sid, approvals } = await api.approvalsWhen(tag, (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    page = await context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await signIn(page, hub.url, tokens.operator);
+    await page.goto(`${hub.url}/#/s/${sid}`);
+    const edit = page.locator('li.tool[data-tool="Edit"]');
+    await edit.waitFor();
+    expect(await edit.getAttribute('data-status')).toBe('waiting');
+    expect(await edit.locator('.tool-status').textContent()).toBe('waiting for approval');
+    expect(await edit.locator('.tool-took').textContent()).toBe('');
+
+    expect((await api.decide(sid, approvals[0]!.approvalId, { decision: 'deny', message: 'not now' })).status).toBe(200);
+    expect((await asking.done).stdout).toContain('"deny"');
+    await page.locator('li.tool[data-tool="Edit"][data-status="denied"]').waitFor();
+  });
+
   it('a 200,000-character message shows its beginning and "show all": the phone page stays short', async () => {
     const tag = `long-${Date.now()}`;
     const started = startHook({ session_id: tag, transcript_path: '/tmp/none.jsonl', cwd: '/work/app', hook_event_name: 'UserPromptSubmit', prompt: 'Wait for notes' }, hookEnv(hub.url, tokens.runner));

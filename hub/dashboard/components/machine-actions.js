@@ -99,9 +99,9 @@ export function MachineActions({ session: s, role, api }) {
       ${(unsafe || outcome?.code === 'resume_unsafe') &&
       html`<button type="button" id="continue-force" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}
     ${live &&
-    html`<p class="muted">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started; the run ends cancelled.</p>
+    html`<p class="muted">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started.</p>
       <button type="button" id="interrupt" onClick=${() => act(() => api.actOnRun(s.sid, 'interrupt'), 'Interrupted: the turn ended.')}>Interrupt</button>
-      <button type="button" id="stop" onClick=${() => act(() => api.actOnRun(s.sid, 'stop'), 'Stopped: the run ends cancelled.')}>Stop</button>`}
+      <button type="button" id="stop" onClick=${() => act(() => api.actOnRun(s.sid, 'stop'), `Stopped: ${agent} and everything it started have ended.`)}>Stop</button>`}
     ${outcome && html`<p id="machine-outcome" class=${outcome.kind === 'error' ? 'error' : 'muted'} role="status">${outcome.text}</p>`}
   </section>`;
 }

@@ -30,9 +30,10 @@ function Diff({ lines }) {
  *   approvals: readonly import('../../../shared/protocol/attention.js').Approval[], now: number }} props
  */
 export function ToolLine({ activity, approvals, now }) {
-  const status = activityStatus(activity);
-  const summary = toolSummary(activity.tool, activity.input);
   const { ownMs, runningMs, waitMs, approval } = toolTiming(activity, approvals, now);
+  // a call its agent announced that waits for a person has not started: it is not "running 170 ms"
+  const status = activityStatus(activity) === 'running' && approval?.status === 'pending' ? 'waiting' : activityStatus(activity);
+  const summary = toolSummary(activity.tool, activity.input);
   const diff = editDiff(activity.tool, activity.input);
   return html`<li class=${`tool tool-${status}`} data-status=${status} data-tool=${activity.tool}>
     <div class="tool-line">
