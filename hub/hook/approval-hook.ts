@@ -10,6 +10,8 @@
 import { MAX_APPROVAL_WAIT_MS } from '../../shared/approval-wait.js';
 import type { HookResult } from '../../shared/protocol/hooks.js';
 import { deliverSpool, type HubTarget } from './deliver.js';
+import { newEventId } from './event-id.js';
+import { postJson } from './http-post.js';
 import { postHooks } from './send.js';
 import type { Spool, SpooledEvent } from './spool.js';
 import { wireEvent } from './wire-event.js';
@@ -38,12 +40,56 @@ export type Asked =
   /** Not taken: spool the event as usual (with `seq` when it was taken), so nothing is lost. */
   | { kind: 'spool'; seq?: number; errors: string[] };
 
+/** How long a hook whose hub went away mid-wait waits for one to answer again (a restart), within its own bound. */
+const HUB_BACK_WITHIN_MS = 60_000;
+const HUB_BACK_POLL_MS = 500;
+/** A connection the hub closed before answering (it stopped or died mid-wait), not one it never took. */
+const LOST_MID_WAIT = /ECONNRESET|EPIPE|closed without an HTTP answer|socket hang up/;
+
+/**
+ * Asks the hub for the agent's decision, within the agent's wait. A hub that stops or dies while the
+ * approval waits (a restart: its answer says `askAgain`, or the connection drops before an answer)
+ * does not send the agent back to its terminal: once a hub answers again (within a minute) the
+ * event is asked again under a new id, a new approval on the same session (issue 46.4); the one
+ * before reads `interrupted`. A hub that cannot be reached at all: the agent asks in its terminal,
+ * as before.
+ */
 export async function askHub(
   spool: Spool,
   event: Omit<SpooledEvent, 'seq'>,
   target: HubTarget,
   options: { budget: number; env: NodeJS.ProcessEnv; onSpooled?: (limitMs: number) => void },
 ): Promise<Asked> {
+  const deadline = Date.now() + approvalBoundMs(options.env);
+  let asking = event;
+  for (;;) {
+    const asked = await askOnce(spool, asking, target, { ...options, boundMs: deadline - Date.now() });
+    if (asked.kind !== 'again') return asked;
+    const back = await hubAnswersAgain(target, Math.min(Date.now() + HUB_BACK_WITHIN_MS, deadline - 3000));
+    if (!back) return { kind: 'spool', seq: asked.seq, errors: ['the hub went away while the approval waited and did not come back in time; the agent asks in its terminal'] };
+    asking = { ...event, id: newEventId(Date.now()) };
+  }
+}
+
+/** Polls until a hub answers any HTTP at all on the target (true), or `until` passes (false). */
+async function hubAnswersAgain(target: HubTarget, until: number): Promise<boolean> {
+  while (Date.now() < until) {
+    try {
+      await postJson(new URL('/api/hooks', target.url), { authorization: `Bearer ${target.token}` }, '{"events":[]}', 2000);
+      return true;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, HUB_BACK_POLL_MS));
+    }
+  }
+  return false;
+}
+
+async function askOnce(
+  spool: Spool,
+  event: Omit<SpooledEvent, 'seq'>,
+  target: HubTarget,
+  options: { budget: number; env: NodeJS.ProcessEnv; onSpooled?: (limitMs: number) => void; boundMs: number },
+): Promise<Asked | { kind: 'again'; seq: number }> {
   const taken = await spool.locked(options.budget / 2, async () => {
     spool.adoptParts();
     const seq = spool.nextSeq(event.tag, event.firedAt);
@@ -57,12 +103,14 @@ export async function askHub(
   if (behind) return { kind: 'spool', seq, errors: [] };
 
   // the lock is free again: the wait holds nothing other hook processes need
-  const bound = approvalBoundMs(options.env);
+  const bound = options.boundMs;
   options.onSpooled?.(bound);
   const body = JSON.stringify({ events: [{ ...wireEvent({ ...event, seq }), sync: true, waitMs: hubWaitFor(bound) }] });
   const sent = await postHooks(target.url, target.token, body, bound);
+  if (sent.kind === 'unreachable' && LOST_MID_WAIT.test(sent.message)) return { kind: 'again', seq };
   if (sent.kind !== 'answered') return { kind: 'spool', seq, errors: [`no decision from the hub (${sent.message}); the agent asks in its terminal`] };
   const result = sent.results.find((r) => r.id === event.id);
+  if (result?.askAgain === true) return { kind: 'again', seq };
   if (result === undefined || result.outcome === 'retry') return { kind: 'spool', seq, errors: [] };
   const errors = result.outcome === 'failed' ? [`the hub refused event ${event.id}: ${result.detail ?? ''}`] : [];
   return { kind: 'answered', ...(result.answer ? { answer: result.answer } : {}), errors };

@@ -258,7 +258,14 @@ export async function applyHookEvents(deps: HubDeps, actor: Actor, events: reado
       results.push(applied.result);
       const { result, approvalId } = applied;
       // every event of the batch is applied first; the answers are awaited together
-      if (approvalId !== undefined) waits.push(hookAnswerOf(deps, event, approvalId, options.signal).then((answer) => void (answer && (result.answer = answer))));
+      if (approvalId !== undefined) {
+        waits.push(
+          hookAnswerOf(deps, event, approvalId, options.signal).then((answer) => {
+            if (answer === 'ask-again') result.askAgain = true;
+            else if (answer) result.answer = answer;
+          }),
+        );
+      }
     } catch (error) {
       if (error instanceof HubError && error.code !== 'internal') {
         await runWrite(deps, (tx, _changes, now) => recordAppliedHookEvent(tx, { namespace: actor.namespace, eventId: event.id, outcome: 'failed', at: now }), { namespace: actor.namespace });

@@ -29,6 +29,8 @@ function conflictMessage(approval: Approval): string {
       return runner
         ? `approval ${approval.approvalId} was abandoned: the runner stopped waiting (its connection closed or the run ended); a live run asks again once connected`
         : `approval ${approval.approvalId} was abandoned: the agent's hook stopped waiting (ended or cut off), so the agent asks in its terminal`;
+    case 'interrupted':
+      return `approval ${approval.approvalId} was interrupted: the hub stopped or restarted before anyone decided; its ${approval.askedBy === 'runner' ? 'runner' : "agent's hook"} asks again (decide the newer approval on this session)`;
     case 'cancelled':
       return `approval ${approval.approvalId} was cancelled: ${approval.message ?? 'its run was interrupted or ended'}; the tool did not run, and a decision now would reach nobody`;
     case 'superseded':

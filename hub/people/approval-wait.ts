@@ -32,7 +32,9 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
       if (found.approval.status !== 'pending') return outcomeOf(found.approval);
       if (signal?.aborted) return end(deps, found.namespace, found.approval, 'abandoned');
       const remaining = deadline - performance.now();
-      if (remaining <= 0 || isClosing(deps)) return end(deps, found.namespace, found.approval, 'expired');
+      // a hub stopping: the waiter asks again on the next (issue 46.4), not "nobody decided in time"
+      if (isClosing(deps)) return end(deps, found.namespace, found.approval, 'interrupted');
+      if (remaining <= 0) return end(deps, found.namespace, found.approval, 'expired');
       await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
     }
   } finally {
@@ -40,9 +42,12 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
   }
 }
 
-async function end(deps: HubDeps, namespace: string, approval: Approval, status: 'expired' | 'abandoned'): Promise<Approval | null> {
+/** What an approval the hub ended while stopping says. */
+export const HUB_STOPPED_WORDS = 'the hub stopped or restarted before anyone decided';
+
+async function end(deps: HubDeps, namespace: string, approval: Approval, status: 'expired' | 'abandoned' | 'interrupted'): Promise<Approval | null> {
   const final = await runWrite(deps, async (tx, changes, now) => {
-    if (await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: null })) return null;
+    if (await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: status === 'interrupted' ? HUB_STOPPED_WORDS : null })) return null;
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
   }, { namespace });

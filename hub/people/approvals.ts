@@ -86,7 +86,7 @@ export function openApproval(deps: HubDeps, actor: Actor, input: OpenApprovalInp
 }
 
 /** A decision leaves the session waiting for nobody once no approval is pending. */
-async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<void> {
+export async function clearPermissionIfNoneLeft(tx: Tx, changes: ChangeSet, session: StoredSession, now: number): Promise<void> {
   if (session.attention?.kind !== 'permission' && session.attention?.kind !== 'question') return;
   if ((await listPendingApprovals(tx, session.sid)).length === 0) await applyAttention(tx, changes, session, null, now);
 }

@@ -19,6 +19,7 @@ import type { ChangeSet } from '../services/changes.js';
 import type { HubDeps } from '../services/deps.js';
 import type { MappedHook } from '../services/hook-payload.js';
 import { waitForDecision } from './approval-wait.js';
+import { isClosing } from './approval-waiters.js';
 import { openApprovalIn, supersedeOpenIn } from './approvals.js';
 import { applyAttention } from './attention.js';
 import type { ToolCallRef } from './same-call.js';
@@ -101,11 +102,12 @@ export async function applyHookForPerson(
 /**
  * A sync approval hook's answer: the decision in the agent's form, or none (nobody decided within
  * the wait, it was answered in the terminal): the bridge then prints nothing and the agent asks its
- * user. `signal`: the hook's request closed; the approval ends `abandoned`.
+ * user. `signal`: the hook's request closed; the approval ends `abandoned`. `askAgain`: this hub is
+ * stopping (the approval ended `interrupted`): the bridge asks again once a hub answers.
  */
-export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: string, signal?: AbortSignal): Promise<JsonObject | undefined> {
+export async function hookAnswerOf(deps: HubDeps, event: HookEvent, approvalId: string, signal?: AbortSignal): Promise<JsonObject | 'ask-again' | undefined> {
   const decided = await waitForDecision(deps, approvalId, waitOf(deps, event), signal ? { signal } : {});
-  if (decided === null) return undefined;
+  if (decided === null) return isClosing(deps) ? 'ask-again' : undefined;
   const allow = decided.status === 'allowed';
   // a call that asks the person (AskUserQuestion, ExitPlanMode): answered in its own hook's form
   if (isQuestionCall(event.flavor, readText(event.payload, hookFieldsOf(event.flavor, event.payload).event), decided.tool)) {

@@ -36,9 +36,11 @@ export type AttentionAck = z.infer<typeof AttentionAckSchema>;
  * in its terminal — before anyone decided here (`superseded`), the agent's hook stopped waiting
  * (its request closed: the hook process was killed or lost its connection; `abandoned`), or the run
  * of a machine runner that asked was interrupted or ended before anyone decided (`cancelled`: by a
- * person's Interrupt or Stop, or the runner stopping; `message` says which, `decidedBy` who asked).
+ * person's Interrupt or Stop, or the runner stopping; `message` says which, `decidedBy` who asked), or
+ * the hub process its waiter waited on stopped or died before anyone decided (`interrupted`: a hub
+ * restart; the agent's hook and the runner ask again once a hub is back, as a new approval).
  */
-export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned', 'cancelled']);
+export const ApprovalStatusSchema = z.enum(['pending', 'allowed', 'denied', 'expired', 'superseded', 'abandoned', 'cancelled', 'interrupted']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>;
 
 export const ApprovalAskedBySchema = z.enum(['hook', 'runner']);

@@ -119,6 +119,11 @@ export const HookResultSchema = z.object({
   answer: JsonObjectSchema.optional(),
   /** A `take` refused: why this process may not take the session's messages (they stay queued). */
   takeRefused: z.string().optional(),
+  /**
+   * A `sync` event whose wait the hub ended because it is stopping (its approval `interrupted`): ask
+   * again, as a new event, once a hub answers, within the agent's own wait.
+   */
+  askAgain: z.literal(true).optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;
 

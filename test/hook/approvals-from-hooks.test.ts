@@ -199,11 +199,12 @@ describe('a PermissionRequest hook process waits for the dashboard\'s decision',
 });
 
 describe('the hub stops while a hook process waits', () => {
-  it('the hook process gets no decision at once (nothing printed, exit 0) and the approval is expired after the restart', async () => {
+  it("a hub that does not come back within the agent's wait: the hook prints nothing (exit 0: the agent asks in its terminal), and the approval reads interrupted, not expired", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-stop-'));
     try {
       const first = await startTestHub({ dataDir });
-      const waiting = hookProcess(payload('claude-permission-request', 'appr-stop'), { ...env(first.url) });
+      // an 8 s bound: the hook waits that long for a hub to answer again (the next hub is on another port)
+      const waiting = hookProcess(payload('claude-permission-request', 'appr-stop'), { ...env(first.url), SESSION_HUB_HOOK_WAIT_MS: '8000' });
       let approvalId: string | undefined;
       let sid: string | undefined;
       for (let tries = 0; tries < 300 && approvalId === undefined; tries++) {
@@ -218,13 +219,13 @@ describe('the hub stops while a hook process waits', () => {
       await first.close();
       const run = await waiting;
       expect(run).toMatchObject({ code: 0, stdout: '' });
-      // well within the 50 s the hub would otherwise have waited
-      expect(performance.now() - stopping).toBeLessThan(10_000);
+      // within the hook's own bound, not the 50 s the hub would otherwise have waited
+      expect(performance.now() - stopping).toBeLessThan(15_000);
 
       const second = await startTestHub({ dataDir });
       try {
         const response = await fetch(`${second.url}/api/sessions/${sid}/approvals`, { headers: { authorization: `Bearer ${second.tokens.operator}` } });
-        expect(((await response.json()) as { approvals: Approval[] }).approvals.map((a) => a.status)).toEqual(['expired']);
+        expect(((await response.json()) as { approvals: Approval[] }).approvals.map((a) => a.status)).toEqual(['interrupted']);
       } finally {
         await second.close();
       }

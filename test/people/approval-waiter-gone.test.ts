@@ -2,8 +2,9 @@
  * Issue 26.12: an approval ends when nobody waits on it any more. A waiting hook process killed
  * (kill -9): its request closes, the approval ends `abandoned` at once (broadcast like every
  * change) and a decision after it is 409, not a 200 "allowed" nobody received. A hub process killed
- * while hooks wait: at its restart the approvals left pending end `expired`. Real hook processes, a
- * real hub process, real SQLite file.
+ * or stopped while hooks wait: the approvals left pending end `interrupted` (at its close, or at the
+ * restart), and each hook asks again once the hub is back (issue 46.4). Real hook processes, a real
+ * hub process, real SQLite file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,23 +35,35 @@ describe('an approval whose waiter is gone does not stay pending', () => {
     expect(body.message).toMatch(/stopped waiting/);
   });
 
-  it('the hub process is killed while a hook waits: after its restart the approval is expired, not pending', async () => {
+  it.each(['kill -9', 'SIGTERM'] as const)('the hub process stops while a hook waits (%s): the approval reads interrupted, the hook asks again on the restarted hub, and its decision reaches the agent (issue 46.4)', async (how) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-gone-'));
     try {
       const first = await spawnHub({ dataDir });
       const api = hubApi(() => ({ url: first.url, token: first.tokens.operator }));
       const waiting = startHook(attentionPayload('claude-permission-request', 'gone-hub'), hookEnv(first.url, first.tokens.runner));
       const { sid, approvals } = await api.approvalsWhen('gone-hub', (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
-      await first.kill9();
-      // the hook process learns nothing: it prints nothing and the agent asks in its terminal
-      expect(await waiting.done).toMatchObject({ code: 0, stdout: '' });
+      if (how === 'kill -9') await first.kill9();
+      else await first.stop();
+      // the agent is not sent back to its terminal: its hook waits for the hub to be back
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(waiting.child.exitCode).toBeNull();
 
       const second = await spawnHub({ dataDir, port: first.port });
       const after = hubApi(() => ({ url: second.url, token: second.tokens.operator }));
-      expect((await after.approvalsOf(sid)).map((a) => a.status)).toEqual(['expired']);
-      expect((await after.decide(sid, approvals[0]!.approvalId, { decision: 'allow' })).status).toBe(409);
+      const { approvals: now } = await after.approvalsWhen('gone-hub', (list) => list.some((a) => a.status === 'pending'), 'the approval asked again');
+      const old = now.find((a) => a.approvalId === approvals[0]!.approvalId)!;
+      expect(old).toMatchObject({ status: 'interrupted', message: 'the hub stopped or restarted before anyone decided' });
+      const refused = await after.decide(sid, old.approvalId, { decision: 'allow' });
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { message: string }).message).toMatch(/interrupted: the hub stopped or restarted before anyone decided; its agent's hook asks again/);
+
+      const again = now.find((a) => a.status === 'pending')!;
+      expect((await after.decide(sid, again.approvalId, { decision: 'allow' })).status).toBe(200);
+      const done = await waiting.done;
+      expect(done.code).toBe(0);
+      expect(done.stdout).toContain('"allow"');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

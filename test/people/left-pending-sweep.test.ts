@@ -1,7 +1,7 @@
 /**
  * Issue 26.12 in a cluster: a hub process killed while a hook waited leaves its approval pending with
  * no waiter, and the other processes keep running (no restart to expire it). The sweep ends such an
- * approval `expired` once it is past its waiter's end (`expiresAt`); one whose waiter may still be
+ * approval `interrupted` once it is past its waiter's end (`expiresAt`); one whose waiter may still be
  * waiting is left alone. A real hub; the approvals opened through the service as the hook path does.
  */
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ closeTestHubsAfterEach();
 const hookActor: Actor = { namespace: 'default', role: 'runner', by: 'runner' };
 
 describe('the sweep ends approvals nobody can be waiting on', () => {
-  it('past its waiter\'s end: expired by the sweep; still within it: left pending', async () => {
+  it('past its waiter\'s end: interrupted by the sweep (its waiter\'s hub process is gone); still within it: left pending', async () => {
     const hub = await startTestHub();
     const start = await fetch(`${hub.url}/api/hooks`, {
       method: 'POST',
@@ -30,7 +30,7 @@ describe('the sweep ends approvals nobody can be waiting on', () => {
     const live = await openApproval(hub.deps, hookActor, { sid, tool: 'Bash', input: { command: 'pwd' }, expiresAt: now + 60_000 });
     await hub.sweepNow();
     const byId = new Map((await listApprovals(hub.deps.store, sid)).map((a) => [a.approvalId, a.status]));
-    expect(byId.get(orphan.approvalId)).toBe('expired');
+    expect(byId.get(orphan.approvalId)).toBe('interrupted');
     expect(byId.get(live.approvalId)).toBe('pending');
   });
 });

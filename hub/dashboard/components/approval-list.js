@@ -33,6 +33,7 @@ const OUTCOME = Object.freeze({
   superseded: 'answered in the agent’s terminal',
   abandoned: 'the agent stopped waiting (its hook ended): it asks in its terminal',
   cancelled: 'closed: the tool did not run',
+  interrupted: 'the hub restarted before anyone decided: the agent’s hook asks again once it is back',
 });
 
 /** The same for an approval a machine runner waits on: when its wait is over it asks the hub again. */
@@ -40,6 +41,7 @@ const RUNNER_OUTCOME = Object.freeze({
   ...OUTCOME,
   expired: 'nobody decided in time: the runner asked again',
   abandoned: 'the runner stopped waiting (its connection closed or the run ended)',
+  interrupted: 'the hub restarted before anyone decided: the runner asked again',
 });
 
 /**
