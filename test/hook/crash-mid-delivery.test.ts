@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DashboardClient } from '../../shared/client/dashboard-client.js';
 import type { TurnWithActivity } from '../../shared/protocol/session.js';
 import type { TestHub } from '../helpers/hub.js';
-import { fixture, gatedUrl, hubSpool, sendHooks, useBridgeHub } from './run-cli.js';
+import { fixture, gatedUrl, hubSpool, sendHooks, stopDrainers, useBridgeHub } from './run-cli.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 
@@ -14,6 +14,13 @@ let spoolDir: string;
 const { env, get, sessionByTag } = useBridgeHub((started) => ({ hub, spoolDir } = started));
 
 const claude = fixture('claude-session.json');
+
+/** Waits (up to 3 s) for the drainer the unreachable hub made the hook start, and kills it. */
+async function stopTheDrainer(dir: string): Promise<void> {
+  const drainerLocks = () => readdirSync(dir, { recursive: true }).map(String).filter((name) => /drainer-.*\.lock$/.test(name));
+  for (let waited = 0; waited < 3000 && drainerLocks().length === 0; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  stopDrainers(dir);
+}
 const tag = claude[0]!.session_id as string;
 
 describe('a hook process killed in the middle of delivering the spool', () => {
@@ -22,6 +29,11 @@ describe('a hook process killed in the middle of delivering the spool', () => {
     const gate = await gatedUrl(hub.url);
     await gate.close();
     await sendHooks('claude', claude.slice(0, 3), env(gate.url));
+    // those calls started a drainer (the hub was unreachable): left running, it delivers the spool
+    // itself once the gate opens, and the kill below can land before the hook process appended its
+    // own event (seen: 62 lines, 2 runs in 8 on a loaded machine). Stopped, the hook process is the
+    // one delivering.
+    await stopTheDrainer(spoolDir);
     await gate.open();
     const spoolFile = join(hubSpool(env(gate.url)), 'spool-claude.jsonl');
     const [start, prompt, tool] = readFileSync(spoolFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
