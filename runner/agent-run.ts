@@ -4,6 +4,7 @@
  * approvals through the hub, and the run's true end. Reports go out in the order the agent did things.
  */
 import { randomUUID } from 'node:crypto';
+import { WORK_METADATA_KEYS } from '../shared/protocol/work.js';
 import { hostname } from 'node:os';
 import { retrying, type BackoffOptions } from '../shared/client/backoff.js';
 import { isFinalError } from '../shared/client/errors.js';
@@ -72,6 +73,7 @@ export class AgentRun {
       flavor: request.flavor,
       [this.plan.tokenKey]: id,
       ...(request.permissionMode ? { permissionMode: request.permissionMode } : {}),
+      ...(this.plan.worktree ? { [WORK_METADATA_KEYS.worktree]: this.plan.worktree } : {}),
     };
     const { session } = await Promise.race([
       this.ctx.client.startSession({

@@ -14,6 +14,7 @@ import {
   type MachineActionAck,
   type MachineAgent,
   type MachineDirsAck,
+  type MachineFailedAck,
   type MachineRegisterPayload,
   type MachineSpawnAck,
 } from '../shared/protocol/machines.js';
@@ -23,7 +24,9 @@ import { AgentRun, SpawnFailed } from './agent-run.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerLog } from './log.js';
 import { resolveUnderRoots } from './roots.js';
-import { checkSpawn } from './spawn-check.js';
+import { checkSpawn, type SpawnPlan } from './spawn-check.js';
+import { answerWork, refusalOf } from './work-events.js';
+import { prepareWorktree } from './work.js';
 
 const REGISTER_TIMEOUT_MS = 10_000;
 
@@ -129,6 +132,7 @@ export class Machine {
     this.socket.on('machine-dirs', (payload, ack) => ack(this.dirs(payload)));
     this.socket.on('machine-interrupt', (payload, ack) => void this.interrupt(payload).then(ack));
     this.socket.on('machine-stop', (payload, ack) => void this.stopOne(payload).then(ack));
+    answerWork(this.socket, { roots: this.config.roots, log: this.log, turnOpen: (sid) => this.runs.get(sid)?.thinking === true });
     this.client.onMessage(async (message) => {
       const run = this.runs.get(message.sid);
       if (!run) throw new Error(`this runner does not drive ${message.sid}`);
@@ -146,27 +150,45 @@ export class Machine {
     }
     if (this.shuttingDown) return { ok: false, error: { code: 'spawn_failed', message: 'the runner is shutting down' } };
     const { request } = checked.plan;
+    const plan = await this.withWorktree(checked.plan);
+    if ('ok' in plan) {
+      this.log.warn('spawn refused', { requestedBy, code: plan.error.code, message: plan.error.message });
+      return plan;
+    }
     // one agent per session: the hub claims a continue, and this runner never starts a second one
     if (request.resume && this.drives(request.resume.sid)) {
       this.log.warn('spawn refused', { requestedBy, code: 'session_running', sid: request.resume.sid });
       return { ok: false, error: { code: 'session_running', message: `this runner already drives session ${request.resume.sid}: send it a message, or stop it first` } };
     }
     const env = agentEnv(process.env, [this.config.token]);
-    const run = new AgentRun(checked.plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log, closing: () => this.shuttingDown });
+    const run = new AgentRun(plan, { client: this.client, hubUrl: this.config.hubUrl, token: this.config.token, machineId: this.machineId, env, log: this.log, closing: () => this.shuttingDown });
     this.pending.set(request.requestId, run);
     try {
       const sid = await run.start();
       this.runs.set(sid, run);
       void run.finished.then(() => this.runs.get(sid) === run && this.runs.delete(sid));
-      this.log.info('agent started', { sid, pid: run.pid, flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, requestId: request.requestId, resume: request.resume !== undefined, permissionMode: request.permissionMode ?? 'default' });
-      return { ok: true, sid };
+      this.log.info('agent started', { sid, pid: run.pid, flavor: request.flavor, path: plan.cwd, worktree: plan.worktree?.branch, requestedBy: request.requestedBy, requestId: request.requestId, resume: request.resume !== undefined, permissionMode: request.permissionMode ?? 'default' });
+      return { ok: true, sid, ...(plan.worktree ? { path: plan.cwd } : {}) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.log.warn('agent did not start', { flavor: request.flavor, path: checked.plan.cwd, requestedBy: request.requestedBy, error: message });
+      this.log.warn('agent did not start', { flavor: request.flavor, path: plan.cwd, requestedBy: request.requestedBy, error: message });
       await run.stop({ status: 'failure', reason: 'spawn_failed' }).catch(() => undefined);
       return { ok: false, error: { code: error instanceof SpawnFailed ? 'spawn_failed' : 'internal', message: message.slice(-2000) } };
     } finally {
       this.pending.delete(request.requestId);
+    }
+  }
+
+  /** The plan in a new worktree when asked for one (spec section 15), or why none could be made. */
+  private async withWorktree(plan: SpawnPlan): Promise<SpawnPlan | MachineFailedAck> {
+    const asked = plan.request.worktree;
+    if (!asked) return plan;
+    try {
+      const made = await prepareWorktree(plan.cwd, asked, this.config.roots);
+      this.log.info('worktree made', { path: made.worktree.path, branch: made.worktree.branch, base: made.worktree.base, requestedBy: plan.request.requestedBy });
+      return { ...plan, cwd: made.cwd, worktree: made.worktree };
+    } catch (error) {
+      return refusalOf(error);
     }
   }
 

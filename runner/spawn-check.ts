@@ -6,13 +6,16 @@
 import { getFlavor, resumeTokenProblem, type RunnerDeclaration } from '../shared/flavors.js';
 import { MachineSpawnPayloadSchema, type MachineAgent, type MachineFailedAck, type MachineSpawnPayload } from '../shared/protocol/machines.js';
 import { resolveUnderRoots } from './roots.js';
+import type { SessionWorktree } from '../shared/protocol/work.js';
 
 export interface SpawnPlan {
   request: MachineSpawnPayload;
   agent: MachineAgent;
   runner: RunnerDeclaration;
-  /** The resolved directory. */
+  /** The resolved directory (a new worktree's, once made). */
   cwd: string;
+  /** The worktree made for this agent (spec section 15), carried on its session's metadata. */
+  worktree?: SessionWorktree;
   tokenKey: string;
 }
 

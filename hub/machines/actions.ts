@@ -31,6 +31,7 @@ import { MachineRefused } from './refused.js';
 import type { Requester } from './requester.js';
 import { isUnderRoots } from './roots.js';
 import { machineView } from './view.js';
+import { defaultWorktreeBranch } from '../../shared/protocol/work.js';
 
 const RECENT_PATHS = 8;
 
@@ -106,7 +107,7 @@ export async function machineDirs(deps: HubDeps, who: Requester, machineId: stri
  * Sends a spawn and waits for the runner's ack (the agent's session stored on the hub). Past the
  * spawn timeout, what it started is stopped by its request id and the answer is `spawn_timeout`.
  */
-async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payload: Omit<MachineSpawnPayload, 'requestId' | 'requestedBy'>, requestId: string = randomUUID()): Promise<string> {
+async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payload: Omit<MachineSpawnPayload, 'requestId' | 'requestedBy'>, requestId: string = randomUUID()): Promise<{ sid: string; path?: string }> {
   const waitMs = deps.config.spawnTimeoutMs;
   const timedOut = async () => {
     const stop = await deps.machines?.ask(machine.machineId, 'machine-stop', { requestId, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS).catch(() => undefined);
@@ -117,7 +118,7 @@ async function spawn(deps: HubDeps, who: Requester, machine: StoredMachine, payl
     return new MachineRefused('spawn_timeout', `the ${payload.flavor} agent on "${machine.name}" did not report its session within ${waitMs / 1000} s: ${stopped}`);
   };
   const answer = await askMachine(deps, machine.machineId, 'machine-spawn', { ...payload, requestId, requestedBy: who.name }, waitMs, timedOut);
-  return answer.sid;
+  return { sid: answer.sid, ...(answer.path !== undefined ? { path: answer.path } : {}) };
 }
 
 /** What a person ran the session with, as the hub records it once the runner acknowledged the spawn. */
@@ -142,8 +143,14 @@ export async function startOnMachine(deps: HubDeps, who: Requester, machineId: s
     requireAgent(machine, request.flavor);
     requireMode(machine, request.permissionMode);
     await requireOnline(deps, machine);
-    sid = await spawn(deps, who, machine, request);
-    await keepOrigin(deps, originOf(who, deps, sid, machine, request.path, request.permissionMode));
+    const requestId = randomUUID();
+    const { worktree, ...asked } = request;
+    // a worktree's branch is named here, before the agent (and so its session) exists: by the request
+    const branch = worktree ? { worktree: { branch: worktree.branch ?? defaultWorktreeBranch(requestId), ...(worktree.base !== undefined ? { base: worktree.base } : {}) } } : {};
+    const started = await spawn(deps, who, machine, { ...asked, ...branch }, requestId);
+    sid = started.sid;
+    // a continue runs where the agent works: its worktree, not the repository it was made from
+    await keepOrigin(deps, originOf(who, deps, sid, machine, started.path ?? request.path, request.permissionMode));
     return { sid, machineId };
   });
 }

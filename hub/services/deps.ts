@@ -1,3 +1,15 @@
+import type {
+  MachineChangesAck,
+  MachineChangesPayload,
+  MachineCommitAck,
+  MachineCommitPayload,
+  MachineDiffAck,
+  MachineDiffPayload,
+  MachineFilesAck,
+  MachineFilesPayload,
+  MachineWorktreeRemoveAck,
+  MachineWorktreeRemovePayload,
+} from '../../shared/protocol/work.js';
 import type { Role } from '../../shared/protocol/auth.js';
 import type { UpdateEvent } from '../../shared/protocol/broadcast.js';
 import type { Message } from '../../shared/protocol/messages.js';
@@ -55,6 +67,11 @@ export interface MachineCalls {
   'machine-dirs': [MachineDirsPayload, MachineDirsAck];
   'machine-interrupt': [MachineInterruptPayload, MachineActionAck];
   'machine-stop': [MachineStopPayload, MachineActionAck];
+  'machine-changes': [MachineChangesPayload, MachineChangesAck];
+  'machine-diff': [MachineDiffPayload, MachineDiffAck];
+  'machine-files': [MachineFilesPayload, MachineFilesAck];
+  'machine-commit': [MachineCommitPayload, MachineCommitAck];
+  'machine-worktree-remove': [MachineWorktreeRemovePayload, MachineWorktreeRemoveAck];
 }
 
 /** Reaches machine runners' sockets on whichever hub process holds them (the socket layer, over the adapter). */

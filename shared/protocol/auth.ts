@@ -28,6 +28,8 @@ export const WATCH_ONLY_ROLES: readonly Role[] = ['dashboard', 'operator'];
 export const HOOK_ROLES: readonly Role[] = ['agent', 'runner', 'machine', 'admin'];
 /** Roles that may read sessions (HTTP reads, `/dashboard`, `/runner`): every role but `agent`. */
 export const READING_ROLES: readonly Role[] = RoleSchema.options.filter((role) => role !== 'agent');
+/** Roles that may read a session's working tree and files (spec section 15): not `agent`, nor `machine` (a runner's own token). */
+export const WORK_READING_ROLES: readonly Role[] = READING_ROLES.filter((role) => role !== 'machine');
 /** Roles a person signs in to the page with. */
 export const PEOPLE_ROLES: readonly Role[] = ['dashboard', 'operator', 'admin'];
 /** Roles that may decide a tool approval. */

@@ -2,6 +2,18 @@
  * The Socket.IO event maps, typed from the zod schemas. The hub builds
  * `Server<…ClientToServer, …ServerToClient>`; the SDK uses the same maps swapped.
  */
+import type {
+  MachineChangesAck,
+  MachineChangesPayload,
+  MachineCommitAck,
+  MachineCommitPayload,
+  MachineDiffAck,
+  MachineDiffPayload,
+  MachineFilesAck,
+  MachineFilesPayload,
+  MachineWorktreeRemoveAck,
+  MachineWorktreeRemovePayload,
+} from './work.js';
 import type { Ack } from './acks.js';
 import type { ApprovalAskAck, ApprovalAskPayload, AttentionAck, AttentionPayload } from './attention.js';
 import type { UpdateEvent, ResyncEvent, ServerErrorEvent } from './broadcast.js';
@@ -85,6 +97,12 @@ export interface RunnerServerToClientEvents extends ServerToClientEvents {
   'machine-dirs': (payload: MachineDirsPayload, ack: (response: MachineDirsAck) => void) => void;
   'machine-interrupt': (payload: MachineInterruptPayload, ack: (response: MachineActionAck) => void) => void;
   'machine-stop': (payload: MachineStopPayload, ack: (response: MachineActionAck) => void) => void;
+  /** Section 15: the work of a session's directory, each acked by the runner. */
+  'machine-changes': (payload: MachineChangesPayload, ack: (response: MachineChangesAck) => void) => void;
+  'machine-diff': (payload: MachineDiffPayload, ack: (response: MachineDiffAck) => void) => void;
+  'machine-files': (payload: MachineFilesPayload, ack: (response: MachineFilesAck) => void) => void;
+  'machine-commit': (payload: MachineCommitPayload, ack: (response: MachineCommitAck) => void) => void;
+  'machine-worktree-remove': (payload: MachineWorktreeRemovePayload, ack: (response: MachineWorktreeRemoveAck) => void) => void;
 }
 
 /** Committed events as one hub process hands them to the others (the cluster publisher): a batch's, in seq order. */

@@ -10,6 +10,7 @@ import { idSchema } from './ids.js';
 import { TakerSchema } from './messages.js';
 import { LIMITS } from './limits.js';
 import { EpochMsSchema, SidSchema } from './session.js';
+import { BranchNameSchema, GitRevisionSchema } from './git-names.js';
 
 /**
  * Errors of section 14 beyond the common catalogue (shared/errors.ts), with their HTTP status and
@@ -28,6 +29,14 @@ export const MACHINE_ERRORS = {
   not_runner_driven: { status: 409, meaning: 'no machine runner drives this session (it runs in a terminal): act on it there' },
   spawn_timeout: { status: 504, meaning: 'the agent did not report its session within 30 s: it was stopped' },
   spawn_failed: { status: 422, meaning: 'the agent CLI exited before its session began: its last stderr lines are in the message' },
+  // section 15: the work (changes, files, commits, worktrees)
+  not_a_repository: { status: 400, meaning: 'the directory is not in a git repository: a worktree needs one' },
+  branch_exists: { status: 409, meaning: 'a branch of that name exists already: name another one' },
+  nothing_to_commit: { status: 409, meaning: 'the working tree has no change to commit (or none of the files named)' },
+  git_identity_missing: { status: 409, meaning: 'the machine\'s git has no user.name / user.email: the message says the command that sets them' },
+  push_rejected: { status: 409, meaning: 'the remote refused the push (git\'s words in the message); the commit stays' },
+  worktree_dirty: { status: 409, meaning: 'the worktree has uncommitted changes: commit them, or remove it with ?force=true' },
+  repository_config_unsafe: { status: 409, meaning: 'the repository\'s own git config names a program git would run (a hook path, an fsmonitor, an ssh command…): act on it in a terminal, or remove that setting' },
 } as const;
 export type MachineErrorCode = keyof typeof MACHINE_ERRORS;
 export const MACHINE_ERROR_LIST = Object.keys(MACHINE_ERRORS) as [MachineErrorCode, ...MachineErrorCode[]];
@@ -146,10 +155,13 @@ export const MachineSpawnPayloadSchema = z.object({
   model: ModelNameSchema.optional(),
   /** Present on a `continue`: the same hub session continues (session-start with this sid, source `resume`). */
   resume: SpawnResumeSchema.optional(),
+  /** Start in a new worktree of the repository holding `path` (section 15); the hub always names the branch. */
+  worktree: z.object({ branch: BranchNameSchema, base: GitRevisionSchema.optional() }).optional(),
   requestedBy: RequestedBySchema,
 });
 export type MachineSpawnPayload = z.infer<typeof MachineSpawnPayloadSchema>;
-export const MachineSpawnAckSchema = machineAck({ sid: SidSchema });
+/** `path`: where the agent started when it is not the asked one (a new worktree's directory). */
+export const MachineSpawnAckSchema = machineAck({ sid: SidSchema, path: MachinePathSchema.optional() });
 export type MachineSpawnAck = z.infer<typeof MachineSpawnAckSchema>;
 
 /** `machine-dirs` (hub → runner): the subdirectories of one directory under a root (a directory picker). */
@@ -194,6 +206,8 @@ export const StartSessionRequestSchema = z.object({
   prompt: z.string().max(LIMITS.maxPromptBytes).optional(),
   permissionMode: PermissionModeSchema.optional(),
   model: ModelNameSchema.optional(),
+  /** Run the agent in a new worktree (section 15): branch default `session-hub/<8 characters>`, base default `HEAD`. */
+  worktree: z.object({ branch: BranchNameSchema.optional(), base: GitRevisionSchema.optional() }).optional(),
 });
 export type StartSessionRequest = z.infer<typeof StartSessionRequestSchema>;
 export const StartSessionResponseSchema = z.object({ sid: SidSchema, machineId: MachineIdSchema });

@@ -5,6 +5,18 @@
  * event maps the hub's server is typed with (events.ts): an event missing here, or one too many,
  * does not compile.
  */
+import {
+  MachineChangesAckSchema,
+  MachineChangesPayloadSchema,
+  MachineCommitAckSchema,
+  MachineCommitPayloadSchema,
+  MachineDiffAckSchema,
+  MachineDiffPayloadSchema,
+  MachineFilesAckSchema,
+  MachineFilesPayloadSchema,
+  MachineWorktreeRemoveAckSchema,
+  MachineWorktreeRemovePayloadSchema,
+} from './work.js';
 import type { z } from 'zod';
 import { ApprovalAskAckSchema, ApprovalAskPayloadSchema, AttentionAckSchema, AttentionPayloadSchema } from './attention.js';
 import { ResyncEventSchema, ServerErrorEventSchema, UpdateEventSchema } from './broadcast.js';
@@ -87,6 +99,11 @@ export const RUNNER_EVENTS: { clientToServer: Catalog<RunnerClientToServerEvents
     'machine-dirs': { payload: MachineDirsPayloadSchema, ack: MachineDirsAckSchema, about: 'list the subdirectories of one directory under the machine\'s roots' },
     'machine-interrupt': { payload: MachineInterruptPayloadSchema, ack: MachineActionAckSchema, about: 'end the current turn of an agent the machine drives' },
     'machine-stop': { payload: MachineStopPayloadSchema, ack: MachineActionAckSchema, about: 'end an agent the machine drives, its whole process tree' },
+    'machine-changes': { payload: MachineChangesPayloadSchema, ack: MachineChangesAckSchema, about: 'the working tree of a session\'s directory against HEAD: files, counts, branch (section 15)' },
+    'machine-diff': { payload: MachineDiffPayloadSchema, ack: MachineDiffAckSchema, about: 'one changed file\'s unified diff, or every change\'s (1 MiB at most)' },
+    'machine-files': { payload: MachineFilesPayloadSchema, ack: MachineFilesAckSchema, about: 'a directory\'s entries or a file\'s text under the session\'s directory, never outside the roots' },
+    'machine-commit': { payload: MachineCommitPayloadSchema, ack: MachineCommitAckSchema, about: 'commit the named changes with the machine\'s git identity, and push when asked' },
+    'machine-worktree-remove': { payload: MachineWorktreeRemovePayloadSchema, ack: MachineWorktreeRemoveAckSchema, about: 'remove an ended session\'s worktree (its branch is kept)' },
   },
 };
 
