@@ -102,6 +102,16 @@ export function createApi(token) {
     continuePlace: (s) => call('GET', `${sid(s)}/continue`),
     /** @param {string} s @param {'interrupt' | 'stop'} action */
     actOnRun: (s, action) => call('POST', `${sid(s)}/${action}`, {}),
+    /** The working tree against HEAD (spec section 15). @param {string} s @returns {Promise<import('../../shared/protocol/work.js').ChangesResponse>} */
+    changes: (s) => call('GET', `${sid(s)}/changes`),
+    /** One changed file's diff, or every change's. @param {string} s @param {string} [file] @returns {Promise<import('../../shared/protocol/work.js').DiffResponse>} */
+    diff: (s, file) => call('GET', `${sid(s)}/changes/diff?${searchParams({ file })}`),
+    /** A directory or a file under the session's directory. @param {string} s @param {string} [path] @returns {Promise<import('../../shared/protocol/work.js').FilesResponse>} */
+    files: (s, path) => call('GET', `${sid(s)}/files?${searchParams({ path })}`),
+    /** @param {string} s @param {{ message: string, files?: string[], push?: boolean }} body @returns {Promise<import('../../shared/protocol/work.js').CommitResponse>} */
+    commit: (s, body) => call('POST', `${sid(s)}/commit`, body),
+    /** @param {string} s @param {boolean} force */
+    removeWorktree: (s, force) => call('DELETE', `${sid(s)}/worktree${force ? '?force=true' : ''}`),
   };
 }
 

@@ -24,6 +24,15 @@ export const ACTIVITY_HELP = Object.freeze({
   lost: 'The hub stopped hearing from this agent.',
 });
 
+/** A changed file's status (spec section 15, ChangedFile.status). */
+export const CHANGE_STATUS = Object.freeze({
+  modified: 'modified',
+  added: 'added',
+  deleted: 'deleted',
+  renamed: 'renamed',
+  untracked: 'new',
+});
+
 /** Lifecycle states (Lifecycle.state). */
 export const LIFECYCLE_STATE = Object.freeze({
   running: 'Running',

@@ -35,11 +35,18 @@ export const BROWSER_SDK_FILES: ReadonlySet<string> = new Set(['dashboard-client
  * resolved through node_modules (package `exports`), so nothing else under node_modules is served.
  * `preact/hooks` imports the bare `preact`, which the same import map resolves.
  */
-const VENDOR_MODULES: Readonly<Record<string, { pkg: string; file: string }>> = {
+const VENDOR_MODULES: Readonly<Record<string, { pkg: string; file: string; commonJs?: true }>> = {
   'preact.mjs': { pkg: 'preact', file: 'dist/preact.mjs' },
   'preact-hooks.mjs': { pkg: 'preact', file: 'hooks/dist/hooks.mjs' },
   'htm.mjs': { pkg: 'htm', file: 'dist/htm.mjs' },
+  // the unified-diff parser the page draws diffs with: one CommonJS file that requires nothing
+  'parse-diff.mjs': { pkg: 'parse-diff', file: 'index.js', commonJs: true },
 };
+
+/** A dependency-free CommonJS file as an ES module: its `module.exports` is the default export. */
+function asEsModule(source: Buffer): string {
+  return `const module = { exports: {} };\nconst exports = module.exports;\n${source.toString('utf8')}\nexport default module.exports;\n`;
+}
 
 /**
  * The folder of an installed package, found from this file as Node would resolve it: its entry
@@ -180,7 +187,7 @@ export async function dashboardPagePlugin(app: FastifyInstance, options: Dashboa
       reply.log.error({ err: error, file: request.params.file }, 'view library missing: the page cannot load');
       return sendError(reply, 500, 'internal', `${module.pkg} is not installed: run \`npm install\``);
     }
-    return assetHeaders(reply, 'js').send(body);
+    return assetHeaders(reply, 'js').send(module.commonJs ? asEsModule(body) : body);
   });
   app.get<{ Params: { file: string } }>('/sdk/client/:file', (request, reply) => sendSdkModule(reply, request.params.file));
 }

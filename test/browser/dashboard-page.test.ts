@@ -64,6 +64,7 @@ describe('dashboardPagePlugin', () => {
         preact: '/vendor/preact.mjs',
         'preact/hooks': '/vendor/preact-hooks.mjs',
         htm: '/vendor/htm.mjs',
+        'parse-diff': '/vendor/parse-diff.mjs',
       },
     });
     const hash = createHash('sha256').update(map ?? '').digest('base64');
@@ -83,6 +84,9 @@ describe('dashboardPagePlugin', () => {
     const hooks = await app.inject({ url: '/vendor/preact-hooks.mjs' });
     expect(hooks.body).toMatch(/from\s*["']preact["']/);
     expect((await app.inject({ url: '/vendor/htm.mjs' })).body).toMatch(/export\s*\{|export default/);
+    // the CommonJS diff parser, served as an ES module whose default export is its function
+    const parseDiff = await import(`data:text/javascript,${encodeURIComponent((await app.inject({ url: '/vendor/parse-diff.mjs' })).body)}`);
+    expect(parseDiff.default('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n')[0]).toMatchObject({ additions: 1, deletions: 1, to: 'x' });
     for (const url of ['/vendor/preact.js', '/vendor/package.json', '/vendor/..%2Fpackage.json', '/vendor/preact.mjs.map', '/vendor/zod.mjs']) {
       expect((await app.inject({ url })).statusCode, url).toBe(404);
     }

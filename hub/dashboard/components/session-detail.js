@@ -21,6 +21,7 @@ import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
 import { SessionFacts } from './session-facts.js';
 import { TurnTimeline } from './turn-timeline.js';
+import { WorkPanel } from './work-panel.js';
 import { backToList } from '../route.js';
 
 const REFETCH_DELAY_MS = 250;
@@ -110,6 +111,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
     <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
     ${!waitsOnApproval && approvalsPanel}
     <${TurnTimeline} turns=${turns.value} error=${turns.error} approvals=${approvals} />
+    <${WorkPanel} session=${s} role=${role} api=${api} />
     <${SessionUsage} session=${s} turns=${turns.value} />
     <section class="about" id="session-facts">
       <h3>About this session</h3>
