@@ -5,7 +5,7 @@
  * pushed from the page; a dashboard token sees the changes but no Commit.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,37 @@ describe('the work on a 390 px phone (real runner, real Claude Code, real git)',
     await waitForText(page, '#changes-title', 'Changes (0)');
     await page.locator('#commit-outcome, #session-work').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'work-committed-phone.png') });
+    await page.context().close();
+  });
+
+  it('starts an agent in a new worktree from the page; its worktree is removed from the page once it ended, the branch kept', async () => {
+    const page = await phone(TEST_TOKENS.operator);
+    await page.locator('#nav-machines').click();
+    await page.locator('#new-path').fill(repo);
+    await page.locator('#new-path').dispatchEvent('change');
+    await page.selectOption('#new-mode', 'acceptEdits');
+    await page.check('#new-worktree');
+    await page.fill('#new-branch', 'phone-branch');
+    const worktree = join(`${repo}.worktrees`, 'phone-branch');
+    script.tools = [{ name: 'Write', input: { file_path: join(worktree, 'src/phone.ts'), content: 'from the phone\n' } }];
+    await page.fill('#new-prompt', 'write phone.ts');
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+    await page.click('#new-start');
+    await page.waitForURL(/#\/s\//);
+    const started = decodeURIComponent(page.url().split('#/s/')[1]!);
+    await waitForText(page, '#worktree-card', 'phone-branch', 15_000);
+    await waitForText(page, '#changes', 'src/phone.ts', 60_000);
+    expect(existsSync(join(repo, 'src/phone.ts'))).toBe(false);
+    await waitForText(page, '#worktree-card', 'once the session has ended');
+    await page.click('#stop');
+    await waitForText(page, '#worktree-card', 'Remove the worktree', 30_000);
+    await page.click('#worktree-remove');
+    await waitForText(page, '#worktree-card', 'uncommitted changes', 10_000);
+    await page.click('#worktree-remove-force');
+    await waitForText(page, '#worktree-card', 'the branch is kept', 10_000);
+    expect(existsSync(worktree)).toBe(false);
+    expect(gitIn(repo, 'branch', '--list', 'phone-branch')).toContain('phone-branch');
+    expect(((await call('GET', `/api/sessions/${started}`)).body.metadata as { value: Record<string, unknown> }).value.worktreeRemoved).toMatchObject({ branch: 'phone-branch', force: true });
     await page.context().close();
   });
 

@@ -88,6 +88,8 @@ function NewSession({ api, machines, role }) {
   const [flavor, setFlavor] = useState(machine?.agents[0]?.flavor ?? '');
   const [mode, setMode] = useState('default');
   const [prompt, setPrompt] = useState('');
+  const [inWorktree, setInWorktree] = useState(false);
+  const [branch, setBranch] = useState('');
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string } | null} */ (null));
 
   // the first machine to come online is picked when none was
@@ -119,7 +121,8 @@ function NewSession({ api, machines, role }) {
     if (!machine) return;
     setOutcome({ kind: 'working', text: 'Starting the agent… (up to 30 s)' });
     try {
-      const started = await api.startOnMachine(machine.machineId, { flavor, path, ...(prompt.trim() ? { prompt } : {}), permissionMode: mode });
+      const worktree = inWorktree ? { worktree: branch.trim() ? { branch: branch.trim() } : {} } : {};
+      const started = await api.startOnMachine(machine.machineId, { flavor, path, ...(prompt.trim() ? { prompt } : {}), permissionMode: mode, ...worktree });
       location.hash = `#/s/${encodeURIComponent(started.sid)}`;
     } catch (err) {
       setOutcome({ kind: 'error', text: messageOf(err) });
@@ -148,6 +151,8 @@ function NewSession({ api, machines, role }) {
       ${MODES.filter(([value]) => value !== 'bypassPermissions' || machine?.allowBypass).map(([value, text]) => html`<option value=${value}>${text}</option>`)}
     </select></label>
     <p class="muted">${machine?.allowBypass ? 'This machine allows bypass mode: the agent then runs every tool without asking.' : 'Bypass mode is off on this machine (its runner was not started with --allow-bypass).'}</p>
+    <label class="check"><input type="checkbox" id="new-worktree" checked=${inWorktree} onChange=${(/** @type {any} */ e) => setInWorktree(e.currentTarget.checked)} /> In a new worktree: a branch and directory of its own beside the repository, so agents on one repository never touch each other's files</label>
+    ${inWorktree && html`<label>Branch <input id="new-branch" placeholder="session-hub/… (made for it)" value=${branch} onInput=${(/** @type {any} */ e) => setBranch(e.currentTarget.value)} /></label>`}
     <label>First prompt <textarea id="new-prompt" rows="3" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea></label>
     <p class="muted">Starts ${flavorName(flavor)} in ${path} on ${machine?.name}; its approvals and questions come here.</p>
     ${noAgent && html`<p class="error" id="new-no-agent">${machine.name} found no agent to start: install Claude Code or Codex where its runner's PATH finds them, then restart the runner.</p>`}
