@@ -8,8 +8,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunnerClient } from '../../shared/client/runner-client.js';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import type { ChangesResponse } from '../../shared/protocol/work.js';
 import { startAnthropicServer, type ScriptedTurn } from '../agents/helpers/anthropic-server.js';
@@ -205,6 +207,22 @@ describe('the work of a session, from the hub (real runner, real Claude Code, re
     expect((await changes(sid)).repo).toMatchObject({ ahead: 1 });
   });
 
+  it('runs no hook of the repository on a commit from the hub, and commits a file named like an option as a file', async () => {
+    const marker = join(home.root, 'hook-ran');
+    writeFileSync(join(repo, '.git/hooks/pre-commit'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    writeFileSync(join(repo, '.git/hooks/pre-push'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    writeFileSync(join(repo, '--no-verify'), 'a file, not an option\n');
+    try {
+      const committed = await call('POST', `/api/sessions/${sid}/commit`, { message: 'odd name', files: ['--no-verify'] });
+      expect(committed.status, JSON.stringify(committed.body)).toBe(201);
+      expect(gitIn(repo, 'show', '--name-only', '--format=', 'HEAD')).toBe('--no-verify');
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(join(repo, '.git/hooks/pre-commit'));
+      rmSync(join(repo, '.git/hooks/pre-push'));
+    }
+  });
+
   it('refuses a commit while a turn is open', async () => {
     let release!: () => void;
     script.hold = () => new Promise<void>((resolve) => (release = resolve));
@@ -262,6 +280,34 @@ describe('worktrees: an agent per branch, files in its own worktree only', () =>
     expect(existsSync(join(worktreeOf('agent-c'), 'src/c.ts'))).toBe(true);
     expect((await metadataOf(first)).worktreeRemoved).toMatchObject({ branch: 'agent-b', force: true });
     expect((await call('POST', `/api/sessions/${second}/stop`)).status).toBe(202);
+  });
+
+  it('refuses a branch or base that git could read as an option, starting nothing', async () => {
+    for (const worktree of [{ branch: '--upload-pack=touch /tmp/x' }, { base: '--output=/tmp/x' }, { branch: 'a..b' }]) {
+      const refused = await call('POST', `/api/machines/${parts.machine.machineId}/sessions`, { flavor: 'claude', path: repo, worktree });
+      expect(refused.status, JSON.stringify(worktree)).toBe(400);
+      expect(refused.body.error).toBe('invalid_payload');
+    }
+  });
+
+  it('never removes what a token wrote as a worktree but is not one: the repository itself stays', async () => {
+    const client = await RunnerClient.connect({ url: parts.hub.url, token: TEST_TOKENS.runner });
+    try {
+      const { session } = await client.startSession({
+        tag: 'forged-worktree',
+        flavor: 'claude',
+        source: 'startup',
+        metadata: { path: repo, machineId: parts.machine.machineId, host: hostname(), worktree: { path: repo, branch: 'main', base: 'HEAD', repoRoot: repo } },
+      });
+      await client.endSession({ sid: session.sid, reason: 'completed' });
+      const refused = await call('DELETE', `/api/sessions/${session.sid}/worktree?force=true`);
+      expect(refused.status).toBe(404);
+      expect(String(refused.body.message)).toContain('is not a worktree of');
+      expect(existsSync(join(repo, '.git'))).toBe(true);
+      expect(existsSync(join(repo, 'src/app.ts'))).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a worktree outside a repository, naming why', async () => {
