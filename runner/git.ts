@@ -295,3 +295,10 @@ export async function removeWorktree(root: string, input: { dir: string; force: 
   }
   await repo.raw(['worktree', 'remove', ...(input.force ? ['--force'] : []), '--', input.dir]);
 }
+
+/** Undoes addWorktree for an agent that never started: the worktree and its new, unused branch go. */
+export async function discardWorktree(root: string, input: { dir: string; branch: string }): Promise<void> {
+  const repo = git(root);
+  await repo.raw(['worktree', 'remove', '--force', '--', input.dir]);
+  await repo.raw(['branch', '--delete', '--force', '--', input.branch]);
+}

@@ -26,7 +26,7 @@ import type { RunnerLog } from './log.js';
 import { resolveUnderRoots } from './roots.js';
 import { checkSpawn, type SpawnPlan } from './spawn-check.js';
 import { answerWork, refusalOf } from './work-events.js';
-import { prepareWorktree } from './work.js';
+import { discardSessionWorktree, prepareWorktree } from './work.js';
 
 const REGISTER_TIMEOUT_MS = 10_000;
 
@@ -173,6 +173,10 @@ export class Machine {
       const message = error instanceof Error ? error.message : String(error);
       this.log.warn('agent did not start', { flavor: request.flavor, path: plan.cwd, requestedBy: request.requestedBy, error: message });
       await run.stop({ status: 'failure', reason: 'spawn_failed' }).catch(() => undefined);
+      // no session came of it: the worktree made for it would only block the next try of its branch
+      if (plan.worktree && run.sid === null) {
+        await discardSessionWorktree(plan.worktree).catch((failure: unknown) => this.log.warn('could not remove the worktree of an agent that did not start', { path: plan.worktree?.path, error: String(failure) }));
+      }
       return { ok: false, error: { code: error instanceof SpawnFailed ? 'spawn_failed' : 'internal', message: message.slice(-2000) } };
     } finally {
       this.pending.delete(request.requestId);

@@ -8,7 +8,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { WORK_MAX_FILES, WORK_TEXT_CAP_BYTES, type ChangedFile, type CommitResponse, type DiffResponse, type FilesResponse, type SessionWorktree, type WorkTreeChanges } from '../shared/protocol/work.js';
 import { FileRefused, lineCount, readHead, readPlace } from './files.js';
-import { addWorktree, commitPaths, GitRefused, removeWorktree, repositoryOf, trackedDiff, treeStatus } from './git.js';
+import { addWorktree, commitPaths, discardWorktree, GitRefused, removeWorktree, repositoryOf, trackedDiff, treeStatus } from './git.js';
 import { isUnder, resolveUnderRoots } from './roots.js';
 
 /** Past this many changed lines, a file is left out of the whole diff (its own diff is still answered). */
@@ -134,4 +134,9 @@ export async function removeSessionWorktree(input: { path: string; repoRoot: str
   const repoRoot = placeOf(input.repoRoot, roots);
   const dir = placeOf(input.path, roots);
   await removeWorktree(repoRoot, { dir, force: input.force });
+}
+
+/** A worktree made for an agent that did not start: nothing of it is left (its branch has no commit of its own). */
+export async function discardSessionWorktree(worktree: SessionWorktree): Promise<void> {
+  await discardWorktree(worktree.repoRoot, { dir: worktree.path, branch: worktree.branch });
 }
