@@ -9,6 +9,7 @@ import type { HubDeps } from '../services/deps.js';
 import { endApproval, outcomeOf } from './approval-end.js';
 import { ApprovalNotFound } from './approval-errors.js';
 import { isClosing, sleepOrWake, wakeApprovalWaiters } from './approval-waiters.js';
+import { endInterruptedIn } from './hub-stopped.js';
 
 /** How often a waiter reads the store, for decisions made on another hub process. */
 export const APPROVAL_POLL_MS = 200;
@@ -42,12 +43,11 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
   }
 }
 
-/** What an approval the hub ended while stopping says. */
-export const HUB_STOPPED_WORDS = 'the hub stopped or restarted before anyone decided';
-
 async function end(deps: HubDeps, namespace: string, approval: Approval, status: 'expired' | 'abandoned' | 'interrupted'): Promise<Approval | null> {
   const final = await runWrite(deps, async (tx, changes, now) => {
-    if (await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: status === 'interrupted' ? HUB_STOPPED_WORDS : null })) return null;
+    // interrupted: its session stops reading "needs you" when nothing is left to decide
+    const ended = status === 'interrupted' ? (await endInterruptedIn(tx, changes, [{ approval, namespace }], now)) > 0 : await endApproval(tx, changes, namespace, approval, { status, at: now, decidedBy: null, message: null });
+    if (ended) return null;
     // a decision committed between the last read and this write: it wins
     return outcomeOf((await getApprovalById(tx, approval.approvalId))!.approval);
   }, { namespace });

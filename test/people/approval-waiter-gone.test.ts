@@ -66,4 +66,28 @@ describe('an approval whose waiter is gone does not stay pending', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('the hub process stops (SIGTERM) and its hook does not come back: after the restart the session does not read "needs you" with nothing to decide (issue 46.4)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'session-hub-gone-'));
+    try {
+      const first = await spawnHub({ dataDir });
+      const api = hubApi(() => ({ url: first.url, token: first.tokens.operator }));
+      const waiting = startHook(attentionPayload('claude-permission-request', 'gone-asker'), hookEnv(first.url, first.tokens.runner));
+      const { sid } = await api.approvalsWhen('gone-asker', (list) => list.some((a) => a.status === 'pending'), 'a pending approval');
+      expect((await api.sessionOf('gone-asker'))?.attention?.kind).toBe('permission');
+      await first.stop();
+      // the agent went while the hub was down (its hook with it): nobody asks again
+      waiting.child.kill('SIGKILL');
+      await waiting.done;
+
+      const second = await spawnHub({ dataDir, port: first.port });
+      const after = hubApi(() => ({ url: second.url, token: second.tokens.operator }));
+      expect((await after.approvalsOf(sid)).map((a) => [a.status, a.message])).toEqual([['interrupted', 'the hub stopped or restarted before anyone decided']]);
+      const session = (await after.sessionOf('gone-asker'))!;
+      expect(session.attention, 'no "needs you · wants approval" without an approval to decide').toBeNull();
+      expect(session.activity).not.toBe('waiting');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
