@@ -420,8 +420,10 @@ const declarations: FlavorDeclaration[] = [
       // updatedInput (AskUserQuestion: its questions and an answers map) answers for the user
       questionHooks: { PreToolUse: { tools: ['AskUserQuestion', 'ExitPlanMode'] } },
       // one `claude` process per session, running every hook (test/agents/claude-killed.test.ts):
-      // the native binary is `claude`, as is the npm wrapper's bin script node runs
-      agentKeeper: { processNames: ['claude'] },
+      // the native binary is `claude` (a real run's /proc cmdline: argv[0] as started, no process
+      // title of its own), as is the npm wrapper's bin script node runs; the npm package's native
+      // binary is `bin/claude.exe` on every platform (2.1.197), so started by its path it reads so
+      agentKeeper: { processNames: ['claude', 'claude.exe'] },
     },
     attention: CLAUDE_ATTENTION,
     hookTools: { SubagentStart: CLAUDE_SUBAGENT_TOOL, SubagentStop: { ...CLAUDE_SUBAGENT_TOOL, output: ['last_assistant_message'] } },
