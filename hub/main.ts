@@ -190,7 +190,7 @@ async function bootHub(config: HubConfig, options: { log?: Logger; clock?: Clock
       await tokenWatch?.stop();
       publisher.close?.();
       runnerPresence?.close();
-      // hook processes waiting for a decision get their answer now (none: expired), not at the wait's end
+      // hook processes and runners waiting for a decision get their answer now (ask again: interrupted), not at the wait's end
       releaseApprovalWaiters(deps);
       // and those waiting for a person's message answer with none
       releaseMessageWaiters(deps);

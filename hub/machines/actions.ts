@@ -251,12 +251,15 @@ export async function actOnRun(deps: HubDeps, who: Requester, sid: string, actio
     if (!machine) throw notDriven();
     await requireOnline(deps, machine);
     const event = action === 'interrupt' ? 'machine-interrupt' : 'machine-stop';
+    const closeAsks = (message: string) => cancelRunnerAsks(deps, { namespace: who.namespace }, sid, { message, decidedBy: who.tokenId, decidedByLabel: who.label });
     try {
+      // a Stop closes what waits on a person first, as the person's: the run's own end (its
+      // session-end, before the stop's ack) would otherwise close them with no one named
+      if (action === 'stop') await closeAsks('a Stop was asked before anyone decided');
       // a stop is acked once the process tree is gone: TERM, then KILL after 10 s
       await askMachine(deps, machineId, event, { sid, requestedBy: who.name }, action === 'stop' ? STOP_KILL_AFTER_MS + MACHINE_ACK_TIMEOUT_MS : MACHINE_ACK_TIMEOUT_MS);
-      // what the run left waiting on a person closes with it: a decision now would reach nobody
-      const message = action === 'interrupt' ? 'the turn was interrupted before anyone decided' : 'the run was stopped before anyone decided';
-      await cancelRunnerAsks(deps, { namespace: who.namespace }, sid, { message, decidedBy: who.tokenId, decidedByLabel: who.label });
+      // what the interrupted turn left waiting on a person closes with it: a decision now would reach nobody
+      if (action === 'interrupt') await closeAsks('the turn was interrupted before anyone decided');
     } catch (error) {
       // the runner does not drive it (a terminal agent on the same computer)
       if (error instanceof MachineRefused && error.code === 'not_found') throw notDriven();

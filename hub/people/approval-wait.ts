@@ -31,10 +31,11 @@ export async function waitForDecision(deps: HubDeps, approvalId: string, ms: num
       const found = await getApprovalById(deps.store, approvalId);
       if (!found) throw new ApprovalNotFound(approvalId);
       if (found.approval.status !== 'pending') return outcomeOf(found.approval);
+      // a hub stopping: the waiter asks again on the next (issue 46.4), not "nobody decided in time";
+      // first, as the connections the stop closes are no waiter leaving
+      if (isClosing(deps)) return end(deps, found.namespace, found.approval, 'interrupted');
       if (signal?.aborted) return end(deps, found.namespace, found.approval, 'abandoned');
       const remaining = deadline - performance.now();
-      // a hub stopping: the waiter asks again on the next (issue 46.4), not "nobody decided in time"
-      if (isClosing(deps)) return end(deps, found.namespace, found.approval, 'interrupted');
       if (remaining <= 0) return end(deps, found.namespace, found.approval, 'expired');
       await sleepOrWake(deps, approvalId, Math.min(pollMs, remaining));
     }

@@ -14,14 +14,14 @@ function waitersOf(deps: HubDeps): Map<string, Set<() => void>> {
   return waiters;
 }
 
-/** Hubs shutting down: their waiters stop waiting (the approval expires; the agent asks in its terminal). */
+/** Hubs shutting down: their waiters stop waiting (the approval ends `interrupted`; the hook or runner asks again on the next hub). */
 const closingStores = new WeakSet<Store>();
 
 export function isClosing(deps: HubDeps): boolean {
   return closingStores.has(deps.store);
 }
 
-/** At shutdown: every waiter of this hub answers now, its approval `expired`, so no request holds the stop. */
+/** At shutdown: every waiter of this hub answers now, its approval `interrupted`, so no request holds the stop. */
 export function releaseApprovalWaiters(deps: HubDeps): void {
   closingStores.add(deps.store);
   for (const waiters of [...waitersOf(deps).values()]) for (const waiter of [...waiters]) waiter();

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/protocol/attention.js';
 import type { Activity, SessionSnapshot, TurnSummary } from '../../shared/protocol/session.js';
@@ -38,6 +38,13 @@ const tools = async (sid: string) => {
   const body = (await call('GET', `/api/sessions/${sid}/turns`)).body as unknown as TurnSummary[] | { turns: TurnSummary[] };
   return (Array.isArray(body) ? body : body.turns).flatMap((t) => (t as TurnSummary & { activities: Activity[] }).activities);
 };
+
+/** The page's line of the session's Bash call: its status, its own time, and its wait for a person. */
+async function toolLine(page: Page): Promise<{ status: string; took: string; waited: string }> {
+  const line = page.locator('.tool[data-tool="Bash"]').first();
+  const text = async (selector: string) => ((await line.locator(selector).first().textContent()) ?? '').trim();
+  return { status: await text('.tool-status'), took: await text('.tool-took'), waited: await text('.tool-waited') };
+}
 
 /** A session started from HTTP whose Bash call now waits for a person. */
 async function waitingOnApproval(prompt: string): Promise<{ sid: string; approvalId: string }> {
@@ -91,10 +98,15 @@ describe('approvals and tools of a runner-driven session say what happened (real
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await approvals(sid)).filter((a) => a.status === 'pending')).toEqual([]);
     for (const tool of await tools(sid)) expect(tool.status).not.toBe('done');
+    await waitFor(async () => (await tools(sid)).some((t) => t.tool === 'Bash' && t.status === 'cancelled'), 15_000, `the Bash call recorded as not run; tools: ${JSON.stringify(await tools(sid))}`);
     expect(existsSync(join(home.dir, 'approved.txt'))).toBe(false);
 
     // the page open through it all shows the approval closed, without a reload
     await waitForText(page, 'main', 'closed: the tool did not run', 10_000);
+    // the tool's own line: not run, and why, with no time of its own (it never ran)
+    await waitForText(page, '.tool[data-tool="Bash"] .tool-waited', 'closed by', 10_000);
+    expect(await toolLine(page)).toMatchObject({ status: 'not run', took: '' });
+    expect((await toolLine(page)).waited).toContain('the turn was interrupted before anyone decided');
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'runner-approval-interrupted-phone.png') });
     expect(await page.locator('.approval [data-decision="allow"], .approval button:has-text("Allow")').count()).toBe(0);
     await context.close();
@@ -109,7 +121,34 @@ describe('approvals and tools of a runner-driven session say what happened (real
     expect(bash!.status).toBe('denied');
     expect(JSON.stringify(bash!.output)).toContain('not on this branch');
     expect(existsSync(join(home.dir, 'approved.txt'))).toBe(false);
+
+    // the page's tool line says it too: denied, by whom, with the person's reason, no time of its own
+    browser ??= await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await signIn(page, hub.url, TEST_TOKENS.operator);
+    await page.goto(`${hub.url}/#/s/${encodeURIComponent(sid)}`);
+    await waitForText(page, '.tool[data-tool="Bash"] .tool-waited', 'not on this branch', 10_000);
+    expect(await toolLine(page)).toMatchObject({ status: 'denied', took: '' });
+    expect((await toolLine(page)).waited).toMatch(/: denied by .+: not on this branch/);
+    await context.close();
     await call('POST', `/api/sessions/${sid}/stop`);
+  }, 120_000);
+
+  it('Stop closes the waiting approval: cancelled by who asked, a late Allow refused, the tool not run', async () => {
+    const { sid, approvalId } = await waitingOnApproval('stop me');
+    expect((await call('POST', `/api/sessions/${sid}/stop`)).status).toBe(202);
+    await waitFor(async () => (await approvals(sid)).find((a) => a.approvalId === approvalId)?.status === 'cancelled', 30_000, 'the approval closed');
+    const closed = (await approvals(sid)).find((a) => a.approvalId === approvalId)!;
+    expect(closed).toMatchObject({ message: 'a Stop was asked before anyone decided', decidedBy: expect.any(String) });
+    const late = await call('POST', `/api/sessions/${sid}/approvals/${approvalId}`, { decision: 'allow' });
+    expect(late.status).toBe(409);
+    expect(JSON.stringify(late.body)).toContain('was cancelled: a Stop was asked before anyone decided; the tool did not run');
+    await waitFor(async () => (await snapshot(sid)).lifecycle.state === 'ended', 30_000, 'the session ended');
+    const seen = await snapshot(sid);
+    expect(seen.activity).not.toBe('waiting');
+    for (const tool of await tools(sid)) expect(tool.status).not.toBe('done');
+    expect(existsSync(join(home.dir, 'approved.txt'))).toBe(false);
   }, 120_000);
 
   it('the runner stopped mid-approval: closed as the runner stopping, and the page says it in words', async () => {

@@ -45,6 +45,14 @@ const RUNNER_OUTCOME = Object.freeze({
 });
 
 /**
+ * How an approval ended, in words (a runner's asks again where a hook's goes back to its terminal).
+ * @param {Approval} a
+ */
+export function outcomeWords(a) {
+  return /** @type {Record<string, string>} */ (a.askedBy === 'runner' ? RUNNER_OUTCOME : OUTCOME)[a.status] ?? a.status;
+}
+
+/**
  * Who decided: the token's label, else its id.
  * @param {Approval} a
  */
@@ -59,7 +67,7 @@ export function decider(a) {
  */
 export function ApprovalOutcome({ a, now }) {
   return html`<div class="approval-outcome" data-outcome=${a.status}>
-    <strong>${/** @type {Record<string, string>} */ (a.askedBy === 'runner' ? RUNNER_OUTCOME : OUTCOME)[a.status] ?? a.status}</strong>${decider(a)}
+    <strong>${outcomeWords(a)}</strong>${decider(a)}
     ${a.decidedAt && html` <${RelTime} at=${a.decidedAt} now=${now} />`}
     ${a.always && a.alwaysOffer && html`<span class="approval-always"> · from now on: ${rulesText(a.alwaysOffer)}</span>`}
     ${a.message && html`<span class="approval-message">: ${a.message}</span>`}
