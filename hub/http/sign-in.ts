@@ -3,6 +3,7 @@ import { SignInCodeRequestSchema, SignInCodeResponseSchema, type SignInCodeRespo
 import type { HubDeps } from '../services/deps.js';
 import type { SignInCodes } from '../services/sign-in-codes.js';
 import { mintToken, parseTokenSpec, type TokenRegistry } from '../services/tokens.js';
+import { signInLabel } from './device-label.js';
 import { sendError } from './errors.js';
 import { SIGN_IN_OVERALL, SIGN_IN_PER_ADDRESS, SignInLimiter } from './sign-in-limit.js';
 
@@ -32,14 +33,14 @@ export const signInRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; tokens: TokenR
       if (count !== undefined) request.log.warn({ refused: count }, 'sign-in link refused: used already, expired, or from another hub process');
       return sendError(reply, 401, 'unauthorized', 'this sign-in link was used already or has expired (it works once, for 10 minutes): sign in with a token, or restart the hub for a new link');
     }
-    const granted = await grant(deps, tokens, now);
+    const granted = await grant(deps, tokens, now, signInLabel(request.headers['user-agent'], now));
     if (!granted) return sendError(reply, 409, 'conflict', 'SESSION_HUB_TOKENS holds no admin, operator or dashboard token to sign in with');
     request.log.info({ role: granted.role, tenant: granted.namespace }, 'signed in with the start-up link');
     return granted;
   });
 };
 
-async function grant(deps: HubDeps, tokens: TokenRegistry, now: number): Promise<SignInCodeResponse | undefined> {
+async function grant(deps: HubDeps, tokens: TokenRegistry, now: number, label: string): Promise<SignInCodeResponse | undefined> {
   const spec = deps.config.tokens?.trim();
   if (spec) {
     const configured = parseTokenSpec(spec);
@@ -50,7 +51,7 @@ async function grant(deps: HubDeps, tokens: TokenRegistry, now: number): Promise
     return undefined;
   }
   const expiresAt = now + LINK_TOKEN_TTL_MS;
-  const { token, stored } = await mintToken(deps.store, { role: 'admin', namespace: 'default', source: 'sign-in-link', now, expiresAt });
-  tokens.add({ role: 'admin', namespace: 'default', tokenHash: stored.tokenHash, expiresAt });
+  const { token, stored } = await mintToken(deps.store, { role: 'admin', namespace: 'default', source: 'sign-in-link', now, expiresAt, label });
+  tokens.add({ role: 'admin', namespace: 'default', tokenHash: stored.tokenHash, expiresAt, label });
   return { token, role: 'admin', namespace: 'default', expiresAt };
 }

@@ -204,8 +204,9 @@ describe('what the page says', () => {
     await desktop.waitForSelector('#action-repair');
     const help = await desktop.$$eval('.action-help', (els) => els.map((e) => e.textContent ?? ''));
     expect(help[0]).toContain('Resume gives you what Claude Code needs to continue this session');
-    expect(help[1]).toContain('Archive puts the session away with your reason');
-    expect(help[2]).toContain('Repair brings back the id Claude Code needs to resume it');
+    // Repair sits with Resume under "Advanced" (open here: no machine can continue this session)
+    expect(help[1]).toContain('Repair brings back the id Claude Code needs to resume it');
+    expect(help[2]).toContain('Archive puts the session away with your reason');
 
     // nothing happens before the confirmation, which names the session and what changes
     await desktop.fill('#archive-reason', 'shipped');

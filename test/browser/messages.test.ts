@@ -75,9 +75,10 @@ describe('a reply from the page reaches the agent at its Stop', () => {
     expect(JSON.parse(stop.stdout)).toEqual({ decision: 'block', reason: 'Yes, update the snapshots too.' });
     await page.locator('#session-messages li.message[data-state="delivered"]').waitFor();
     expect((await page.locator('#session-messages li.message .message-state').textContent())?.replace(/\s+/g, ' ')).toMatch(/delivered at its Stop/);
-    // which process took it (issue 33): the hook process that printed it
-    await page.locator('#session-messages li.message .taken-by').waitFor();
-    expect(await page.locator('#session-messages li.message .taken-by').textContent()).toMatch(/^by hook pid \d+ on \S+/);
+    // which process took it (issue 33): the hook process that printed it, in the tooltip; the line
+    // itself says where it went, not a pid (issue 46)
+    expect(await page.locator('#session-messages li.message .message-state strong').getAttribute('title')).toMatch(/^taken by hook pid \d+ on \S+/);
+    expect(await page.locator('#session-messages li.message .message-state').textContent()).not.toContain('pid');
   });
 
   it('Cancel while queued: the message ends cancelled and the next Stop prints nothing', async () => {

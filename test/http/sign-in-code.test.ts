@@ -40,6 +40,16 @@ describe('POST /api/sign-in/code', () => {
     expect(((await again.json()) as { message: string }).message).toContain('used already or has expired');
   });
 
+  it('labels the token it makes with the day and the device, so "allowed by" names something a person knows', async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const hub = await startTestHub({ clock, config: { tokens: '' } });
+    const phone = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+    const answer = await fetch(`${hub.url}/api/sign-in/code`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': phone }, body: JSON.stringify({ code: codeOf(hub.signInLink.url) }) });
+    const granted = (await answer.json()) as { token: string };
+    const list = (await (await fetch(`${hub.url}/api/tokens`, { headers: { authorization: `Bearer ${granted.token}` } })).json()) as { tokens: { origin: string; label: string | null }[] };
+    expect(list.tokens.find((t) => t.origin === 'sign-in-link')?.label).toBe('sign-in link, 14 Nov, Chrome on Android');
+  });
+
   it('expires after 10 minutes; a made-up code or a bad body is refused with a reason', async () => {
     const clock = new ManualClock(1_700_000_000_000);
     const hub = await startTestHub({ clock });

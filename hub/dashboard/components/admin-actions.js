@@ -44,10 +44,12 @@ function resumeIdOf(s) {
 }
 
 /**
+ * `continueOffered`: a machine can continue the session (machine-actions.js): Continue is then its
+ * one way on, and Resume, Resume anyway and Repair wait under "Advanced" (folded; issue 46).
  * @param {{ session: SessionSnapshot, role: string | null, api: import('../api.js').Api,
- *   onArchived: (snapshot: SessionSnapshot) => void }} props
+ *   onArchived: (snapshot: SessionSnapshot) => void, continueOffered?: boolean }} props
  */
-export function AdminActions({ session: s, role, api, onArchived }) {
+export function AdminActions({ session: s, role, api, onArchived, continueOffered = false }) {
   const [pending, setPending] = useState(/** @type {ActionName | null} */ (null));
   const [reason, setReason] = useState('');
   const [outcome, setOutcome] = useState(/** @type {Outcome | null} */ (null));
@@ -106,6 +108,8 @@ export function AdminActions({ session: s, role, api, onArchived }) {
   return html`<section class="actions">
     <h3>Actions</h3>
     <div class="action-grid">
+      <details class="action advanced" id="advanced" open=${!continueOffered}>
+        <summary>Advanced: resume by hand, repair</summary>
       <div class="action">
         <div class="action-buttons">
           <button type="button" id="action-resume" onClick=${() => ask('resume-safe')}>Resume</button>
@@ -117,6 +121,12 @@ export function AdminActions({ session: s, role, api, onArchived }) {
           Now: <${Word} said=${resumeSaid} />.
         </p>
       </div>
+      ${role === 'admin' &&
+      html`<div class="action">
+        <div class="action-buttons"><button type="button" id="action-repair" onClick=${() => ask('repair')}>Repair</button></div>
+        <p class="action-help">Repair brings back <span title=${s.resume.tokenKey ? `metadata key ${s.resume.tokenKey}` : ''}>${resumeIdOf(s)}</span> from the session's earlier versions when a later write lost it.</p>
+      </div>`}
+      </details>
       <div class="action">
         <div class="action-buttons">
           <input id="archive-reason" type="text" placeholder="reason" aria-label="Archive reason" maxlength="1024"
@@ -125,11 +135,6 @@ export function AdminActions({ session: s, role, api, onArchived }) {
         </div>
         <p class="action-help">Archive puts the session away with your reason; a running agent's run is ended. Its metadata and resume key are kept.</p>
       </div>
-      ${role === 'admin' &&
-      html`<div class="action">
-        <div class="action-buttons"><button type="button" id="action-repair" onClick=${() => ask('repair')}>Repair</button></div>
-        <p class="action-help">Repair brings back <span title=${s.resume.tokenKey ? `metadata key ${s.resume.tokenKey}` : ''}>${resumeIdOf(s)}</span> from the session's earlier versions when a later write lost it.</p>
-      </div>`}
     </div>
     ${pending &&
     html`<div class="confirm" role="alertdialog" aria-labelledby="confirm-text">

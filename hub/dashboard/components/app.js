@@ -119,7 +119,8 @@ function SignedIn({ token, route, onSignOut }) {
   const [hub, setHub] = useState(/** @type {import('../format.js').HubHost | null} */ (null));
 
   useStore(store);
-  const waiting = needingYou(store.list()).length;
+  const needing = needingYou(store.list()).map((s) => s.sid);
+  const waiting = needing.length;
   useEffect(() => {
     document.title = pageTitle(waiting);
   }, [waiting]);
@@ -164,7 +165,7 @@ function SignedIn({ token, route, onSignOut }) {
   // while the link is down, nothing here can reach the hub: every control below is disabled (one
   // fieldset), and the page says so first
   const online = link.state === 'live';
-  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} />
+  return html`<${TopBar} link=${link} me=${me} onSignOut=${onSignOut} token=${token} needing=${needing} />
     <main>
       ${!online && !refused && html`<p id="link-down" class="link-down" role="status">${linkDownWords(link.state)}</p>`}
       <${HubLink.Provider} value=${{ online }}>

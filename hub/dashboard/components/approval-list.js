@@ -44,6 +44,15 @@ const RUNNER_OUTCOME = Object.freeze({
   interrupted: 'the hub restarted before anyone decided: the runner asked again',
 });
 
+/** @type {Map<string, Set<string>>} approvals seen pending on this page, by session */
+const SEEN_PENDING = new Map();
+/** @param {string} sid */
+function seenPendingOf(sid) {
+  let seen = SEEN_PENDING.get(sid);
+  if (!seen) SEEN_PENDING.set(sid, (seen = new Set()));
+  return seen;
+}
+
 /**
  * How an approval ended, in words (a runner's asks again where a hook's goes back to its terminal).
  * @param {Approval} a
@@ -179,10 +188,16 @@ export function useApprovals(api, store, sid) {
  * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null,
  *   hub?: import('../format.js').HubHost | null, now: number, showEnded?: boolean, keep?: string[], since?: number }} props
  *   `showEnded`: the detail shows every ended one too; a needs-you row shows the pending ones, those in `keep` (decided on this
- *   page a moment ago) and those that went back to the terminal since the session started waiting (`since`)
+ *   page a moment ago) and those that went back to the terminal since the session started waiting (`since`);
+ *   with `showEnded`, those already ended when the page first saw them are folded ("3 decided"): a
+ *   phone's first screen is what waits, not the history (issue 46)
  */
 export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded = false, keep = [], since = Infinity }) {
   const { approvals, error, put } = useApprovals(api, store, sid);
+  // pending while this page showed them: their outcome stays in sight once decided (kept per
+  // session for the page's life: the panel moves, and so mounts anew, when the approval is decided)
+  const seenPending = seenPendingOf(sid);
+  for (const a of approvals ?? []) if (a.status === 'pending') seenPending.add(a.approvalId);
   const [deciding, setDeciding] = useState(/** @type {Record<string, string>} */ ({}));
   // what a person typed as the reason to deny, per approval: the agent reads it (Claude Code tells the model why)
   const [reasons, setReasons] = useState(/** @type {Record<string, string>} */ ({}));
@@ -214,8 +229,9 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
   if (!approvals) return null;
   const shown = showEnded ? approvals : approvals.filter((a) => a.status === 'pending' || a.approvalId in deciding || keep.includes(a.approvalId) || wentBack(a, since));
   if (!shown.length) return showEnded ? html`<p class="muted">No tool approvals asked.</p>` : null;
-  return html`<ul class="approvals">
-    ${shown.map((a) => html`<li class="approval" key=${a.approvalId} data-approval-id=${a.approvalId} data-status=${a.status}>
+  const folded = showEnded ? shown.filter((a) => a.status !== 'pending' && !seenPending.has(a.approvalId) && !(a.approvalId in deciding)) : [];
+  const open = shown.filter((a) => !folded.includes(a));
+  const card = (/** @type {Approval} */ a) => html`<li class="approval" key=${a.approvalId} data-approval-id=${a.approvalId} data-status=${a.status}>
       ${questionsOf(a.input)
         ? null
         : html`<div class="approval-what">
@@ -248,8 +264,9 @@ export function ApprovalList({ sid, store, api, role, hub = null, now, showEnded
             </div>`
         : html`<${ApprovalOutcome} a=${a} now=${at} />`}
       ${deciding[a.approvalId] && html`<p class="error">${deciding[a.approvalId]}</p>`}
-    </li>`)}
-  </ul>`;
+    </li>`;
+  return html`${open.length > 0 && html`<ul class="approvals">${open.map(card)}</ul>`}
+    ${folded.length > 0 && html`<details class="decided-fold"><summary>${folded.length} ${folded.every((a) => a.status === 'allowed' || a.status === 'denied') ? 'decided' : 'earlier'}</summary><ul class="approvals">${folded.map(card)}</ul></details>`}`;
 }
 
 /**

@@ -30,7 +30,7 @@ const PLACE_REFRESH_MS = 10_000;
  * `refused` with the hub's words (not connected, no machine, the agent missing), `checking` until known.
  * @param {import('../api.js').Api} api @param {string} sid @param {boolean} wanted
  */
-function useContinuePlace(api, sid, wanted) {
+export function useContinuePlace(api, sid, wanted) {
   const [place, setPlace] = useState(/** @type {{ kind: 'checking' } | { kind: 'ok', machine: import('../../../shared/protocol/machines.js').ContinuePlaceResponse } | { kind: 'refused', text: string }} */ ({ kind: 'checking' }));
   const online = useHubOnline();
   useEffect(() => {
@@ -51,10 +51,14 @@ function useContinuePlace(api, sid, wanted) {
   return place;
 }
 
+/** @typedef {ReturnType<typeof useContinuePlace>} ContinuePlace */
+
 /**
- * @param {{ session: import('../sessions.js').SessionSnapshot, role: string | null, api: import('../api.js').Api }} props
+ * `place`: where a Continue would run (useContinuePlace, asked by the detail: the reply box needs it
+ * too). The one text box of an ended session is here while a Continue can run, else the reply box's.
+ * @param {{ session: import('../sessions.js').SessionSnapshot, role: string | null, api: import('../api.js').Api, place: ContinuePlace }} props
  */
-export function MachineActions({ session: s, role, api }) {
+export function MachineActions({ session: s, role, api, place }) {
   const [prompt, setPrompt] = useState('');
   const [outcome, setOutcome] = useState(/** @type {{ kind: string, text: string, code?: string } | null} */ (null));
   // "the hub did not answer" is over once the link is back
@@ -63,7 +67,6 @@ export function MachineActions({ session: s, role, api }) {
     if (online) setOutcome((was) => (was?.code === 'network' ? null : was));
   }, [online]);
   const live = s.lifecycle.lastRun?.status === 'running';
-  const place = useContinuePlace(api, s.sid, mayDecide(role) && !live);
   if (!mayDecide(role)) return null;
   // a live run a machine runner drives can be interrupted and stopped from here; a terminal's cannot
   // (it carries the machine id too, where a runner is installed on its computer)
@@ -94,14 +97,14 @@ export function MachineActions({ session: s, role, api }) {
     ${!live &&
     html`<p class="muted" id="continue-where" data-place=${place.kind}>${placeWords(place, agent)}</p>
       ${unsafe && place.kind === 'ok' && html`<p class="muted" id="continue-unsafe">${say(RESUME, s.resume?.reason ?? null).text}: its conversation may end mid-turn (a run stopped or cut off while it worked). Continue anyway resumes it as it was left.</p>`}
-      <textarea id="continue-prompt" rows="2" placeholder="Next prompt (optional)" value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea>
+      ${place.kind === 'ok' && html`<textarea id="continue-prompt" rows="3" aria-label="Next prompt" placeholder=${`Your next prompt (optional): ${agent} resumes with it`} value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea>`}
       ${!unsafe && html`<button type="button" id="continue" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { ...(prompt.trim() ? { prompt } : {}) }), `Continuing on the machine: ${agent} resumed.`)}>Continue</button>`}
       ${(unsafe || outcome?.code === 'resume_unsafe') &&
       html`<button type="button" id="continue-force" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}
     ${live &&
-    html`<p class="muted">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started.</p>
-      <button type="button" id="interrupt" onClick=${() => act(() => api.actOnRun(s.sid, 'interrupt'), 'Interrupted: the turn ended.')}>Interrupt</button>
-      <button type="button" id="stop" onClick=${() => act(() => api.actOnRun(s.sid, 'stop'), `Stopped: ${agent} and everything it started have ended.`)}>Stop</button>`}
+    html`<button type="button" id="interrupt" onClick=${() => act(() => api.actOnRun(s.sid, 'interrupt'), 'Interrupted: the turn ended.')}>Interrupt</button>
+      <button type="button" id="stop" onClick=${() => act(() => api.actOnRun(s.sid, 'stop'), `Stopped: ${agent} and everything it started have ended.`)}>Stop</button>
+      <p class="muted action-help">Interrupt ends the current turn; ${agent} stays and waits for the next message. Stop ends ${agent} and everything it started.</p>`}
     ${outcome && html`<p id="machine-outcome" class=${outcome.kind === 'error' ? 'error' : 'muted'} role="status">${outcome.text}</p>`}
   </section>`;
 }

@@ -10,6 +10,11 @@ import { html } from '../html.js';
 import { mayDecide } from '../auth.js';
 import { versionNumber } from '../agent-version.js';
 import { flavorName, messageOf } from '../format.js';
+import { lastActivityOf } from '../sessions.js';
+import { ActivityBadge } from './activity-badge.js';
+
+/** A machine's card lists this many of its sessions, the most recently active first. */
+const SESSIONS_SHOWN = 5;
 
 /** @typedef {import('../../shared/protocol/machines.js').ListedMachine} Machine */
 
@@ -67,7 +72,13 @@ export function MachinesView({ api, store, role }) {
           <div class="muted">${machine.host} · ${machine.platform}</div>
           <div>Roots: ${machine.roots.join(', ')}</div>
           <div title=${machine.agents.map((agent) => `${agent.path}: ${agent.version ?? 'no version'}`).join('\n')}>Agents: ${machine.agents.map((agent) => `${flavorName(agent.flavor)}${agent.version ? ` ${versionNumber(agent.version)}` : ''}`).join(', ') || 'none found'}</div>
-          <div>Sessions: ${its.length === 0 ? 'none' : its.slice(0, 5).map((s) => html`<a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> `)}</div>
+          ${its.length === 0
+            ? html`<div class="machine-sessions">Sessions: none</div>`
+            : html`<div class="machine-sessions">Sessions${its.length > SESSIONS_SHOWN ? ` (the latest ${SESSIONS_SHOWN} of ${its.length})` : ''}:
+                <ul>${its.sort((a, b) => lastActivityOf(b) - lastActivityOf(a)).slice(0, SESSIONS_SHOWN).map((s) => html`<li data-sid=${s.sid}>
+                  <a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> <${ActivityBadge} activity=${s.activity} />
+                </li>`)}</ul>
+              </div>`}
           ${!machine.online && mayDecide(role) && html`<button type="button" class="forget-machine" onClick=${() => forget(machine)}>Forget this machine</button>`}
         </li>`;
       })}

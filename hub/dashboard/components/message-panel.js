@@ -19,7 +19,8 @@ import { useHubOnline } from '../hub-link.js';
 /** How a delivered message reached the agent, in plain words. */
 function viaWords(/** @type {string | null} */ via) {
   if (!via) return '';
-  if (via === 'runner') return 'to its runner';
+  // which process took it (a runner's pid) is in the tooltip: a person reads where it went
+  if (via === 'runner') return 'to the agent';
   if (via.startsWith('hook:')) return `at its ${via.slice(5)}`;
   if (via.startsWith('wake:')) return 'woke the agent';
   return via;
@@ -102,9 +103,12 @@ function useMessages(api, store, sid, activity) {
 }
 
 /**
- * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number }} props
+ * `continueHere`: the session is over and a machine can continue it: its one text box is Continue's
+ * (machine-actions.js), which resumes the agent with it; a reply here would only wait (issue 46).
+ * @param {{ sid: string, store: import('../sessions.js').SessionView, api: import('../api.js').Api, role: string | null, now: number,
+ *   continueHere?: boolean }} props
  */
-export function MessagePanel({ sid, store, api, role, now }) {
+export function MessagePanel({ sid, store, api, role, now, continueHere = false }) {
   const { messages, reach, error, put } = useMessages(api, store, sid, store.get(sid)?.activity ?? '');
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
@@ -120,6 +124,8 @@ export function MessagePanel({ sid, store, api, role, now }) {
   }, [online]);
   const session = store.get(sid);
   const canSend = mayDecide(role);
+  const delivery = session ? deliveryOf(session, reach, now) : 'later';
+  const boxIsContinue = canSend && continueHere && delivery === 'later';
 
   async function send(/** @type {Event} */ event) {
     event.preventDefault();
@@ -146,13 +152,16 @@ export function MessagePanel({ sid, store, api, role, now }) {
     }
   }
 
-  const delivery = session ? deliveryOf(session, reach, now) : 'later';
+  // the Continue card above is the one place to write: no second box, nor an empty panel
+  if (boxIsContinue && online && !error && !messages?.length) return null;
   return html`<section class="messages-panel" id="session-messages" aria-label="Talk to the agent">
     <h3>Talk to the agent</h3>
-    <p class="delivery muted" data-delivery=${online ? delivery : 'unknown'} data-reach=${reach.reach}>${online ? deliveryWords(delivery, session?.activity ?? '', reach.wakeUntil) : 'The hub is out of reach: a reply cannot be sent until the page is connected again.'}</p>
-    ${canSend
+    <p class="delivery muted" data-delivery=${online ? delivery : 'unknown'} data-reach=${reach.reach}>${!online ? 'The hub is out of reach: a reply cannot be sent until the page is connected again.' : boxIsContinue ? 'The session is not running: write your next prompt under Continue, which starts the agent again with it.' : deliveryWords(delivery, session?.activity ?? '', reach.wakeUntil)}</p>
+    ${boxIsContinue
+      ? null
+      : canSend
       ? html`<form class="reply" onSubmit=${send}>
-          <textarea name="reply" rows="3" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
+          <textarea name="reply" rows="2" placeholder="Your reply, as you would type it in the agent's terminal" value=${text}
             onInput=${(/** @type {InputEvent} */ e) => setText(/** @type {HTMLTextAreaElement} */ (e.target).value)}></textarea>
           <button type="submit" class="send" disabled=${sending}>Send</button>
         </form>`
@@ -163,9 +172,8 @@ export function MessagePanel({ sid, store, api, role, now }) {
       ${messages.map((m) => html`<li class="message" key=${m.id} data-message-id=${m.id} data-state=${m.state}>
         <${ClampedText} class="message-text" text=${m.text} />
         <div class="message-state muted">
-          <strong>${m.state}</strong>
+          <strong title=${m.state === 'delivered' && m.takenBy ? `taken by ${m.takenBy}` : ''}>${m.state}</strong>
           ${m.state === 'delivered' && html` ${viaWords(m.via)} <${RelTime} at=${m.deliveredAt ?? m.createdAt} now=${now} />`}
-          ${m.state === 'delivered' && m.takenBy && html` <span class="taken-by" title="the process that took it">by ${m.takenBy}</span>`}
           ${m.state !== 'delivered' && html` <${RelTime} at=${m.endedAt ?? m.createdAt} now=${now} />`}
           ${m.state === 'queued' && canSend && html` <button type="button" class="cancel" onClick=${() => cancel(m)}>Cancel</button>`}
         </div>

@@ -15,7 +15,9 @@ import { ApprovalList, useApprovals } from './approval-list.js';
 import { SessionUsage } from './session-usage.js';
 import { AdminActions } from './admin-actions.js';
 import { ClampedText } from './clamped-text.js';
-import { MachineActions } from './machine-actions.js';
+import { MachineActions, useContinuePlace } from './machine-actions.js';
+import { LastWords } from './last-words.js';
+import { mayDecide } from '../auth.js';
 import { CopyId } from './copy-id.js';
 import { HistoryList } from './history-list.js';
 import { MessagePanel } from './message-panel.js';
@@ -83,15 +85,18 @@ export function SessionDetail({ sid, store, api, role, hub }) {
   const { turns, history } = useSessionRecords(api, store, sid);
   const { approvals } = useApprovals(api, store, sid);
   const s = store.get(sid);
+  const live = s?.lifecycle.lastRun?.status === 'running';
+  const place = useContinuePlace(api, sid, mayDecide(role) && s !== undefined && !live);
   const back = html`<nav class="back"><a href=${backToList()}>← All sessions</a></nav>`;
   if (!s) {
     return html`<section id="detail" class="detail">${back}
       <section class="summary"><h2>Session</h2><p class="muted">No session ${sid} in this namespace (yet).</p></section>
     </section>`;
   }
-  // what the agent is doing now comes first (a phone shows one column): an approval or question it
-  // waits on right under the title, else Continue / Interrupt / Stop within a thumb's reach, then
-  // its turns; the facts and ids a person rarely needs come after
+  // what a person wants first (a phone shows one column; issue 46): an approval or question it waits
+  // on right under the title (approvals decided before the page opened folded), what the agent last
+  // said, the one text box (the reply; on an ended session a machine can continue, Continue's next
+  // prompt) and Interrupt / Stop; then its turns; the facts and ids a person rarely needs come after
   const waitsOnApproval = approvals?.some((approval) => approval.status === 'pending') ?? false;
   const approvalsPanel = html`<section class="approvals-panel" id="session-approvals">
       <h3>Tool approvals and questions</h3>
@@ -107,8 +112,12 @@ export function SessionDetail({ sid, store, api, role, hub }) {
       </p>`}
     </section>
     ${waitsOnApproval && approvalsPanel}
-    <${MachineActions} session=${s} role=${role} api=${api} />
-    <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
+    <${LastWords} turns=${turns.value} now=${now} />
+    ${live
+      ? html`<${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} />
+          <${MachineActions} session=${s} role=${role} api=${api} place=${place} />`
+      : html`<${MachineActions} session=${s} role=${role} api=${api} place=${place} />
+          <${MessagePanel} sid=${sid} store=${store} api=${api} role=${role} now=${now} continueHere=${place.kind === 'ok'} />`}
     ${!waitsOnApproval && approvalsPanel}
     <${TurnTimeline} turns=${turns.value} error=${turns.error} approvals=${approvals} />
     <${WorkPanel} session=${s} role=${role} api=${api} />
@@ -121,7 +130,7 @@ export function SessionDetail({ sid, store, api, role, hub }) {
         <${CopyId} label="agent's id" value=${s.tag} name="tag" />
       </p>
     </section>
-    <${AdminActions} session=${s} role=${role} api=${api} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
+    <${AdminActions} session=${s} role=${role} api=${api} continueOffered=${place.kind === 'ok'} onArchived=${(/** @type {any} */ snapshot) => store.setResume(snapshot)} />
     <section class="metadata">
       <h3>What the agent reported <span class="version" data-version=${s.metadata.version} title="each change the agent or the hub writes is a new version">v${s.metadata.version}</span></h3>
       <details><summary>Show everything it reported (raw)</summary><pre class="json">${prettyJson(s.metadata.value)}</pre></details>

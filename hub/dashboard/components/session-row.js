@@ -1,5 +1,5 @@
 // @ts-check
-/** One session in the list: title, project, agent, activity, last prompt, last activity. */
+/** One session in the list: title, project, agent, activity, last prompt, last activity; a tap anywhere on it opens it. */
 import { html } from '../html.js';
 import { displayPath, flavorName, lastPathPart, projectPath, truncate } from '../format.js';
 import { sayAttention } from '../attention.js';
@@ -7,6 +7,7 @@ import { sayCost } from '../usage.js';
 import { ActivityBadge } from './activity-badge.js';
 import { RelTime } from './rel-time.js';
 import { lastActivityOf } from '../sessions.js';
+import { openUnlessControl } from './needs-you.js';
 
 const PROMPT_CHARS = 120;
 /** As the hub cuts a title made from a prompt (hub/services/session-view.ts). */
@@ -22,7 +23,8 @@ export function SessionRow({ session: s, hub, now }) {
   const last = s.currentTurn?.prompt ?? s.lastPrompt ?? '';
   const prompt = truncate(last, TITLE_CHARS) === s.title ? '' : last;
   const href = `#/s/${encodeURIComponent(s.sid)}`;
-  return html`<li class="session" data-sid=${s.sid} data-activity=${s.activity} data-state=${s.lifecycle.state}>
+  return html`<li class="session" data-sid=${s.sid} data-activity=${s.activity} data-state=${s.lifecycle.state}
+    onClick=${(/** @type {MouseEvent} */ e) => openUnlessControl(e, s.sid)}>
     <div class="session-top">
       <a class="title" href=${href} title=${s.title}>${s.title}</a>
       <${ActivityBadge} activity=${s.activity} />
