@@ -3,14 +3,14 @@
  * relative to a session's directory, never outside the runner's roots once every link is followed.
  * Reads are bounded (WORK_TEXT_CAP_BYTES of text, WORK_MAX_ENTRIES entries); nothing here writes.
  */
-import { open, readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { mkdir, open, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { WORK_MAX_ENTRIES, WORK_TEXT_CAP_BYTES, type FilesResponse } from '../shared/protocol/work.js';
 import { isUnder } from './roots.js';
 
 export class FileRefused extends Error {
   constructor(
-    readonly code: 'path_outside_roots' | 'not_found' | 'invalid_payload',
+    readonly code: 'path_outside_roots' | 'not_found' | 'invalid_payload' | 'conflict',
     message: string,
   ) {
     super(message);
@@ -91,4 +91,31 @@ export function lineCount(text: string): number {
   if (text === '') return 0;
   const newlines = text.split('\n').length - 1;
   return text.endsWith('\n') ? newlines : newlines + 1;
+}
+
+/**
+ * One new directory (a person's "Make folder" for a new session): its parent must exist under a
+ * root, links followed; its name a plain name. Never recursive: a typo does not make a tree.
+ */
+export async function makeDirectory(path: string, roots: readonly string[]): Promise<string> {
+  const name = basename(path);
+  if (name === '' || name === '.' || name === '..' || name.includes('\0') || path.endsWith('/')) throw new FileRefused('invalid_payload', `path: ${path} does not end in a folder name to make`);
+  let parent: string;
+  try {
+    parent = await realpath(dirname(path));
+  } catch {
+    throw new FileRefused('not_found', `${dirname(path)} does not exist on this machine: make its parent first`);
+  }
+  const made = join(parent, name);
+  if (!roots.some((root) => isUnder(made, root) && made !== root)) {
+    throw new FileRefused('path_outside_roots', `${path} is not under any root of this machine (${roots.join(', ')}), once its links are followed`);
+  }
+  try {
+    await mkdir(made, { mode: 0o755 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new FileRefused('conflict', `${path} exists already`);
+    throw new FileRefused('invalid_payload', `could not make ${path}: ${(error as Error).message}`);
+  }
+  return made;
 }

@@ -9,6 +9,7 @@ import { RunnerClient, type RunnerSocket } from '../shared/client/runner-client.
 import {
   MachineDirsPayloadSchema,
   MachineInterruptPayloadSchema,
+  MachineMkdirPayloadSchema,
   MachineRegisterAckSchema,
   MachineStopPayloadSchema,
   type MachineActionAck,
@@ -23,6 +24,7 @@ import { drivableClis } from './agents.js';
 import { AgentRun, SpawnFailed } from './agent-run.js';
 import type { RunnerConfig } from './config.js';
 import type { RunnerLog } from './log.js';
+import { makeDirectory } from './files.js';
 import { resolveUnderRoots } from './roots.js';
 import { checkSpawn, type SpawnPlan } from './spawn-check.js';
 import { answerWork, refusalOf } from './work-events.js';
@@ -130,6 +132,7 @@ export class Machine {
     });
     this.socket.on('machine-spawn', (payload, ack) => void this.spawn(payload).then(ack));
     this.socket.on('machine-dirs', (payload, ack) => ack(this.dirs(payload)));
+    this.socket.on('machine-mkdir', (payload, ack) => void this.mkdir(payload).then(ack));
     this.socket.on('machine-interrupt', (payload, ack) => void this.interrupt(payload).then(ack));
     this.socket.on('machine-stop', (payload, ack) => void this.stopOne(payload).then(ack));
     answerWork(this.socket, { roots: this.config.roots, log: this.log, turnOpen: (sid) => this.runs.get(sid)?.thinking === true });
@@ -211,6 +214,18 @@ export class Machine {
       return { ok: true, path: resolved.path, dirs };
     } catch (error) {
       return { ok: false, error: { code: 'not_found', message: `cannot list ${resolved.path}: ${error instanceof Error ? error.message : String(error)}` } };
+    }
+  }
+
+  private async mkdir(payload: unknown): Promise<MachineDirsAck> {
+    const parsed = MachineMkdirPayloadSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid' } };
+    try {
+      const path = await makeDirectory(parsed.data.path, this.config.roots);
+      this.log.info('folder made', { path, requestedBy: parsed.data.requestedBy });
+      return { ok: true, path, dirs: [] };
+    } catch (error) {
+      return refusalOf(error);
     }
   }
 

@@ -94,6 +94,8 @@ export function createApi(token) {
     forgetMachine: (id) => call('DELETE', `/api/machines/${encodeURIComponent(id)}`),
     /** @param {string} id @param {string} [path] @returns {Promise<{ path: string, dirs: string[] }>} */
     machineDirs: (id, path) => call('GET', `/api/machines/${encodeURIComponent(id)}/dirs?${searchParams({ path })}`),
+    /** One new folder on the machine, for a new session. @param {string} id @param {string} path */
+    makeDir: (id, path) => call('POST', `/api/machines/${encodeURIComponent(id)}/dirs`, { path }),
     /** @param {string} id @param {{ flavor: string, path: string, prompt?: string, permissionMode?: string }} body @returns {Promise<{ sid: string, machineId: string }>} */
     startOnMachine: (id, body) => call('POST', `/api/machines/${encodeURIComponent(id)}/sessions`, body),
     /** @param {string} s @param {{ prompt?: string, policy?: 'safe' | 'force' }} body */

@@ -14,11 +14,12 @@ import {
   MachineDirsQuerySchema,
   MachineDirsResponseSchema,
   MachineListResponseSchema,
+  MachineMkdirRequestSchema,
   MachineParamsSchema,
   StartSessionRequestSchema,
   StartSessionResponseSchema,
 } from '../../shared/protocol/machines.js';
-import { actOnRun, continueOnMachine, continuePlace, forgetMachineFor, listMachinesFor, machineDirs, startOnMachine } from '../machines/actions.js';
+import { actOnRun, continueOnMachine, continuePlace, forgetMachineFor, listMachinesFor, machineDirs, makeMachineDir, startOnMachine } from '../machines/actions.js';
 import { requesterOf } from '../machines/requester.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
@@ -36,6 +37,12 @@ export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/machines/:machineId/dirs',
     { onRequest: actor, schema: { params: MachineParamsSchema, querystring: MachineDirsQuerySchema, response: { 200: MachineDirsResponseSchema } } },
     async (request) => machineDirs(deps, who(request), request.params.machineId, request.query.path),
+  );
+
+  app.post(
+    '/api/machines/:machineId/dirs',
+    { onRequest: actor, schema: { params: MachineParamsSchema, body: MachineMkdirRequestSchema, response: { 201: MachineDirsResponseSchema } } },
+    async (request, reply) => reply.code(201).send(await makeMachineDir(deps, who(request), request.params.machineId, request.body.path)),
   );
 
   app.delete(

@@ -103,6 +103,17 @@ export async function machineDirs(deps: HubDeps, who: Requester, machineId: stri
   });
 }
 
+/** POST /api/machines/:machineId/dirs: one new folder (for a new session), made by the runner under its roots. */
+export async function makeMachineDir(deps: HubDeps, who: Requester, machineId: string, path: string) {
+  const machine = await requireMachine(deps, who, machineId);
+  return recorded(deps, who, { machineId, sid: null, action: 'mkdir', path }, async () => {
+    requireUnderRoots(machine, path);
+    await requireOnline(deps, machine);
+    const answer = await askMachine(deps, machineId, 'machine-mkdir', { path, requestedBy: who.name }, MACHINE_ACK_TIMEOUT_MS);
+    return { path: answer.path, dirs: answer.dirs };
+  });
+}
+
 /**
  * Sends a spawn and waits for the runner's ack (the agent's session stored on the hub). Past the
  * spawn timeout, what it started is stopped by its request id and the answer is `spawn_timeout`.

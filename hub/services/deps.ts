@@ -17,6 +17,7 @@ import type {
   MachineActionAck,
   MachineDirsAck,
   MachineDirsPayload,
+  MachineMkdirPayload,
   MachineInterruptPayload,
   MachineSpawnAck,
   MachineSpawnPayload,
@@ -65,6 +66,7 @@ export interface MessageCourier {
 export interface MachineCalls {
   'machine-spawn': [MachineSpawnPayload, MachineSpawnAck];
   'machine-dirs': [MachineDirsPayload, MachineDirsAck];
+  'machine-mkdir': [MachineMkdirPayload, MachineDirsAck];
   'machine-interrupt': [MachineInterruptPayload, MachineActionAck];
   'machine-stop': [MachineStopPayload, MachineActionAck];
   'machine-changes': [MachineChangesPayload, MachineChangesAck];

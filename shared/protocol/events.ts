@@ -22,6 +22,7 @@ import type {
   MachineActionAck,
   MachineDirsAck,
   MachineDirsPayload,
+  MachineMkdirPayload,
   MachineInterruptPayload,
   MachineRegisterAck,
   MachineRegisterPayload,
@@ -95,6 +96,7 @@ export interface RunnerServerToClientEvents extends ServerToClientEvents {
   /** Section 14, to the socket that registered the machine: each acked by the runner. */
   'machine-spawn': (payload: MachineSpawnPayload, ack: (response: MachineSpawnAck) => void) => void;
   'machine-dirs': (payload: MachineDirsPayload, ack: (response: MachineDirsAck) => void) => void;
+  'machine-mkdir': (payload: MachineMkdirPayload, ack: (response: MachineDirsAck) => void) => void;
   'machine-interrupt': (payload: MachineInterruptPayload, ack: (response: MachineActionAck) => void) => void;
   'machine-stop': (payload: MachineStopPayload, ack: (response: MachineActionAck) => void) => void;
   /** Section 15: the work of a session's directory, each acked by the runner. */

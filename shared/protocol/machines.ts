@@ -171,6 +171,10 @@ export type MachineDirsPayload = z.infer<typeof MachineDirsPayloadSchema>;
 export const MachineDirsAckSchema = machineAck({ path: z.string(), dirs: z.array(z.string()) });
 export type MachineDirsAck = z.infer<typeof MachineDirsAckSchema>;
 
+/** `machine-mkdir` (hub → runner): make one new directory whose parent exists under a root; acked like `machine-dirs` (its path, no subdirectories). */
+export const MachineMkdirPayloadSchema = z.object({ path: MachinePathSchema, requestedBy: RequestedBySchema });
+export type MachineMkdirPayload = z.infer<typeof MachineMkdirPayloadSchema>;
+
 /** `machine-interrupt` (hub → runner): end the agent's current turn; the agent stays. */
 export const MachineInterruptPayloadSchema = z.object({ sid: SidSchema, requestedBy: RequestedBySchema });
 export type MachineInterruptPayload = z.infer<typeof MachineInterruptPayloadSchema>;
@@ -199,6 +203,8 @@ export const ForgetMachineResponseSchema = z.object({ machineId: MachineIdSchema
 export const MachineParamsSchema = z.object({ machineId: MachineIdSchema });
 export const MachineDirsQuerySchema = z.object({ path: MachinePathSchema.optional() });
 export const MachineDirsResponseSchema = z.object({ path: z.string(), dirs: z.array(z.string()) });
+/** `POST /api/machines/:machineId/dirs`: a new folder for a new session (the page's "Make folder"). */
+export const MachineMkdirRequestSchema = z.object({ path: MachinePathSchema });
 
 export const StartSessionRequestSchema = z.object({
   flavor: idSchema(64),

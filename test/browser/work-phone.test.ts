@@ -149,6 +149,28 @@ describe('the work on a 390 px phone (real runner, real Claude Code, real git)',
     await page.context().close();
   });
 
+  it('New session checks the directory while it is typed, and makes a missing folder', async () => {
+    const page = await phone(TEST_TOKENS.operator);
+    await page.locator('#nav-machines').click();
+    await page.locator('#new-path').fill('/etc');
+    await waitForText(page, '#new-path-problem', 'is not under a root', 5_000);
+    expect(await page.locator('#new-mkdir').count()).toBe(0);
+    const fresh = join(home.root, 'brand-new');
+    await page.locator('#new-path').fill(fresh);
+    await waitForText(page, '#new-path-problem', 'does not exist', 5_000);
+    await page.click('#new-mkdir');
+    await page.locator('#new-path-problem').waitFor({ state: 'detached', timeout: 5_000 });
+    expect(existsSync(fresh)).toBe(true);
+    // the same through the API: twice is a conflict, outside the roots or from an agent's token refused
+    const dirs = `/api/machines/${parts.machine.machineId}/dirs`;
+    expect((await call('POST', dirs, { path: fresh })).body.error).toBe('conflict');
+    expect((await call('POST', dirs, { path: '/tmp/not-a-root-dir' })).body.error).toBe('path_outside_roots');
+    expect((await call('POST', dirs, { path: join(home.root, 'a/b/c') })).body.error).toBe('not_found');
+    expect((await httpCall(parts.hub.url, 'POST', dirs, { token: TEST_TOKENS.agent, body: { path: join(home.root, 'x') } })).status).toBe(403);
+    expect(existsSync(join(home.root, 'a'))).toBe(false);
+    await page.context().close();
+  });
+
   it('a dashboard token sees the changes, and no Commit', async () => {
     writeFileSync(join(repo, 'src/later.ts'), 'later\n');
     const page = await phone(TEST_TOKENS.dashboard);

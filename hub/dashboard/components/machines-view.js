@@ -13,6 +13,12 @@ import { flavorName, messageOf } from '../format.js';
 import { lastActivityOf } from '../sessions.js';
 import { ActivityBadge } from './activity-badge.js';
 
+/** Typing pauses this long before the directory is checked on the machine. */
+const PATH_CHECK_DELAY_MS = 300;
+
+/** @param {string} path */
+const lastPart = (path) => path.replace(/[\\/]+$/, '').split(/[\\/]/).at(-1) ?? path;
+
 /** A machine's card lists this many of its sessions, the most recently active first. */
 const SESSIONS_SHOWN = 5;
 
@@ -114,13 +120,33 @@ function NewSession({ api, machines, role }) {
     setFlavor(machine.agents[0]?.flavor ?? '');
     if (!machine.allowBypass && mode === 'bypassPermissions') setMode('default');
   }, [machineId]);
+  // the directory is checked while it is typed (outside the roots, missing), not at Start
+  const [pathProblem, setPathProblem] = useState(/** @type {{ text: string, missing: boolean } | null} */ (null));
+  const [made, setMade] = useState(0);
   useEffect(() => {
     if (!machine?.online || !path) return setDirs([]);
-    api.machineDirs(machine.machineId, path).then(
-      (answer) => setDirs(answer.dirs),
-      (err) => setDirs([]) ?? setOutcome({ kind: 'error', text: messageOf(err) }),
-    );
-  }, [machineId, path]);
+    let closed = false;
+    const timer = setTimeout(() => {
+      api.machineDirs(machine.machineId, path).then(
+        (answer) => closed || (setDirs(answer.dirs), setPathProblem(null)),
+        (err) => closed || (setDirs([]), setPathProblem({ text: messageOf(err), missing: /** @type {any} */ (err).code === 'not_found' })),
+      );
+    }, PATH_CHECK_DELAY_MS);
+    return () => {
+      closed = true;
+      clearTimeout(timer);
+    };
+  }, [machineId, path, made]);
+
+  async function makeFolder() {
+    if (!machine) return;
+    try {
+      await api.makeDir(machine.machineId, path);
+      setMade((n) => n + 1);
+    } catch (err) {
+      setPathProblem({ text: messageOf(err), missing: false });
+    }
+  }
 
   if (!mayDecide(role)) {
     return html`<section class="new-session"><h3>New session</h3><p class="muted">Starting agents needs an operator or admin token; yours is ${role ?? 'unknown'}.</p></section>`;
@@ -147,7 +173,9 @@ function NewSession({ api, machines, role }) {
       ${online.map((m) => html`<option value=${m.machineId}>${m.name}</option>`)}
     </select></label>
     <div class="dir-picker">
-      <label>Directory <input id="new-path" value=${path} onChange=${(/** @type {any} */ e) => setPath(e.currentTarget.value)} /></label>
+      <label>Directory <input id="new-path" value=${path} onInput=${(/** @type {any} */ e) => setPath(e.currentTarget.value)} /></label>
+      ${pathProblem && html`<p class="error" id="new-path-problem" role="status">${pathProblem.text}</p>`}
+      ${pathProblem?.missing && html`<button type="button" id="new-mkdir" onClick=${makeFolder}>Make folder ${lastPart(path)}</button>`}
       <div class="dirs">
         ${underRoot && html`<button type="button" class="dir-up" onClick=${() => setPath(parentOf(path))}>↑ up</button>`}
         ${dirs.map((name) => html`<button type="button" class="dir" data-dir=${name} onClick=${() => setPath(childOf(path, name))}>${name}/</button>`)}
