@@ -27,7 +27,8 @@ import type { RunnerLog } from './log.js';
 import { makeDirectory } from './files.js';
 import { resolveUnderRoots } from './roots.js';
 import { checkSpawn, type SpawnPlan } from './spawn-check.js';
-import { answerWork, refusalOf } from './work-events.js';
+import { answerAgentSessions, answerWork, refusalOf } from './work-events.js';
+import { AgentSessionStore } from './agent-sessions/store.js';
 import { discardSessionWorktree, prepareWorktree } from './work.js';
 
 const REGISTER_TIMEOUT_MS = 10_000;
@@ -39,6 +40,8 @@ export class Machine {
   private readonly runs = new Map<string, AgentRun>();
   private readonly pending = new Map<string, AgentRun>();
   private shuttingDown = false;
+  /** The agents' own sessions on this machine (section 16), read once and kept by file. */
+  private readonly agentSessions: AgentSessionStore;
   private beating: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -47,7 +50,9 @@ export class Machine {
     private readonly machineId: string,
     private readonly agents: MachineAgent[],
     private readonly log: RunnerLog,
-  ) {}
+  ) {
+    this.agentSessions = new AgentSessionStore(config.roots);
+  }
 
   /** Connects, registers (rejects with RegisterRefused when the hub says no), and starts answering. */
   static async start(config: RunnerConfig, { machineId, takerKey }: { machineId: string; takerKey: string }, agents: MachineAgent[], log: RunnerLog): Promise<Machine> {
@@ -136,6 +141,7 @@ export class Machine {
     this.socket.on('machine-interrupt', (payload, ack) => void this.interrupt(payload).then(ack));
     this.socket.on('machine-stop', (payload, ack) => void this.stopOne(payload).then(ack));
     answerWork(this.socket, { roots: this.config.roots, log: this.log, turnOpen: (sid) => this.runs.get(sid)?.thinking === true });
+    answerAgentSessions(this.socket, this.agentSessions, this.log);
     this.client.onMessage(async (message) => {
       const run = this.runs.get(message.sid);
       if (!run) throw new Error(`this runner does not drive ${message.sid}`);

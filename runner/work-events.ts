@@ -12,6 +12,9 @@ import {
   MachineWorktreeRemovePayloadSchema,
 } from '../shared/protocol/work.js';
 import type { RunnerSocket } from '../shared/client/runner-client.js';
+import { MachineAgentSessionReadPayloadSchema, MachineAgentSessionsPayloadSchema } from '../shared/protocol/agent-sessions.js';
+import type { AgentSessionStore } from './agent-sessions/store.js';
+import { TranscriptRefused } from './agent-sessions/transcript-file.js';
 import { FileRefused } from './files.js';
 import { GitRefused } from './git.js';
 import type { RunnerLog } from './log.js';
@@ -26,6 +29,7 @@ export interface WorkContext {
 
 export function refusalOf(error: unknown): MachineFailedAck {
   if (error instanceof GitRefused || error instanceof FileRefused) return { ok: false, error: { code: error.code, message: error.message } };
+  if (error instanceof TranscriptRefused) return { ok: false, error: { code: 'transcript_refused', message: error.message } };
   return { ok: false, error: { code: 'internal', message: `the runner could not do it: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000) } };
 }
 
@@ -41,6 +45,18 @@ async function answer<S extends z.ZodType, A extends object>(schema: S, payload:
   } catch (error) {
     return refusalOf(error);
   }
+}
+
+/** Section 16: the agents' own sessions on this machine, listed and read for an import. */
+export function answerAgentSessions(socket: RunnerSocket, store: AgentSessionStore, log: RunnerLog): void {
+  socket.on('machine-agent-sessions', (payload, ack) => void answer(MachineAgentSessionsPayloadSchema, payload, async ({ path }) => ({ sessions: await store.list(path) })).then(ack));
+  socket.on('machine-agent-session-read', (payload, ack) =>
+    void answer(MachineAgentSessionReadPayloadSchema, payload, async ({ flavor, agentSessionId, requestedBy }) => {
+      const history = await store.read(flavor, agentSessionId);
+      log.info('agent session read for an import', { flavor, agentSessionId, turns: history.turns.length, cut: history.cut, requestedBy });
+      return { history };
+    }).then(ack),
+  );
 }
 
 export function answerWork(socket: RunnerSocket, context: WorkContext): void {

@@ -60,6 +60,14 @@ export interface RunnerDeclaration {
   driver: 'claude-stream-json' | 'codex-app-server';
 }
 
+export interface SessionStoreDeclaration {
+  dir: string;
+  dirEnv?: string;
+  files: string;
+  /** The reader of runner/agent-sessions/, by name. */
+  format: 'claude-jsonl' | 'codex-rollout';
+}
+
 export interface FlavorDeclaration {
   id: string;
   displayName: string;
@@ -119,6 +127,12 @@ export interface FlavorDeclaration {
   payloadUsage?: { field: string };
   /** The machine runner can start and drive this agent (section 14). */
   runner?: RunnerDeclaration;
+  /**
+   * Where the agent keeps its own sessions on a machine, and how they are read (spec section 16,
+   * docs/agent-sessions.md): the runner lists and imports them. `dir` under the home (`~/…`) unless
+   * `dirEnv` names another; `files` the transcripts under it (`*` one path part, `**` any).
+   */
+  sessionStore?: SessionStoreDeclaration;
   /**
    * What the agent's own session id (its resume token) looks like, exactly; absent: SAFE_TOKEN.
    * Checked where the token is used: before a Continue sends it and by the runner before it starts
@@ -432,6 +446,8 @@ const declarations: FlavorDeclaration[] = [
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true, texts: true },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
     runner: { cli: 'claude', driver: 'claude-stream-json' },
+    // ~/.claude/projects/<cwd with / as ->/<session id>.jsonl, one JSON a line (CLAUDE_CONFIG_DIR moves it)
+    sessionStore: { dir: '~/.claude', dirEnv: 'CLAUDE_CONFIG_DIR', files: 'projects/*/*.jsonl', format: 'claude-jsonl' },
     // `--session-id` must be a valid UUID (Claude Code 2.1.x); its hooks' session_id is the same id
     resumeToken: UUID_TOKEN,
   },
@@ -470,6 +486,8 @@ const declarations: FlavorDeclaration[] = [
     transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
     // `codex app-server`, JSON-RPC over stdio: threads, turns, interrupts, approvals (runner/drivers/codex-app-server.ts)
     runner: { cli: 'codex', driver: 'codex-app-server' },
+    // $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl
+    sessionStore: { dir: '~/.codex', dirEnv: 'CODEX_HOME', files: 'sessions/**/rollout-*.jsonl', format: 'codex-rollout' },
     // thread ids are UUIDs (v7: codex-rs ThreadId::new), hooks' session_id and notify's thread-id the same
     resumeToken: UUID_TOKEN,
   },

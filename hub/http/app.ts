@@ -17,6 +17,7 @@ import { parseJsonBody } from './json-body.js';
 import { hookRoutes } from './hooks.js';
 import { machineRoutes } from './machines.js';
 import { workRoutes } from './work.js';
+import { agentSessionRoutes } from './agent-sessions.js';
 import { messageRoutes } from './messages.js';
 import { metricsRoutes } from './metrics.js';
 import { serveOpenApi } from './openapi.js';
@@ -99,6 +100,7 @@ export function registerHttpRoutes(app: FastifyInstance, input: { deps: HubDeps;
   app.register(messageRoutes, { deps: input.deps, access });
   app.register(machineRoutes, { deps: input.deps, access });
   app.register(workRoutes, { deps: input.deps, access });
+  app.register(agentSessionRoutes, { deps: input.deps, access });
   app.register(signInRoutes, { deps: input.deps, tokens: input.tokens, codes: input.signInCodes });
   app.register(dashboardPagePlugin, { logLevel: 'warn' });
 }

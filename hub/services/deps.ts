@@ -1,3 +1,4 @@
+import type { MachineAgentSessionReadAck, MachineAgentSessionReadPayload, MachineAgentSessionsAck, MachineAgentSessionsPayload } from '../../shared/protocol/agent-sessions.js';
 import type {
   MachineChangesAck,
   MachineChangesPayload,
@@ -74,6 +75,8 @@ export interface MachineCalls {
   'machine-files': [MachineFilesPayload, MachineFilesAck];
   'machine-commit': [MachineCommitPayload, MachineCommitAck];
   'machine-worktree-remove': [MachineWorktreeRemovePayload, MachineWorktreeRemoveAck];
+  'machine-agent-sessions': [MachineAgentSessionsPayload, MachineAgentSessionsAck];
+  'machine-agent-session-read': [MachineAgentSessionReadPayload, MachineAgentSessionReadAck];
 }
 
 /** Reaches machine runners' sockets on whichever hub process holds them (the socket layer, over the adapter). */

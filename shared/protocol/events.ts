@@ -2,6 +2,7 @@
  * The Socket.IO event maps, typed from the zod schemas. The hub builds
  * `Server<…ClientToServer, …ServerToClient>`; the SDK uses the same maps swapped.
  */
+import type { MachineAgentSessionReadAck, MachineAgentSessionReadPayload, MachineAgentSessionsAck, MachineAgentSessionsPayload } from './agent-sessions.js';
 import type {
   MachineChangesAck,
   MachineChangesPayload,
@@ -105,6 +106,9 @@ export interface RunnerServerToClientEvents extends ServerToClientEvents {
   'machine-files': (payload: MachineFilesPayload, ack: (response: MachineFilesAck) => void) => void;
   'machine-commit': (payload: MachineCommitPayload, ack: (response: MachineCommitAck) => void) => void;
   'machine-worktree-remove': (payload: MachineWorktreeRemovePayload, ack: (response: MachineWorktreeRemoveAck) => void) => void;
+  /** Section 16: the sessions the agents keep on the machine. */
+  'machine-agent-sessions': (payload: MachineAgentSessionsPayload, ack: (response: MachineAgentSessionsAck) => void) => void;
+  'machine-agent-session-read': (payload: MachineAgentSessionReadPayload, ack: (response: MachineAgentSessionReadAck) => void) => void;
 }
 
 /** Committed events as one hub process hands them to the others (the cluster publisher): a batch's, in seq order. */

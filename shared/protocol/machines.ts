@@ -36,6 +36,8 @@ export const MACHINE_ERRORS = {
   git_identity_missing: { status: 409, meaning: 'the machine\'s git has no user.name / user.email: the message says the command that sets them' },
   push_rejected: { status: 409, meaning: 'the remote refused the push (git\'s words in the message); the commit stays' },
   worktree_dirty: { status: 409, meaning: 'the worktree has uncommitted changes: commit them, or remove it with ?force=true' },
+  // section 16: sessions found on the machine
+  transcript_refused: { status: 422, meaning: 'the agent\'s session file cannot be imported (too large, not the agent\'s own id, a directory outside the roots, no prompt): the message says which' },
   repository_config_unsafe: { status: 409, meaning: 'the repository\'s own git config names a program git would run (a hook path, an fsmonitor, an ssh command…): act on it in a terminal, or remove that setting' },
 } as const;
 export type MachineErrorCode = keyof typeof MACHINE_ERRORS;

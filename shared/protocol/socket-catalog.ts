@@ -5,6 +5,7 @@
  * event maps the hub's server is typed with (events.ts): an event missing here, or one too many,
  * does not compile.
  */
+import { MachineAgentSessionReadAckSchema, MachineAgentSessionReadPayloadSchema, MachineAgentSessionsAckSchema, MachineAgentSessionsPayloadSchema } from './agent-sessions.js';
 import {
   MachineChangesAckSchema,
   MachineChangesPayloadSchema,
@@ -106,6 +107,8 @@ export const RUNNER_EVENTS: { clientToServer: Catalog<RunnerClientToServerEvents
     'machine-files': { payload: MachineFilesPayloadSchema, ack: MachineFilesAckSchema, about: 'a directory\'s entries or a file\'s text under the session\'s directory, never outside the roots' },
     'machine-commit': { payload: MachineCommitPayloadSchema, ack: MachineCommitAckSchema, about: 'commit the named changes with the machine\'s git identity, and push when asked' },
     'machine-worktree-remove': { payload: MachineWorktreeRemovePayloadSchema, ack: MachineWorktreeRemoveAckSchema, about: 'remove an ended session\'s worktree (its branch is kept)' },
+    'machine-agent-sessions': { payload: MachineAgentSessionsPayloadSchema, ack: MachineAgentSessionsAckSchema, about: 'the sessions the agents keep on the machine, under its roots, newest first (section 16)' },
+    'machine-agent-session-read': { payload: MachineAgentSessionReadPayloadSchema, ack: MachineAgentSessionReadAckSchema, about: 'one agent session read whole and bounded, for an import' },
   },
 };
 

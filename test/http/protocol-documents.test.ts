@@ -96,7 +96,7 @@ describe('the protocol documents the hub serves', () => {
     const runner = doc.namespaces['/runner']!;
     const dashboard = doc.namespaces['/dashboard']!;
     expect(Object.keys(runner.clientToServer)).toEqual(expect.arrayContaining(['update-metadata', 'update-state', 'session-start', 'session-join', 'prompt-submit', 'tool-use', 'turn-stop', 'usage', 'session-end', 'session-alive', 'attention']));
-    expect(Object.keys(runner.serverToClient).sort()).toEqual(['error', 'machine-changes', 'machine-commit', 'machine-diff', 'machine-dirs', 'machine-files', 'machine-interrupt', 'machine-mkdir', 'machine-spawn', 'machine-stop', 'machine-worktree-remove', 'message', 'resync', 'update']);
+    expect(Object.keys(runner.serverToClient).sort()).toEqual(['error', 'machine-agent-session-read', 'machine-agent-sessions', 'machine-changes', 'machine-commit', 'machine-diff', 'machine-dirs', 'machine-files', 'machine-interrupt', 'machine-mkdir', 'machine-spawn', 'machine-stop', 'machine-worktree-remove', 'message', 'resync', 'update']);
     expect(Object.keys(dashboard.clientToServer).sort()).toEqual(['subscribe', 'unsubscribe']);
     const validator = ajv();
     for (const events of [runner.clientToServer, runner.serverToClient, dashboard.clientToServer, dashboard.serverToClient]) {
