@@ -12,6 +12,8 @@ const loginCommand = async (argv: string[]) => (await import('./cli/login.js')).
 // the machine runner is a client of the hub, not part of it: it lives in runner/ and imports only shared/
 const runnerCommand = async (argv: string[]) => (await import('../runner/main.js')).runnerCommand(argv);
 const webhookCommand = async (argv: string[]) => (await import('./cli/webhook.js')).webhookCommand(argv);
+// the way back to a terminal is a client of the hub too (runner/): it never loads the store
+const continueCommand = async (argv: string[]) => (await import('../runner/continue-command.js')).continueCommand(argv);
 
 const HELP = `session-hub <command> [options]
 
@@ -23,6 +25,7 @@ Commands:
   repair     restore resume tokens (or other keys) lost from metadata, from history
   runner     start and drive agents on this computer for the hub's page (machine token; "runner install": systemd unit)
   token      create a token (stored hashed, shown once), list the stored ones, or revoke one
+  continue   take a hub session back in this terminal: "continue <sid>" (its agent's own CLI, resuming it)
   webhook    POST events to a URL (add, list, remove, resume; signed, retried, in order)
 
 Run "session-hub <command> --help" for a command's options.`;
@@ -36,6 +39,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   runner: runnerCommand,
   token: tokenCommand,
   webhook: webhookCommand,
+  continue: continueCommand,
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -51,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   // before the store's native module loads; the hook bridge and the machine runner never load it
-  const refusal = command === hookCommand || command === runnerCommand ? undefined : unsupportedNode(process.version);
+  const refusal = command === hookCommand || command === runnerCommand || command === continueCommand ? undefined : unsupportedNode(process.version);
   if (refusal) {
     process.stderr.write(`session-hub: ${refusal}\n`);
     process.exitCode = 1;

@@ -12,6 +12,7 @@ import {
   MachineMkdirPayloadSchema,
   MachineRegisterAckSchema,
   MachineStopPayloadSchema,
+  HANDOVER_WAIT_MS,
   type MachineActionAck,
   type MachineAgent,
   type MachineDirsAck,
@@ -248,10 +249,18 @@ export class Machine {
   private async stopOne(payload: unknown): Promise<MachineActionAck> {
     const parsed = MachineStopPayloadSchema.safeParse(payload);
     if (!parsed.success) return { ok: false, error: { code: 'invalid_payload', message: parsed.error.issues[0]?.message ?? 'invalid' } };
-    const { sid, requestId, requestedBy } = parsed.data;
+    const { sid, requestId, requestedBy, handover } = parsed.data;
     const run = (sid !== undefined ? this.runs.get(sid) : undefined) ?? (requestId !== undefined ? this.pending.get(requestId) : undefined);
     if (!run) return { ok: false, error: { code: 'not_found', message: `this runner drives no ${sid ?? requestId}` } };
-    this.log.info('stop', { sid: run.sid, requestId, requestedBy });
+    this.log.info(handover ? 'handing the session over to a terminal' : 'stop', { sid: run.sid, requestId, requestedBy, now: handover?.now });
+    if (handover) {
+      // `session-hub continue`: the agent's turn ends first (unless --now), and the run ends well
+      const deadline = Date.now() + HANDOVER_WAIT_MS;
+      while (!handover.now && run.thinking && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+      await run.stop({ status: 'success', reason: 'handed_over' });
+      this.log.info('handed over', { sid: run.sid, requestedBy });
+      return { ok: true };
+    }
     await run.stop({ status: 'cancelled', reason: 'cancelled' });
     this.log.info('stopped', { sid: run.sid, requestedBy });
     return { ok: true };

@@ -58,6 +58,8 @@ export interface HookFields {
 export interface RunnerDeclaration {
   cli: string;
   driver: 'claude-stream-json' | 'codex-app-server';
+  /** The agent's own CLI resuming a session in a terminal (`session-hub continue`): `{id}` is the resume token. */
+  terminalResume: readonly string[];
 }
 
 export interface SessionStoreDeclaration {
@@ -445,7 +447,7 @@ const declarations: FlavorDeclaration[] = [
     // and fires Stop without waiting for the flush: the closing message may not be on disk yet
     transcriptUsage: { pathField: 'transcript_path', format: 'claude-jsonl', awaitsResponse: true, texts: true },
     // `claude -p --input-format stream-json --output-format stream-json` (runner/drivers/claude-stream-json.ts)
-    runner: { cli: 'claude', driver: 'claude-stream-json' },
+    runner: { cli: 'claude', driver: 'claude-stream-json', terminalResume: ['--resume={id}'] },
     // ~/.claude/projects/<cwd with / as ->/<session id>.jsonl, one JSON a line (CLAUDE_CONFIG_DIR moves it)
     sessionStore: { dir: '~/.claude', dirEnv: 'CLAUDE_CONFIG_DIR', files: 'projects/*/*.jsonl', format: 'claude-jsonl' },
     // `--session-id` must be a valid UUID (Claude Code 2.1.x); its hooks' session_id is the same id
@@ -485,7 +487,7 @@ const declarations: FlavorDeclaration[] = [
     // the rollout's usage records name no model, its turn_context does (before the turn's start, at times): the payload's `model` then
     transcriptUsage: { pathField: 'transcript_path', format: 'codex-jsonl', modelField: 'model' },
     // `codex app-server`, JSON-RPC over stdio: threads, turns, interrupts, approvals (runner/drivers/codex-app-server.ts)
-    runner: { cli: 'codex', driver: 'codex-app-server' },
+    runner: { cli: 'codex', driver: 'codex-app-server', terminalResume: ['resume', '{id}'] },
     // $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl
     sessionStore: { dir: '~/.codex', dirEnv: 'CODEX_HOME', files: 'sessions/**/rollout-*.jsonl', format: 'codex-rollout' },
     // thread ids are UUIDs (v7: codex-rs ThreadId::new), hooks' session_id and notify's thread-id the same

@@ -18,9 +18,12 @@ import {
   MachineParamsSchema,
   StartSessionRequestSchema,
   StartSessionResponseSchema,
+  TakeBackRequestSchema,
+  TakeBackResponseSchema,
 } from '../../shared/protocol/machines.js';
 import { actOnRun, continueOnMachine, continuePlace, forgetMachineFor, listMachinesFor, machineDirs, makeMachineDir, startOnMachine } from '../machines/actions.js';
 import { requesterOf } from '../machines/requester.js';
+import { takeBack } from '../machines/take-back.js';
 import type { HubDeps } from '../services/deps.js';
 import { identityOf, requireToken, type TokenAccess } from './auth.js';
 
@@ -67,6 +70,12 @@ export const machineRoutes: FastifyPluginAsyncZod<{ deps: HubDeps; access: Token
     '/api/sessions/:sid/continue',
     { onRequest: actor, schema: { params: SidParamsSchema, body: ContinueSessionRequestSchema, response: { 202: MachineAcceptedResponseSchema } } },
     async (request, reply) => reply.code(202).send(await continueOnMachine(deps, who(request), request.params.sid, request.body ?? {})),
+  );
+
+  app.post(
+    '/api/sessions/:sid/take-back',
+    { onRequest: actor, schema: { params: SidParamsSchema, body: TakeBackRequestSchema, response: { 200: TakeBackResponseSchema } } },
+    async (request) => takeBack(deps, who(request), request.params.sid, request.body ?? { policy: 'safe', now: false }),
   );
 
   // written out, not looped: each route is one line of source (test/http/protocol-documents.test.ts counts them)

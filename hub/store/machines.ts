@@ -125,7 +125,7 @@ export interface MachineAction {
   /** null: refused before a machine was chosen (no_machine). */
   machineId: string | null;
   sid: string | null;
-  action: 'start' | 'continue' | 'dirs' | 'interrupt' | 'stop' | 'forget' | 'commit' | 'worktree-remove' | 'mkdir' | 'import';
+  action: 'start' | 'continue' | 'dirs' | 'interrupt' | 'stop' | 'forget' | 'commit' | 'worktree-remove' | 'mkdir' | 'import' | 'take-back';
   path: string | null;
   byToken: string;
   byLabel: string | null;

@@ -186,7 +186,13 @@ export type MachineInterruptPayload = z.infer<typeof MachineInterruptPayloadSche
  * ends `cancelled`. By `sid`, or by the `requestId` of a spawn whose session never came (spawn_timeout).
  */
 export const MachineStopPayloadSchema = z
-  .object({ sid: SidSchema.optional(), requestId: idSchema(128).optional(), requestedBy: RequestedBySchema })
+  .object({
+    sid: SidSchema.optional(),
+    requestId: idSchema(128).optional(),
+    requestedBy: RequestedBySchema,
+    /** `session-hub continue` takes the session to a terminal (section 16): the run ends `success`, after the open turn unless `now`. */
+    handover: z.object({ now: z.boolean() }).optional(),
+  })
   .refine((payload) => payload.sid !== undefined || payload.requestId !== undefined, { message: 'must name a sid or a requestId', path: ['sid'] });
 export type MachineStopPayload = z.infer<typeof MachineStopPayloadSchema>;
 
@@ -242,6 +248,15 @@ export type ContinueSessionRequest = z.infer<typeof ContinueSessionRequestSchema
  */
 export const ContinuePlaceResponseSchema = z.object({ machineId: MachineIdSchema, name: z.string(), host: z.string(), path: z.string() });
 export type ContinuePlaceResponse = z.infer<typeof ContinuePlaceResponseSchema>;
+
+/** `POST /api/sessions/:sid/take-back` (section 16, `session-hub continue`): the gate's policy, and whether a driving runner's agent stops at once. */
+export const TakeBackRequestSchema = z.object({ policy: z.enum(['safe', 'force']).default('safe'), now: z.boolean().default(false) });
+export type TakeBackRequest = z.infer<typeof TakeBackRequestSchema>;
+/** What the terminal resumes: the agent, its directory and its resume token; `handedOver` when a machine runner's agent was ended for it. */
+export const TakeBackResponseSchema = z.object({ sid: SidSchema, flavor: z.string(), path: z.string(), tokenKey: z.string(), token: z.string(), handedOver: z.boolean() });
+export type TakeBackResponse = z.infer<typeof TakeBackResponseSchema>;
+/** How long a take-back waits for a driving agent's open turn to end. */
+export const HANDOVER_WAIT_MS = 10 * 60_000;
 
 /** Metadata keys the runner writes on a session it drives, and the hook bridge on a terminal one. */
 export const MACHINE_METADATA_KEYS = {
