@@ -94,6 +94,10 @@ export function createApi(token) {
     forgetMachine: (id) => call('DELETE', `/api/machines/${encodeURIComponent(id)}`),
     /** @param {string} id @param {string} [path] @returns {Promise<{ path: string, dirs: string[] }>} */
     machineDirs: (id, path) => call('GET', `/api/machines/${encodeURIComponent(id)}/dirs?${searchParams({ path })}`),
+    /** The agents' own sessions on a machine (spec section 16). @param {string} id @returns {Promise<{ sessions: import('../../shared/protocol/agent-sessions.js').AgentSession[] }>} */
+    agentSessions: (id) => call('GET', `/api/machines/${encodeURIComponent(id)}/agent-sessions`),
+    /** @param {string} id @param {{ flavor: string, agentSessionId: string }} body @returns {Promise<{ sid: string, created: boolean }>} */
+    importAgentSession: (id, body) => call('POST', `/api/machines/${encodeURIComponent(id)}/agent-sessions/import`, body),
     /** One new folder on the machine, for a new session. @param {string} id @param {string} path */
     makeDir: (id, path) => call('POST', `/api/machines/${encodeURIComponent(id)}/dirs`, { path }),
     /** @param {string} id @param {{ flavor: string, path: string, prompt?: string, permissionMode?: string }} body @returns {Promise<{ sid: string, machineId: string }>} */

@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { mayDecide } from '../auth.js';
 import { flavorName, messageOf } from '../format.js';
 import { RESUME, say } from '../words.js';
+import { CopyId } from './copy-id.js';
 
 /**
  * The Continue card's promise, only as far as the hub confirmed it.
@@ -98,6 +99,7 @@ export function MachineActions({ session: s, role, api, place }) {
     html`<p class="muted" id="continue-where" data-place=${place.kind}>${placeWords(place, agent)}</p>
       ${unsafe && place.kind === 'ok' && html`<p class="muted" id="continue-unsafe">${say(RESUME, s.resume?.reason ?? null).text}: its conversation may end mid-turn (a run stopped or cut off while it worked). Continue anyway resumes it as it was left.</p>`}
       ${place.kind === 'ok' && html`<textarea id="continue-prompt" rows="3" aria-label="Next prompt" placeholder=${`Your next prompt (optional): ${agent} resumes with it`} value=${prompt} onInput=${(/** @type {any} */ e) => setPrompt(e.currentTarget.value)}></textarea>`}
+      ${place.kind === 'ok' && html`<p class="take-back muted" id="take-back">Or take it back at ${place.machine.host}, in a terminal: <${CopyId} label="" value=${`session-hub continue ${s.sid}`} name="take-back" /></p>`}
       ${!unsafe && html`<button type="button" id="continue" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { ...(prompt.trim() ? { prompt } : {}) }), `Continuing on the machine: ${agent} resumed.`)}>Continue</button>`}
       ${(unsafe || outcome?.code === 'resume_unsafe') &&
       html`<button type="button" id="continue-force" disabled=${place.kind !== 'ok'} onClick=${() => act(() => api.continueSession(s.sid, { policy: 'force', ...(prompt.trim() ? { prompt } : {}) }), 'Continuing anyway.')}>Continue anyway</button>`}`}

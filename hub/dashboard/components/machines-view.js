@@ -12,6 +12,7 @@ import { versionNumber } from '../agent-version.js';
 import { flavorName, messageOf } from '../format.js';
 import { lastActivityOf } from '../sessions.js';
 import { ActivityBadge } from './activity-badge.js';
+import { FoundSessions } from './found-sessions.js';
 
 /** Typing pauses this long before the directory is checked on the machine. */
 const PATH_CHECK_DELAY_MS = 300;
@@ -85,6 +86,7 @@ export function MachinesView({ api, store, role }) {
                   <a href=${`#/s/${encodeURIComponent(s.sid)}`}>${s.title ?? s.sid}</a> <${ActivityBadge} activity=${s.activity} />
                 </li>`)}</ul>
               </div>`}
+          ${machine.online && mayDecide(role) && html`<${FoundSessions} api=${api} machineId=${machine.machineId} now=${Date.now()} />`}
           ${!machine.online && mayDecide(role) && html`<button type="button" class="forget-machine" onClick=${() => forget(machine)}>Forget this machine</button>`}
         </li>`;
       })}
