@@ -9,21 +9,19 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../shared/protocol/attention.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { removeSpool, stopDrainers } from '../hook/run-cli.js';
 import { startAnthropicServer } from './helpers/anthropic-server.js';
 import { claudeInteractive, claudeProject } from './helpers/claude.js';
 import { eventually, hubView } from './helpers/hub-view.js';
+import { cleanUpsAfterEach } from '../helpers/clean-ups.js';
 
 stopHubsAfterEach();
 let hub: HubProcess;
 const view = hubView(() => hub);
-const cleanUps: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanUp of cleanUps.splice(0).reverse()) await cleanUp();
-});
+const cleanUps = cleanUpsAfterEach();
 
 /** "Needs you · wants approval" is only true with a pending approval to decide. */
 async function expectNoApprovalWithoutButtons(sid: string): Promise<void> {

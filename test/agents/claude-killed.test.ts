@@ -11,7 +11,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SessionSnapshot } from '../../shared/protocol/session.js';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { removeSpool, stopDrainers } from '../hook/run-cli.js';
@@ -20,14 +20,12 @@ import { agentBinaries, claudeProject, type AgentProject } from './helpers/claud
 import { eventually, hubView } from './helpers/hub-view.js';
 import type { ModelServer } from './helpers/model-server.js';
 import { startInPty, type PtyRun } from './helpers/pty.js';
+import { cleanUpsAfterEach } from '../helpers/clean-ups.js';
 
 stopHubsAfterEach();
 let hub: HubProcess;
 const view = hubView(() => hub);
-const cleanUps: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanUp of cleanUps.splice(0).reverse()) await cleanUp();
-});
+const cleanUps = cleanUpsAfterEach();
 
 /** A hub process whose alive window is 3 s (sweeping every 500 ms), its idle window `idleMs`. */
 async function setUp(model: Promise<ModelServer>, options: { idleMs?: number } = {}) {

@@ -11,23 +11,21 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnHub, stopHubsAfterEach, type HubProcess } from '../helpers/hub-process.js';
 import { removeSpool, stopDrainers } from '../hook/run-cli.js';
 import { startAnthropicServer } from './helpers/anthropic-server.js';
 import { agentBinaries, claudeProject } from './helpers/claude.js';
 import { eventually, hubView } from './helpers/hub-view.js';
 import { startInPty } from './helpers/pty.js';
+import { cleanUpsAfterEach } from '../helpers/clean-ups.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/hub/cli.js');
 
 stopHubsAfterEach();
 let hub: HubProcess;
 const view = hubView(() => hub);
-const cleanUps: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanUp of cleanUps.splice(0).reverse()) await cleanUp();
-});
+const cleanUps = cleanUpsAfterEach();
 
 /** `session-hub` as the project's own dependency, so `npx session-hub` runs it offline (as an installed package would). */
 function installAsDependency(dir: string): void {
