@@ -13,6 +13,7 @@ import { mayDecide } from '../auth.js';
 import { RelTime } from './rel-time.js';
 import { ApiError } from '../api.js';
 import { useHubOnline } from '../hub-link.js';
+import { putMessage } from '../message-list.js';
 
 /** @typedef {import('../../../shared/protocol/messages.js').Message} Message */
 
@@ -71,7 +72,7 @@ function useMessages(api, store, sid, activity) {
   const [reach, setReach] = useState(/** @type {{ reach: 'runner' | 'wake' | 'stop', wakeUntil?: number }} */ ({ reach: 'stop' }));
   const [error, setError] = useState('');
   /** @param {Message} message */
-  const put = (message) => setMessages((list) => [...(list ?? []).filter((m) => m.id !== message.id), message].sort((a, b) => a.createdAt - b.createdAt));
+  const put = (message) => setMessages((list) => putMessage(list, message));
   useEffect(() => {
     let closed = false;
     const stop = store.onMessage((message) => message.sid === sid && put(message));
